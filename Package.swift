@@ -1,0 +1,35 @@
+// swift-tools-version: 6.0
+// wspipe: stdin/stdout <-> WebSocket bridge for JSON protocols.
+// No package dependencies: C libraries come from the system through
+// systemLibrary targets (OpenSSL for TLS and SHA-1, zlib for deflate).
+import PackageDescription
+
+let package = Package(
+    name: "wspipe",
+    products: [
+        .executable(name: "wspipe", targets: ["wspipe"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        // Layer 1: the sans-I/O protocol core (frames, handshake, UTF-8, close codes).
+        .target(name: "WSCore", dependencies: ["COpenSSL"]),
+        // Layer 2: sockets, TLS and the poll() event loop.
+        .target(name: "WSTransport", dependencies: ["COpenSSL"]),
+        // Layer 3: JSON lines, base64 framing, client and server sessions.
+        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport"]),
+        // Layer 4: the flag table, option parsing, help and the program's entry.
+        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSBridge"]),
+        .executableTarget(
+            name: "wspipe", dependencies: ["WSCLI"],
+            // A static Swift runtime halves start-up time and RSS (see README).
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+        .testTarget(name: "WSCoreTests", dependencies: ["WSCore"]),
+        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge"]),
+        .testTarget(name: "WSCLITests", dependencies: ["WSCLI"]),
+    ]
+)

@@ -1,0 +1,19 @@
+#ifndef WSPIPE_COPENSSL_SHIM_H
+#define WSPIPE_COPENSSL_SHIM_H
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/sha.h>
+#include <openssl/x509v3.h>
+#include <openssl/rand.h>
+
+// Macros that Swift cannot import as functions.
+static inline long wspipe_SSL_set_tlsext_host_name(SSL *s, const char *name) {
+    return SSL_set_tlsext_host_name(s, name);
+}
+static inline long wspipe_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+static inline long wspipe_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int v) {
+    return SSL_CTX_set_min_proto_version(ctx, v);
+}
+#endif

@@ -1,0 +1,3 @@
+public enum App {
+    public static func main() {}
+}

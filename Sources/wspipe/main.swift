@@ -1,0 +1,3 @@
+import WSCLI
+
+App.main()
