@@ -1,0 +1,31 @@
+/// How the bridge moves lines and messages and when it stops (SPEC §2, §6),
+/// shared by the client and the server.
+public struct BridgeOptions: Sendable {
+    public var format: LineFormat = .json
+    /// Raw line mode separator: '\n', or NUL with -0.
+    public var separator: UInt8 = 10
+    public var binaryOutput: BinaryOutputMode = .raw
+    public var lenient = false
+    public var strict = false
+    /// -n: at stdin EOF keep receiving until the peer closes.
+    public var noClose = false
+    /// -1 / --max-messages: stop after this many incoming messages.
+    public var maxMessages: Int? = nil
+    /// -u: only stdin to socket.
+    public var sendOnly = false
+    /// -U: only socket to stdout.
+    public var receiveOnly = false
+    public var closeTimeoutNanos: Int64 = 2_000_000_000
+    public var maxMessageSize = 64 << 20
+
+    public init() {}
+
+    var stdinSettings: StdinPump.Settings {
+        StdinPump.Settings(format: format, separator: separator, lenient: lenient, strict: strict,
+                           maxPendingBytes: maxMessageSize)
+    }
+
+    var formatter: OutputFormatter {
+        OutputFormatter(format: format, binaryOutput: binaryOutput, separator: separator)
+    }
+}

@@ -1,0 +1,231 @@
+import WSCore
+import WSTransport
+
+/// What the client needs to open a connection (SPEC §4).
+public struct ClientOptions {
+    public var url: WebSocketURL
+    public var headers: [(name: String, value: String)] = []
+    public var protocols: [String] = []
+    public var origin: String? = nil
+    public var userAgent: String? = nil
+    public var connectTimeoutNanos: Int64 = 10_000_000_000
+    public var tls = TLSClientOptions()
+
+    public init(url: WebSocketURL) { self.url = url }
+}
+
+/// Why a connection attempt failed, mapped to the exit status it implies.
+public enum ConnectFailure: Error, CustomStringConvertible {
+    /// TCP, DNS, TLS or timeout: exit 3.
+    case unreachable(String)
+    /// The server answered with another HTTP status than 101: exit 4.
+    case rejected(statusLine: String)
+    /// The server's answer broke RFC 6455 §4.2.2: exit 5.
+    case invalidHandshake(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let text): return text
+        case .rejected(let line): return "handshake rejected by the server: \(line)"
+        case .invalidHandshake(let text): return "invalid handshake response: \(text)"
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .unreachable: return .connectFailed
+        case .rejected: return .handshakeRejected
+        case .invalidHandshake: return .protocolViolation
+        }
+    }
+}
+
+/// The result of a successful opening handshake.
+struct OpenedConnection {
+    var stream: ByteStream
+    var leftover: [UInt8]
+    var subprotocol: String?
+}
+
+/// Opens one connection: TCP connect, TLS handshake for wss://, then the HTTP
+/// upgrade (RFC 6455 §4.1), all under one deadline (--connect-timeout). No
+/// WebSocket frame can be sent before `completion` reports success.
+final class ClientConnector {
+    private let options: ClientOptions
+    private let tlsContext: TLSContext?
+    private let loop: EventLoop
+    private var tcp: TCPConnector?
+    private var stream: ByteStream?
+    private var tlsStream: TLSStream?
+    private var handshake: ClientHandshake
+    private var request: ByteBuffer
+    private var timer: EventLoop.TimerID?
+    private var completion: ((Result<OpenedConnection, ConnectFailure>) -> Void)?
+    private let log: Diagnostics
+
+    init(options: ClientOptions, tlsContext: TLSContext?, loop: EventLoop, log: Diagnostics) {
+        self.options = options
+        self.tlsContext = tlsContext
+        self.loop = loop
+        self.log = log
+        var entropy = EntropyPool()
+        var headers = options.headers
+        if let user = options.url.userInfo, !headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            headers.append((name: "Authorization", value: "Basic " + Base64.encode(Array(user.utf8))))
+        }
+        handshake = ClientHandshake(host: options.url.hostHeader, path: options.url.target, headers: headers,
+                                    protocols: options.protocols, origin: options.origin,
+                                    userAgent: options.userAgent, entropy: &entropy)
+        request = ByteBuffer()
+        request.append(contentsOf: handshake.requestBytes)
+    }
+
+    func start(_ completion: @escaping (Result<OpenedConnection, ConnectFailure>) -> Void) {
+        self.completion = completion
+        let url = options.url
+        timer = loop.schedule(afterNanos: options.connectTimeoutNanos) { [weak self] in
+            self?.fail(.unreachable("timed out connecting to \(url.display) after \(Self.seconds(self?.options.connectTimeoutNanos ?? 0))"))
+        }
+        let connector = TCPConnector(host: url.host, port: url.port, loop: loop)
+        tcp = connector
+        connector.start { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let fd): self.connected(fd)
+            case .failure(let error): self.fail(.unreachable(error.message))
+            }
+        }
+    }
+
+    /// Abandon the attempt (SIGINT while connecting); completion is not called.
+    func cancel() {
+        completion = nil
+        tcp?.cancel()
+        teardown()
+    }
+
+    private func connected(_ fd: Int32) {
+        tcp = nil
+        log.debug("TCP connected to \(options.url.host):\(options.url.port)")
+        guard let context = tlsContext else {
+            let plain = TCPStream(fd: fd)
+            stream = plain
+            watch(plain.fd, .write)
+            return
+        }
+        do {
+            let tls = try TLSStream(fd: fd, context: context, serverName: options.url.host)
+            tlsStream = tls
+            stream = tls
+            stepTLS()
+        } catch {
+            closeFD(fd)
+            fail(.unreachable("\(error)"))
+        }
+    }
+
+    private func stepTLS() {
+        guard let tls = tlsStream else { return }
+        switch tls.handshake() {
+        case .done:
+            tlsStream = nil
+            log.debug("TLS handshake with \(options.url.host) done")
+            watch(tls.fd, .write)
+        case .wantRead:
+            watch(tls.fd, .read)
+        case .wantWrite:
+            watch(tls.fd, .write)
+        case .failed(let text):
+            fail(.unreachable(text))
+        }
+    }
+
+    private func watch(_ fd: Int32, _ interest: EventLoop.Interest) {
+        loop.watch(fd, interest) { [weak self] _ in self?.step() }
+    }
+
+    private func step() {
+        if tlsStream != nil { stepTLS(); return }
+        guard let stream else { return }
+        if !request.isEmpty { sendRequest(stream) } else { readResponse(stream) }
+    }
+
+    private func sendRequest(_ stream: ByteStream) {
+        while !request.isEmpty {
+            switch request.withReadableBytes({ stream.write($0) }) {
+            case .bytes(let n): request.consume(n)
+            case .wouldBlock: watch(stream.fd, stream.wants.isEmpty ? .write : stream.wants); return
+            case .eof: fail(.unreachable("connection closed by \(options.url.hostHeader) during the handshake")); return
+            case .error(let text): fail(.unreachable("sending the handshake to \(options.url.hostHeader): \(text)")); return
+            }
+        }
+        watch(stream.fd, .read)
+    }
+
+    private func readResponse(_ stream: ByteStream) {
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let result = chunk.withUnsafeMutableBytes { stream.read(into: $0) }
+            switch result {
+            case .bytes(let n):
+                let outcome = chunk.withUnsafeBytes { handshake.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                if handle(outcome, stream) { return }
+            case .wouldBlock:
+                watch(stream.fd, stream.wants.isEmpty ? .read : stream.wants); return
+            case .eof:
+                fail(.invalidHandshake("connection closed before the server answered the upgrade")); return
+            case .error(let text):
+                fail(.unreachable("reading the handshake from \(options.url.hostHeader): \(text)")); return
+            }
+        }
+    }
+
+    /// True when the handshake is decided.
+    private func handle(_ outcome: ClientHandshakeResult, _ stream: ByteStream) -> Bool {
+        switch outcome {
+        case .needMoreData:
+            return false
+        case .accepted(let subprotocol, _, _, let leftover):
+            succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol))
+        case .rejected(_, let statusLine, _):
+            fail(.rejected(statusLine: statusLine))
+        case .invalid(let reason):
+            fail(.invalidHandshake(reason))
+        }
+        return true
+    }
+
+    private func succeed(_ opened: OpenedConnection) {
+        if let timer { loop.cancel(timer) }
+        loop.unwatch(opened.stream.fd)
+        stream = nil
+        let done = completion
+        completion = nil
+        done?(.success(opened))
+    }
+
+    private func fail(_ failure: ConnectFailure) {
+        tcp?.cancel()
+        teardown()
+        let done = completion
+        completion = nil
+        done?(.failure(failure))
+    }
+
+    private func teardown() {
+        if let timer { loop.cancel(timer); self.timer = nil }
+        if let stream {
+            loop.unwatch(stream.fd)
+            stream.close()
+            self.stream = nil
+        }
+        tlsStream = nil
+    }
+
+    private func closeFD(_ fd: Int32) { TCPStream(fd: fd).close() }
+
+    static func seconds(_ nanos: Int64) -> String {
+        if nanos % 1_000_000_000 == 0 { return "\(nanos / 1_000_000_000)s" }
+        return "\(nanos / 1_000_000)ms"
+    }
+}

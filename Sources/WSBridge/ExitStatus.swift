@@ -1,0 +1,30 @@
+/// Exit statuses (SPEC §8). When several apply, the most serious wins:
+/// interrupted, then connection problems, then rejected input.
+public enum ExitStatus: Int32, Sendable {
+    case success = 0
+    case runtimeError = 1
+    case usage = 2
+    case connectFailed = 3
+    case handshakeRejected = 4
+    case protocolViolation = 5
+    case inputRejected = 6
+    case interrupted = 130
+    /// SIGTERM, by the shell convention 128 + 15.
+    case terminated = 143
+
+    var severity: Int {
+        switch self {
+        case .success: return 0
+        case .inputRejected: return 1
+        case .runtimeError: return 2
+        case .connectFailed, .handshakeRejected, .protocolViolation: return 3
+        case .usage: return 4
+        case .interrupted, .terminated: return 5
+        }
+    }
+
+    /// The more serious of two statuses.
+    func combined(with other: ExitStatus) -> ExitStatus {
+        other.severity > severity ? other : self
+    }
+}

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything wspipe says on stderr goes through here, as `wspipe: message`
+/// lines (SPEC §7), so stdout only ever carries message lines.
+public final class Diagnostics {
+    public enum Level: Int, Comparable, Sendable {
+        /// Always shown: the reason wspipe stops with an error.
+        case fatal = 0
+        /// Problems that do not stop the run (a rejected input line).
+        case warning = 1
+        /// -v: the connection's lifecycle.
+        case info = 2
+        /// -vv: protocol detail.
+        case debug = 3
+        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public let threshold: Level
+
+    /// -q keeps only fatal errors; each -v adds a level.
+    public init(verbosity: Int, quiet: Bool) {
+        if quiet { threshold = .fatal }
+        else { threshold = Level(rawValue: min(1 + verbosity, Level.debug.rawValue)) ?? .warning }
+    }
+
+    public func enabled(_ level: Level) -> Bool { level <= threshold }
+
+    public func fatal(_ message: String) { emit(.fatal, message) }
+    public func warning(_ message: String) { emit(.warning, message) }
+    public func info(_ message: @autoclosure () -> String) { if enabled(.info) { emit(.info, message()) } }
+    public func debug(_ message: @autoclosure () -> String) { if enabled(.debug) { emit(.debug, message()) } }
+
+    private func emit(_ level: Level, _ message: String) {
+        guard enabled(level) else { return }
+        var line = Array("wspipe: ".utf8)
+        line.append(contentsOf: message.utf8)
+        line.append(10)
+        line.withUnsafeBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = write(2, bytes.baseAddress! + done, bytes.count - done)
+                if n > 0 { done += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                return   // stderr is gone; nothing better to do
+            }
+        }
+    }
+}

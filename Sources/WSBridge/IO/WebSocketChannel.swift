@@ -1,0 +1,192 @@
+import WSCore
+import WSTransport
+
+/// One open WebSocket over a byte stream, driven by the event loop: reads go
+/// through the sans-I/O `Connection`, whose events are handed to the owner;
+/// whatever the connection queues (frames, pongs, close echoes) is written out
+/// after every step. Used by the client and by each client of the server.
+final class WebSocketChannel {
+    enum Event {
+        case message(ConnectionEvent)
+        /// All events of one read have been delivered: a good time to flush stdout.
+        case processed
+        /// The transport is finished: EOF, error, or closed by us. Sent once.
+        case ended(EndReason)
+    }
+
+    enum EndReason {
+        /// The closing handshake completed (or we gave up waiting for it).
+        case closed
+        /// EOF or error before the closing handshake finished.
+        case lost(String)
+    }
+
+    let stream: ByteStream
+    private let loop: EventLoop
+    private(set) var connection: Connection
+    private var handler: (Event) -> Void
+    private var readPaused = false
+    private var ended = false
+    private var inReceive = false
+    private var deferredClose: (CloseCode, String)?
+    private var watching = false
+    /// Called when all queued output has been written (stdin may resume).
+    var onDrained: (() -> Void)?
+
+    /// One read buffer for every channel: the loop is single-threaded and event
+    /// payloads point into it only for the duration of a callback.
+    nonisolated(unsafe) private static let readBuffer =
+        UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+
+    init(stream: ByteStream, role: Role, maxMessageSize: Int, loop: EventLoop,
+         handler: @escaping (Event) -> Void) {
+        self.stream = stream
+        self.loop = loop
+        self.handler = handler
+        self.connection = Connection(role: role, maxMessageSize: maxMessageSize)
+    }
+
+    /// Bytes to send before any frame (the server's 101 response).
+    func queueRaw(_ bytes: [UInt8]) {
+        connection.output.append(contentsOf: bytes)
+    }
+
+    /// Start reading; `leftover` is what arrived right after the handshake.
+    func start(leftover: [UInt8]) {
+        watching = true
+        loop.watch(stream.fd, .read) { [unowned self] readiness in self.ready(readiness) }
+        if !leftover.isEmpty {
+            var copy = leftover
+            copy.withUnsafeMutableBytes { feed($0) }
+        }
+        flush()
+    }
+
+    var isOpen: Bool { !ended && connection.state == .open }
+    var outputBytes: Int { connection.output.readableBytes }
+
+    func send(_ message: OutgoingMessage) {
+        guard isOpen else { return }
+        switch message {
+        case .text(let bytes): connection.sendText(bytes)
+        case .binary(let bytes): connection.sendBinary(bytes)
+        }
+    }
+
+    /// Start the closing handshake. Safe to call from inside an event callback:
+    /// the close is then applied once the current input has been processed.
+    func close(code: CloseCode, reason: String = "") {
+        if inReceive { deferredClose = (code, reason); return }
+        guard !ended else { return }
+        connection.sendClose(code: code, reason: reason)
+        flush()
+    }
+
+    /// Back-pressure from the consumer: stop or resume reading the socket.
+    func setReadPaused(_ paused: Bool) {
+        guard paused != readPaused else { return }
+        readPaused = paused
+        updateInterest()
+        if !paused { readAvailable() }
+    }
+
+    /// Drop the transport now (timeouts, shutdown). Reports `.ended(.closed)`.
+    func terminate() {
+        finish(.closed)
+    }
+
+    private func ready(_ readiness: EventLoop.Readiness) {
+        if readiness.contains(.writable) { flush() }
+        if readiness.contains(.readable) || readiness.contains(.hangup) || readiness.contains(.error) {
+            if !readPaused || readiness.contains(.error) { readAvailable() }
+        }
+    }
+
+    private func readAvailable() {
+        while !ended && !readPaused {
+            let result = stream.read(into: Self.readBuffer)
+            switch result {
+            case .bytes(let n):
+                feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
+            case .wouldBlock:
+                updateInterest()
+                flush()
+                return
+            case .eof:
+                receiveEOF()
+                return
+            case .error(let text):
+                finish(.lost(text))
+                return
+            }
+        }
+        flush()
+    }
+
+    private func feed(_ bytes: UnsafeMutableRawBufferPointer) {
+        inReceive = true
+        connection.receive(bytes) { event in handler(.message(event)) }
+        inReceive = false
+        applyDeferredClose()
+        if !ended { handler(.processed) }
+        flush()
+    }
+
+    private func receiveEOF() {
+        inReceive = true
+        connection.receiveEOF { event in handler(.message(event)) }
+        inReceive = false
+        if connection.isClosingHandshakeComplete { finish(.closed) } else { finish(.lost("connection closed by peer")) }
+    }
+
+    private func applyDeferredClose() {
+        guard let (code, reason) = deferredClose else { return }
+        deferredClose = nil
+        connection.sendClose(code: code, reason: reason)
+    }
+
+    /// RFC 6455 §7.1.1: the server closes TCP first; a client only closes
+    /// after the handshake if the server does not. Our output is flushed first.
+    private func closeAfterHandshake() {
+        guard !ended, connection.output.isEmpty else { return }
+        finish(.closed)
+    }
+
+    func flush() {
+        while !ended && !connection.output.isEmpty {
+            let result = connection.output.withReadableBytes { stream.write($0) }
+            switch result {
+            case .bytes(let n):
+                connection.output.consume(n)
+            case .wouldBlock:
+                updateInterest()
+                return
+            case .eof, .error:
+                var text = "connection closed by peer"
+                if case .error(let t) = result { text = t }
+                finish(.lost(text))
+                return
+            }
+        }
+        updateInterest()
+        if !ended && connection.isClosingHandshakeComplete { closeAfterHandshake() }
+        if !ended && connection.output.isEmpty { onDrained?() }
+    }
+
+    private func updateInterest() {
+        guard watching, !ended else { return }
+        var interest: EventLoop.Interest = []
+        if !readPaused { interest.insert(.read) }
+        if !connection.output.isEmpty { interest.insert(.write) }
+        interest.formUnion(stream.wants)
+        loop.setInterest(stream.fd, interest)
+    }
+
+    private func finish(_ reason: EndReason) {
+        guard !ended else { return }
+        ended = true
+        if watching { loop.unwatch(stream.fd); watching = false }
+        stream.close()
+        handler(.ended(reason))
+    }
+}

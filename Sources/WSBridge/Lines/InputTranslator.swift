@@ -1,0 +1,180 @@
+import WSCore
+
+/// Turns stdin lines into outgoing messages (SPEC §2, "Outgoing"): validates
+/// JSON, unwraps `{"$text":…}` / `{"$binary":…}`, joins a pretty-printed value
+/// spread over several lines, and reports every line it cannot send with its
+/// position, so that no line is ever dropped silently.
+struct InputTranslator {
+    struct Rejection {
+        var line: Int
+        var column: Int
+        var reason: String
+        var message: String { "stdin:\(line):\(column): \(reason)" }
+    }
+
+    enum Outcome { case sent, skipped, pending, rejected(Rejection) }
+
+    let format: LineFormat
+    let lenient: Bool
+    /// Largest value accepted while joining lines; beyond it the value is rejected.
+    let maxPendingBytes: Int
+
+    private(set) var lineNumber = 0
+    /// A JSON value not finished yet (its lines joined with '\n').
+    private var pending: [UInt8] = []
+    private var pendingFirstLine = 0
+    /// Reused for decoded envelopes and compacted JSON.
+    private var scratch: [UInt8] = []
+    private var decoded: [UInt8] = []
+
+    init(format: LineFormat, lenient: Bool, maxPendingBytes: Int) {
+        self.format = format
+        self.lenient = lenient
+        self.maxPendingBytes = maxPendingBytes
+    }
+
+    var hasPendingValue: Bool { !pending.isEmpty }
+
+    mutating func translate(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
+        lineNumber += 1
+        switch format {
+        case .text:
+            send(.text(line)); return .sent
+        case .binary:
+            send(.binary(line)); return .sent
+        case .json:
+            if pending.isEmpty && line.isEmpty { return .skipped }
+            return pending.isEmpty ? translateLine(line, send) : continuePending(line, send)
+        }
+    }
+
+    /// stdin ended: a value still unfinished is reported, never dropped.
+    mutating func finish(_ send: (OutgoingMessage) -> Void) -> Outcome? {
+        guard !pending.isEmpty else { return nil }
+        defer { pending.removeAll(keepingCapacity: false) }
+        let outcome: Outcome = pending.withUnsafeBytes { bytes in
+            switch JSONScanner.validate(bytes) {
+            case .valid(let needsCompaction):
+                return sendJSON(bytes, needsCompaction: needsCompaction, firstLine: pendingFirstLine, send)
+            case .incomplete(let e), .invalid(let e):
+                return reject(e, firstLine: pendingFirstLine, raw: bytes, send)
+            }
+        }
+        return outcome
+    }
+
+    private mutating func translateLine(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
+        switch JSONScanner.validate(line) {
+        case .valid(let needsCompaction):
+            return sendJSON(line, needsCompaction: needsCompaction, firstLine: lineNumber, send)
+        case .invalid(let e):
+            return reject(e, firstLine: lineNumber, raw: line, send)
+        case .incomplete(let e):
+            // Keep the line only if more lines can complete it: a line that
+            // ends inside a string never can (raw newlines are not allowed there).
+            pending.append(contentsOf: line)
+            pending.append(10)
+            pendingFirstLine = lineNumber
+            let joinable = pending.withUnsafeBytes { bytes -> Bool in
+                if case .incomplete = JSONScanner.validate(bytes) { return true }
+                return false
+            }
+            if joinable { return .pending }
+            pending.removeAll(keepingCapacity: true)
+            return reject(e, firstLine: lineNumber, raw: line, send)
+        }
+    }
+
+    private mutating func continuePending(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
+        pending.append(contentsOf: line)
+        pending.append(10)
+        // A top-level object or array can only end on a line whose last
+        // non-blank byte closes it; skipping the other lines keeps a long
+        // pretty-printed document from being rescanned once per line.
+        guard endsWithCloser(line) || pending.count > maxPendingBytes else { return .pending }
+        let first = pendingFirstLine
+        let outcome: Outcome = pending.withUnsafeBytes { bytes in
+            switch JSONScanner.validate(bytes) {
+            case .valid(let needsCompaction):
+                return sendJSON(bytes, needsCompaction: needsCompaction, firstLine: first, send)
+            case .invalid(let e):
+                return reject(e, firstLine: first, raw: bytes, send)
+            case .incomplete(let e):
+                if bytes.count <= maxPendingBytes { return .pending }
+                var tooLong = e
+                tooLong.reason = "unterminated JSON value longer than \(maxPendingBytes) bytes"
+                return reject(tooLong, firstLine: first, raw: bytes, send)
+            }
+        }
+        if case .pending = outcome { return outcome }
+        pending.removeAll(keepingCapacity: false)
+        return outcome
+    }
+
+    private func endsWithCloser(_ line: UnsafeRawBufferPointer) -> Bool {
+        var i = line.count - 1
+        while i >= 0, line[i] == 32 || line[i] == 9 || line[i] == 13 { i -= 1 }
+        return i >= 0 && (line[i] == UInt8(ascii: "}") || line[i] == UInt8(ascii: "]"))
+    }
+
+    private mutating func reject(_ e: JSONError, firstLine: Int, raw: UnsafeRawBufferPointer,
+                                 _ send: (OutgoingMessage) -> Void) -> Outcome {
+        if lenient { send(.text(raw)); return .sent }
+        return .rejected(Rejection(line: firstLine + e.line - 1, column: e.column, reason: e.reason))
+    }
+
+    private mutating func sendJSON(_ json: UnsafeRawBufferPointer, needsCompaction: Bool, firstLine: Int,
+                                   _ send: (OutgoingMessage) -> Void) -> Outcome {
+        if Self.mayBeEnvelope(json), let member = JSONScanner.soleStringMember(json) {
+            if member.key.elementsEqual("$binary".utf8) {
+                return sendBinaryEnvelope(json, value: member.value, firstLine: firstLine, send)
+            }
+            if member.key.elementsEqual("$text".utf8) {
+                decoded.removeAll(keepingCapacity: true)
+                JSONScanner.appendUnescaped(stringToken: UnsafeRawBufferPointer(rebasing: json[member.value]), into: &decoded)
+                decoded.withUnsafeBytes { send(.text($0)) }
+                return .sent
+            }
+        }
+        if needsCompaction {
+            scratch.removeAll(keepingCapacity: true)
+            JSONScanner.compact(json, into: &scratch)
+            scratch.withUnsafeBytes { send(.text($0)) }
+        } else {
+            send(.text(json))
+        }
+        return .sent
+    }
+
+    private mutating func sendBinaryEnvelope(_ json: UnsafeRawBufferPointer, value: Range<Int>, firstLine: Int,
+                                             _ send: (OutgoingMessage) -> Void) -> Outcome {
+        // Base64 never needs escapes, but a JSON encoder may still write "\/".
+        let token = UnsafeRawBufferPointer(rebasing: json[(value.lowerBound + 1)..<(value.upperBound - 1)])
+        var ok: Bool
+        decoded.removeAll(keepingCapacity: true)
+        if token.contains(UInt8(ascii: "\\")) {
+            scratch.removeAll(keepingCapacity: true)
+            JSONScanner.appendUnescaped(stringToken: UnsafeRawBufferPointer(rebasing: json[value]), into: &scratch)
+            ok = scratch.withUnsafeBytes { Base64.decode($0, into: &decoded) }
+        } else {
+            ok = Base64.decode(token, into: &decoded)
+        }
+        guard ok else {
+            let column = value.lowerBound + 2   // first byte inside the quotes, 1-based
+            return .rejected(Rejection(line: firstLine, column: column, reason: "invalid base64 in $binary"))
+        }
+        decoded.withUnsafeBytes { send(.binary($0)) }
+        return .sent
+    }
+
+    /// Cheap test before the full member scan: `{`, blanks, `"$`.
+    private static func mayBeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        func skipBlanks() { while i < json.count, json[i] == 32 || json[i] == 9 || json[i] == 10 || json[i] == 13 { i += 1 } }
+        skipBlanks()
+        guard i < json.count, json[i] == UInt8(ascii: "{") else { return false }
+        i += 1
+        skipBlanks()
+        return i + 1 < json.count && json[i] == UInt8(ascii: "\"") && json[i + 1] == UInt8(ascii: "$")
+    }
+}

@@ -1,0 +1,80 @@
+import WSCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Cuts a byte stream (stdin) into lines without copying them: bytes are
+/// appended as they are read, and complete lines are handed out as views into
+/// the buffer. A long line arriving in many reads is scanned once, not once
+/// per read (`scanned` remembers how far we already looked).
+struct LineSplitter {
+    private var buffer = ByteBuffer(capacity: 256 << 10)
+    /// Readable bytes already known to hold no separator.
+    private var scanned = 0
+    let separator: UInt8
+    /// In LF mode a CR before the LF is part of the line ending (CRLF input).
+    let stripsCR: Bool
+
+    init(separator: UInt8) {
+        self.separator = separator
+        self.stripsCR = separator == UInt8(ascii: "\n")
+    }
+
+    var bufferedBytes: Int { buffer.readableBytes }
+
+    /// Read from `fd` straight into the buffer.
+    mutating func read(from fd: Int32, chunk: Int) -> ReadOutcome {
+        var outcome = ReadOutcome.wouldBlock
+        _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: chunk) { space in
+            let n = Glibc.read(fd, space.baseAddress, space.count)
+            if n > 0 { outcome = .bytes(n); return n }
+            if n == 0 { outcome = .eof; return 0 }
+            let e = errno
+            outcome = (e == EAGAIN || e == EWOULDBLOCK || e == EINTR) ? .wouldBlock : .error(e)
+            return 0
+        }
+        return outcome
+    }
+
+    enum ReadOutcome: Equatable { case bytes(Int), wouldBlock, eof, error(Int32) }
+
+    /// Hands each complete line (without its terminator) to `body`, in order,
+    /// until `body` returns false or no complete line is left.
+    mutating func forEachLine(_ body: (UnsafeRawBufferPointer) -> Bool) {
+        var consumed = 0
+        var keepGoing = true
+        let sep = separator, stripCR = stripsCR
+        var scanFrom = scanned
+        buffer.withReadableBytes { all in
+            guard let base = all.baseAddress else { return }
+            while keepGoing && scanFrom < all.count {
+                guard let hit = memchr(base + scanFrom, Int32(sep), all.count - scanFrom) else {
+                    scanFrom = all.count
+                    break
+                }
+                let end = base.distance(to: UnsafeRawPointer(hit))
+                var lineEnd = end
+                if stripCR && lineEnd > consumed && all[lineEnd - 1] == 13 { lineEnd -= 1 }
+                keepGoing = body(UnsafeRawBufferPointer(rebasing: all[consumed..<lineEnd]))
+                consumed = end + 1
+                scanFrom = consumed
+            }
+        }
+        buffer.consume(consumed)
+        scanned = scanFrom - consumed
+    }
+
+    /// At end of input: the last line had no terminator but still counts.
+    mutating func finish(_ body: (UnsafeRawBufferPointer) -> Void) {
+        guard !buffer.isEmpty else { return }
+        buffer.withReadableBytes { all in
+            var n = all.count
+            if stripsCR && n > 0 && all[n - 1] == 13 { n -= 1 }
+            body(UnsafeRawBufferPointer(rebasing: all[0..<n]))
+        }
+        buffer.removeAll()
+        scanned = 0
+    }
+}

@@ -1,0 +1,52 @@
+import WSCore
+
+/// Turns incoming messages into stdout bytes (SPEC §2, "Incoming"): in JSON
+/// mode exactly one NDJSON line per message; in raw mode the payload and the
+/// separator. Appends to the caller's buffer so a burst of messages becomes
+/// one write(2).
+struct OutputFormatter {
+    let format: LineFormat
+    let binaryOutput: BinaryOutputMode
+    let separator: UInt8
+
+    private static let textPrefix = Array(#"{"$text":"#.utf8)
+    private static let binaryPrefix = Array(#"{"$binary":""#.utf8)
+    private static let binarySuffix = Array(#""}"#.utf8)
+
+    func appendText(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        guard format == .json else {
+            out.append(contentsOf: payload)
+            out.append(separator)
+            return
+        }
+        switch JSONScanner.validate(payload) {
+        case .valid(needsCompaction: false):
+            out.append(contentsOf: payload)
+        case .valid(needsCompaction: true):
+            JSONScanner.compact(payload, into: &out)
+        case .invalid, .incomplete:
+            out.append(contentsOf: Self.textPrefix)
+            JSONScanner.appendQuoted(payload, into: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(10)
+    }
+
+    func appendBinary(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        switch (format, binaryOutput) {
+        case (.json, _):
+            out.append(contentsOf: Self.binaryPrefix)
+            Base64.encode(payload, into: &out)
+            out.append(contentsOf: Self.binarySuffix)
+            out.append(10)
+        case (_, .raw):
+            out.append(contentsOf: payload)
+            out.append(separator)
+        case (_, .base64):
+            Base64.encode(payload, into: &out)
+            out.append(separator)
+        case (_, .drop):
+            break
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import WSCore
+import WSTransport
+
+/// Reads stdin on the event loop, cuts it into lines and hands the messages
+/// they translate to to `deliver`. One read per readiness callback keeps the
+/// loop fair when stdin is a fast regular file; `pause()` is the
+/// back-pressure valve the sessions turn when the socket cannot keep up.
+final class StdinPump {
+    private let fd: Int32
+    private let loop: EventLoop
+    private var splitter: LineSplitter
+    private var translator: InputTranslator
+    private let strict: Bool
+    private let log: Diagnostics
+    /// Sends one message; returns false when it could not be sent.
+    private let deliver: (OutgoingMessage) -> Bool
+    private let onEnd: () -> Void
+    /// Called after each batch of lines, so the sends go out in one write.
+    private let afterBatch: () -> Void
+    private var watching = false
+    private var paused = true
+    private(set) var finished = false
+    private(set) var rejectedLines = 0
+    private(set) var unsentLines = 0
+
+    struct Settings {
+        var format: LineFormat
+        var separator: UInt8
+        var lenient: Bool
+        var strict: Bool
+        var maxPendingBytes: Int
+    }
+
+    init(fd: Int32 = 0, loop: EventLoop, settings: Settings, log: Diagnostics,
+         deliver: @escaping (OutgoingMessage) -> Bool, afterBatch: @escaping () -> Void,
+         onEnd: @escaping () -> Void) {
+        self.fd = fd
+        self.loop = loop
+        self.splitter = LineSplitter(separator: settings.separator)
+        self.translator = InputTranslator(format: settings.format, lenient: settings.lenient,
+                                          maxPendingBytes: settings.maxPendingBytes)
+        self.strict = settings.strict
+        self.log = log
+        self.deliver = deliver
+        self.onEnd = onEnd
+        self.afterBatch = afterBatch
+        StdioMode.prepare(fd)
+    }
+
+    func resume() {
+        guard paused, !finished else { return }
+        paused = false
+        if watching { loop.setInterest(fd, .read) } else {
+            watching = true
+            loop.watch(fd, .read) { [unowned self] _ in self.readOnce() }
+        }
+    }
+
+    func pause() {
+        guard !paused, !finished else { return }
+        paused = true
+        loop.setInterest(fd, [])
+    }
+
+    /// Stop reading for good (server closed, SIGINT, --strict).
+    func stop() {
+        guard !finished else { return }
+        finished = true
+        if watching { loop.unwatch(fd); watching = false }
+    }
+
+    private func readOnce() {
+        guard !paused, !finished else { return }
+        switch splitter.read(from: fd, chunk: 256 << 10) {
+        case .bytes:
+            processLines()
+            afterBatch()
+        case .wouldBlock:
+            return
+        case .eof:
+            endOfInput()
+        case .error(let code):
+            log.fatal("reading stdin: \(String(cString: strerror(code)))")
+            endOfInput()
+        }
+    }
+
+    private func processLines() {
+        splitter.forEachLine { line in
+            handle(translator.translate(line) { message in self.send(message) })
+            return !finished
+        }
+    }
+
+    private func endOfInput() {
+        guard !finished else { return }
+        splitter.finish { line in handle(translator.translate(line) { message in self.send(message) }) }
+        if !finished, let outcome = translator.finish({ message in self.send(message) }) { handle(outcome) }
+        guard !finished else { return }   // --strict already ended the input
+        stop()
+        onEnd()
+    }
+
+    private func send(_ message: OutgoingMessage) {
+        if !deliver(message) { unsentLines += 1 }
+    }
+
+    private func handle(_ outcome: InputTranslator.Outcome) {
+        guard case .rejected(let rejection) = outcome else { return }
+        rejectedLines += 1
+        log.warning(rejection.message)
+        if strict {
+            log.warning("stopping at the first invalid line (--strict)")
+            stop()
+            onEnd()
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,125 @@
+import WSCore
+import WSTransport
+
+/// One accepted client of the server: TLS and HTTP upgrade first, then a
+/// WebSocketChannel. The session decides what to do with its messages.
+final class ServerClient {
+    let id: Int
+    let peer: String
+    private let loop: EventLoop
+    private let stream: ByteStream
+    private var tls: TLSStream?
+    private var handshake = ServerHandshake()
+    private(set) var channel: WebSocketChannel?
+    private var timer: EventLoop.TimerID?
+    private let accept: (UpgradeRequest) -> Result<String?, HTTPRefusal>
+    private let events: (ServerClient, WebSocketChannel.Event) -> Void
+    private let failedUpgrade: (ServerClient, String) -> Void
+    private let opened: (ServerClient) -> Void
+    private let maxMessageSize: Int
+
+    /// Why a request is refused before the upgrade.
+    struct HTTPRefusal: Error { var status: Int; var reason: String }
+
+    init(id: Int, fd: Int32, peer: String, tlsContext: TLSContext?, loop: EventLoop, maxMessageSize: Int,
+         handshakeTimeoutNanos: Int64,
+         accept: @escaping (UpgradeRequest) -> Result<String?, HTTPRefusal>,
+         events: @escaping (ServerClient, WebSocketChannel.Event) -> Void,
+         opened: @escaping (ServerClient) -> Void,
+         failedUpgrade: @escaping (ServerClient, String) -> Void) throws {
+        self.id = id
+        self.peer = peer
+        self.loop = loop
+        self.accept = accept
+        self.events = events
+        self.failedUpgrade = failedUpgrade
+        self.opened = opened
+        self.maxMessageSize = maxMessageSize
+        if let tlsContext {
+            let t = try TLSStream(fd: fd, context: tlsContext, serverName: nil)
+            tls = t
+            stream = t
+        } else {
+            stream = TCPStream(fd: fd)
+        }
+        timer = loop.schedule(afterNanos: handshakeTimeoutNanos) { [weak self] in
+            self?.abandon("no WebSocket upgrade request in time")
+        }
+        loop.watch(fd, .read) { [weak self] _ in self?.step() }
+    }
+
+    private func step() {
+        if let t = tls {
+            switch t.handshake() {
+            case .done: tls = nil
+            case .wantRead: loop.setInterest(stream.fd, .read); return
+            case .wantWrite: loop.setInterest(stream.fd, .write); return
+            case .failed(let text): abandon(text); return
+            }
+        }
+        readRequest()
+    }
+
+    private func readRequest() {
+        var chunk = [UInt8](repeating: 0, count: 8 << 10)
+        while true {
+            let result = chunk.withUnsafeMutableBytes { stream.read(into: $0) }
+            switch result {
+            case .bytes(let n):
+                let outcome = chunk.withUnsafeBytes { handshake.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                switch outcome {
+                case .needMoreData: continue
+                case .request(let request, let leftover): upgrade(request, leftover: leftover); return
+                case .invalid(let status, let reason): refuse(HTTPRefusal(status: status, reason: reason)); return
+                }
+            case .wouldBlock:
+                loop.setInterest(stream.fd, stream.wants.isEmpty ? .read : stream.wants); return
+            case .eof:
+                abandon("closed before the upgrade"); return
+            case .error(let text):
+                abandon(text); return
+            }
+        }
+    }
+
+    private func upgrade(_ request: UpgradeRequest, leftover: [UInt8]) {
+        switch accept(request) {
+        case .failure(let refusal):
+            refuse(refusal)
+        case .success(let subprotocol):
+            cancelTimer()
+            loop.unwatch(stream.fd)
+            let channel = WebSocketChannel(stream: stream, role: .server, maxMessageSize: maxMessageSize,
+                                           loop: loop) { [unowned self] event in self.events(self, event) }
+            self.channel = channel
+            channel.queueRaw(ServerHandshake.acceptResponse(key: request.key, protocol: subprotocol))
+            opened(self)
+            channel.start(leftover: leftover)
+        }
+    }
+
+    private func refuse(_ refusal: HTTPRefusal) {
+        let response = ServerHandshake.errorResponse(status: refusal.status, reason: refusal.reason,
+                                                     body: "\(refusal.status) \(refusal.reason)\n")
+        _ = response.withUnsafeBytes { stream.write($0) }   // best effort: a few hundred bytes
+        abandon("\(refusal.status) \(refusal.reason)")
+    }
+
+    /// Drop a client whose upgrade is still in progress (server shutdown).
+    func cancel() {
+        cancelTimer()
+        loop.unwatch(stream.fd)
+        stream.close()
+    }
+
+    private func abandon(_ why: String) {
+        cancelTimer()
+        loop.unwatch(stream.fd)
+        stream.close()
+        failedUpgrade(self, why)
+    }
+
+    private func cancelTimer() {
+        if let timer { loop.cancel(timer); self.timer = nil }
+    }
+}

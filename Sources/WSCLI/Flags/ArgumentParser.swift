@@ -1,0 +1,152 @@
+/// Turns argv into `Options` by walking `flagTable`.
+///
+/// Forms accepted (getopt_long style, like ripgrep and curl): `--long`,
+/// `--long=value`, `--long value`, `-s value`, `-svalue`, `-s=value`, bundled
+/// switches (`-nvq`, where the last letter of a bundle may take a value:
+/// `-kH 'X: y'`), `--` ends the flags, and `-` alone is a positional argument.
+/// A value is taken from the next argument whatever it looks like (curl does
+/// the same: `-H --x` sends a header named "--x", not an option).
+public enum ArgumentParser {
+    /// Parses argv (without the program name).
+    ///
+    /// `-h/--help` and `-V/--version` win: as soon as one is met (before
+    /// `--`), parsing stops and `Options()` with only `showHelp` or
+    /// `showVersion` set is returned, even if earlier arguments were wrong.
+    /// Otherwise the first error in argument order is thrown; then the checks
+    /// that need every flag: conflicts (`-t`/`-b`, `-u`/`-U`,
+    /// `--lenient`/`--strict`), requirements (`--once` needs `--listen`),
+    /// and exactly one of URL or `--listen`.
+    public static func parse(_ args: [String]) throws(UsageError) -> Options {
+        var parse = Parse()
+        var index = 0
+        var flagsEnded = false
+        while index < args.count {
+            let arg = args[index]
+            index += 1
+            if flagsEnded || arg == "-" || !arg.hasPrefix("-") {
+                parse.positional(arg)
+            } else if arg == "--" {
+                flagsEnded = true
+            } else if arg.hasPrefix("--") {
+                parse.long(arg.dropFirst(2), args, &index)
+            } else {
+                parse.shortBundle(arg.dropFirst(), args, &index)
+            }
+            if let special = parse.special { return special }
+        }
+        return try parse.finish()
+    }
+}
+
+/// The state of one parse: the options so far, the flags met in order, and
+/// the first error (kept rather than thrown so a later --help still wins).
+private struct Parse {
+    var options = Options()
+    var seen: [String] = []
+    var firstError: UsageError? = nil
+    var positionalCount = 0
+
+    /// Set once --help or --version has been applied.
+    var special: Options? {
+        guard options.showHelp || options.showVersion else { return nil }
+        var result = Options()
+        result.showHelp = options.showHelp
+        result.showVersion = options.showVersion
+        return result
+    }
+
+    mutating func fail(_ error: UsageError) {
+        if firstError == nil { firstError = error }
+    }
+
+    mutating func apply(_ flag: Flag, _ value: String) {
+        if !seen.contains(flag.long) { seen.append(flag.long) }
+        do {
+            try flag.apply(&options, value)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// `--name`, `--name=value` or `--name value` (`body` is without the dashes).
+    mutating func long(_ body: Substring, _ args: [String], _ index: inout Int) {
+        let equals = body.firstIndex(of: "=")
+        let name = equals.map { body[..<$0] } ?? body
+        let inline = equals.map { String(body[body.index(after: $0)...]) }
+        guard let flag = FlagTable.flag(long: name) else {
+            let suggestion = Suggestion.closest(to: String(name), among: flagTable.map(\.long))
+            fail(.unknownOption("--" + name, suggestion: suggestion))
+            return
+        }
+        if !flag.takesValue {
+            if inline != nil { fail(.unexpectedValue(flag)); return }
+            apply(flag, "")
+        } else if let inline {
+            apply(flag, inline)
+        } else if index < args.count {
+            apply(flag, args[index])
+            index += 1
+        } else {
+            fail(.missingValue(flag))
+        }
+    }
+
+    /// `-abc`, `-H value`, `-Hvalue`, `-H=value`, `-kH value` (`letters` is
+    /// without the dash). An unknown letter ends the bundle: what follows it
+    /// might have been its value.
+    mutating func shortBundle(_ letters: Substring, _ args: [String], _ index: inout Int) {
+        var rest = letters
+        while let letter = rest.first {
+            rest = rest.dropFirst()
+            guard let flag = FlagTable.flag(short: letter) else {
+                fail(.unknownOption("-\(letter)", suggestion: nil))
+                return
+            }
+            if !flag.takesValue {
+                if rest.first == "=" { fail(.unexpectedValue(flag)); return }
+                apply(flag, "")
+                continue
+            }
+            if rest.first == "=" { rest = rest.dropFirst() }
+            if !rest.isEmpty || letters.last == "=" {
+                apply(flag, String(rest))
+            } else if index < args.count {
+                apply(flag, args[index])
+                index += 1
+            } else {
+                fail(.missingValue(flag))
+            }
+            return
+        }
+    }
+
+    mutating func positional(_ arg: String) {
+        positionalCount += 1
+        if positionalCount > 1 { fail(.extraArgument(arg)); return }
+        let lower = arg.lowercased()
+        // URL schemes are case-insensitive (RFC 3986 §3.1).
+        guard lower.hasPrefix("ws://") || lower.hasPrefix("wss://") else { fail(.badURL(arg)); return }
+        options.url = arg
+    }
+
+    /// The checks that need the whole command line.
+    func finish() throws(UsageError) -> Options {
+        if let firstError { throw firstError }
+        for (position, long) in seen.enumerated() {
+            guard let flag = FlagTable.flag(long: long) else { continue }
+            // Report each pair once, in the order the user gave them.
+            if let other = flag.conflicts.first(where: { seen[..<position].contains($0) }) {
+                throw .conflict(other, long)
+            }
+            if let missing = flag.requires.first(where: { !seen.contains($0) }) {
+                throw .requires(long, missing)
+            }
+        }
+        if options.listen != nil {
+            if positionalCount > 0 { throw .urlAndListen }
+        } else if options.url == nil {
+            throw .missingURL
+        }
+        return options
+    }
+}

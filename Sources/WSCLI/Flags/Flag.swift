@@ -1,0 +1,103 @@
+/// Where a flag is listed in `--help` and the man page.
+public enum FlagCategory: String, CaseIterable, Sendable {
+    case connection, tls, dataMode, ending, output, server, general
+
+    /// Section heading in `--help` (and the man page).
+    public var heading: String {
+        switch self {
+        case .connection: return "Connection"
+        case .tls: return "TLS"
+        case .dataMode: return "Lines and messages"
+        case .ending: return "Ending"
+        case .output: return "Diagnostics"
+        case .server: return "Server mode"
+        case .general: return "General"
+        }
+    }
+}
+
+/// What shell completion offers for a flag's value.
+public enum CompletionKind: Equatable, Sendable {
+    case none
+    case file
+    case choices([String])
+}
+
+/// One command-line flag. A single definition drives parsing, `--help`, the
+/// man page and the shell completions (the ripgrep design, see STYLE.md):
+/// adding a flag is adding one entry to `flagTable`.
+public struct Flag: Sendable {
+    /// Long name without dashes, e.g. "header".
+    public let long: String
+    /// Short name, e.g. "H"; nil when the flag has none.
+    public let short: Character?
+    /// Placeholder for the value in help ("NAME: VALUE"); nil = a switch.
+    public let valueName: String?
+    /// One sentence. The default is appended from `defaultValue`; never write
+    /// it here (see `fullHelp`).
+    public let help: String
+    public let category: FlagCategory
+    public let completion: CompletionKind
+    /// The default shown in help and the man page ("10s"); nil = none.
+    public let defaultValue: String?
+    /// May be given several times with each value kept (or counted, for `-v`).
+    /// Non-repeatable value flags given twice: the last one wins (like curl).
+    public let repeatable: Bool
+    /// Long names of flags that may not be given together with this one.
+    public let conflicts: [String]
+    /// Long names of flags that must also be given for this one to make sense.
+    public let requires: [String]
+    /// Validates the value and stores it ("" for switches). Only validates and
+    /// stores: checks needing several flags run after parsing.
+    let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
+
+    init(long: String, short: Character? = nil, valueName: String? = nil,
+         help: String, category: FlagCategory, completion: CompletionKind = .none,
+         defaultValue: String? = nil, repeatable: Bool = false,
+         conflicts: [String] = [], requires: [String] = [],
+         apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
+        self.long = long
+        self.short = short
+        self.valueName = valueName
+        self.help = help
+        self.category = category
+        self.completion = completion
+        self.defaultValue = defaultValue
+        self.repeatable = repeatable
+        self.conflicts = conflicts
+        self.requires = requires
+        self.apply = apply
+    }
+
+    /// A flag without a value.
+    static func toggle(_ long: String, _ short: Character?, _ category: FlagCategory,
+                       help: String, repeatable: Bool = false,
+                       conflicts: [String] = [], requires: [String] = [],
+                       apply: @escaping @Sendable (inout Options) -> Void) -> Flag {
+        Flag(long: long, short: short, help: help, category: category,
+             repeatable: repeatable, conflicts: conflicts, requires: requires,
+             apply: { options, _ in apply(&options) })
+    }
+
+    /// True when the flag takes a value (`--flag VALUE`).
+    public var takesValue: Bool { valueName != nil }
+
+    /// The flag as written in help: "-H, --header <NAME: VALUE>" or
+    /// "--origin <URL>" (callers indent flags without a short name).
+    public var synopsis: String {
+        var text = ""
+        if let short { text += "-\(short), " }
+        text += "--" + long
+        if let valueName { text += " <\(valueName)>" }
+        return text
+    }
+
+    /// `help` with "(default: X)" added before its final period, derived from
+    /// `defaultValue` so the two can never disagree.
+    public var fullHelp: String {
+        guard let defaultValue else { return help }
+        var sentence = Substring(help)
+        if sentence.hasSuffix(".") { sentence = sentence.dropLast() }
+        return "\(sentence) (default: \(defaultValue))."
+    }
+}

@@ -1,0 +1,96 @@
+/// Renders `--help` from `flagTable`, so the help can never list a flag the
+/// parser does not know or miss one it does.
+public enum HelpRenderer {
+    /// The two invocation forms (SPEC §1), without the "Usage: " prefix.
+    public static let usageLines = [
+        "wspipe [OPTIONS] URL",
+        "wspipe [OPTIONS] --listen [HOST:]PORT[/PATH]",
+    ]
+
+    /// One sentence on what the program does.
+    public static let summary =
+        "Bridge stdin/stdout and a WebSocket: each line in becomes a message out, "
+        + "each message in becomes a line out (NDJSON by default)."
+
+    /// Exit statuses (SPEC §8), for `--help` and the man page.
+    public static let exitStatuses: [(code: Int32, meaning: String)] = [
+        (0, "success"),
+        (1, "runtime error"),
+        (2, "usage error"),
+        (3, "could not connect, or gave up reconnecting"),
+        (4, "handshake rejected by the server (HTTP status)"),
+        (5, "protocol violation by the peer"),
+        (6, "input lines rejected or messages left unacknowledged"),
+        (130, "interrupted (SIGINT), after a clean close"),
+    ]
+
+    /// Column where flag help text starts.
+    static let helpIndent = 10
+
+    /// The whole `--help` text, ending with a newline. No line is longer than
+    /// `width` (for any width of 20 or more; narrower is treated as 20).
+    public static func render(width: Int = 80) -> String {
+        let width = max(width, 20)
+        var lines: [String] = []
+        for (number, usage) in usageLines.enumerated() {
+            let prefix = number == 0 ? "Usage: " : "       "
+            lines += wrap(usage, width: width, first: prefix, rest: "           ")
+        }
+        lines.append("")
+        lines += wrap(summary, width: width, first: "", rest: "")
+        for category in FlagCategory.allCases {
+            let flags = flagTable.filter { $0.category == category }
+            if flags.isEmpty { continue }
+            lines.append("")
+            lines.append(category.heading + ":")
+            for flag in flags {
+                // Flags without a short name line up with the long names of the others.
+                let lead = flag.short == nil ? "      " : "  "
+                lines += wrap(flag.synopsis, width: width, first: lead, rest: "      ")
+                let indent = String(repeating: " ", count: helpIndent)
+                lines += wrap(flag.fullHelp, width: width, first: indent, rest: indent)
+            }
+        }
+        lines.append("")
+        lines.append("Exit status:")
+        for (code, meaning) in exitStatuses {
+            let label = "  " + String(code)
+            let padded = label + String(repeating: " ", count: max(1, 7 - label.count))
+            lines += wrap(meaning, width: width, first: padded, rest: String(repeating: " ", count: padded.count))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Word-wraps `text` into lines of at most `width` characters, the first
+    /// starting with `first`, the others with `rest`. A word longer than a
+    /// whole line is cut.
+    static func wrap(_ text: String, width: Int, first: String, rest: String) -> [String] {
+        var lines: [String] = []
+        var line = first
+        var lineHasWord = false
+        for word in text.split(separator: " ") {
+            let separator = lineHasWord ? " " : ""
+            if line.count + separator.count + word.count <= width {
+                line += separator + word
+                lineHasWord = true
+                continue
+            }
+            if lineHasWord {
+                lines.append(line)
+                line = rest
+                lineHasWord = false
+            }
+            var remaining = Substring(word)
+            while line.count + remaining.count > width {
+                let room = max(1, width - line.count)
+                lines.append(line + remaining.prefix(room))
+                remaining = remaining.dropFirst(room)
+                line = rest
+            }
+            line += remaining
+            lineHasWord = !remaining.isEmpty
+        }
+        if lineHasWord || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+}

@@ -1,0 +1,66 @@
+/// A command-line mistake: the message is printed as `wspipe: <message>` on
+/// stderr and the program exits with status 2 (SPEC §8).
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    /// Ready for the user; names the flag involved, e.g. "missing value for --header".
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+// The wording of every parser error lives here so the texts stay consistent
+// (and the tests can quote them exactly).
+extension UsageError {
+    static func unknownOption(_ spelled: String, suggestion: String?) -> UsageError {
+        if let suggestion {
+            return UsageError("unknown option '\(spelled)' (did you mean '--\(suggestion)'?)")
+        }
+        return UsageError("unknown option '\(spelled)'")
+    }
+
+    static func missingValue(_ flag: Flag) -> UsageError {
+        UsageError("missing value for --\(flag.long)")
+    }
+
+    static func unexpectedValue(_ flag: Flag) -> UsageError {
+        UsageError("--\(flag.long) does not take a value")
+    }
+
+    static func invalidDuration(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): invalid duration '\(value)' (use e.g. 250ms, 2s, 1.5m)")
+    }
+
+    static func invalidSize(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): invalid size '\(value)' (use e.g. 512K, 64M, 1G)")
+    }
+
+    static func notPositive(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): expected a positive integer, got '\(value)'")
+    }
+
+    static func invalidChoice(_ long: String, _ value: String, choices: [String]) -> UsageError {
+        UsageError("--\(long): invalid value '\(value)' (choose one of: \(choices.joined(separator: ", ")))")
+    }
+
+    static func conflict(_ first: String, _ second: String) -> UsageError {
+        UsageError("--\(first) and --\(second) cannot be used together")
+    }
+
+    static func requires(_ flag: String, _ other: String) -> UsageError {
+        UsageError("--\(flag) requires --\(other)")
+    }
+
+    static let missingURL = UsageError("missing URL (see 'wspipe --help')")
+    static let urlAndListen = UsageError("give either a URL or --listen, not both")
+
+    static func badURL(_ url: String) -> UsageError {
+        UsageError("URL must start with ws:// or wss:// (got '\(url)')")
+    }
+
+    static func extraArgument(_ arg: String) -> UsageError {
+        UsageError("unexpected argument '\(arg)' (only one URL is allowed)")
+    }
+}

@@ -1,0 +1,153 @@
+/// Client side of the opening handshake (RFC 6455 §4.1, §4.2.2).
+public struct ClientHandshake: Sendable {
+    /// base64 of 16 random bytes (§4.1: "a randomly selected 16-byte value
+    /// that has been base64-encoded").
+    public let key: String
+    /// The GET request, CRLF line ends.
+    public let requestBytes: [UInt8]
+
+    private let expectedAccept: String
+    private let offeredProtocols: [String]
+    /// Sec-WebSocket-Extensions values the caller put in the extra headers.
+    private let offeredExtensions: [String]
+    private var parser = HTTPHeaderParser()
+    private var result: ClientHandshakeResult?
+
+    public init(host: String,            // Host header value, with ":port" when not default
+                path: String,            // path + query, e.g. "/chat?x=1"
+                headers: [(name: String, value: String)],   // extra headers, in order
+                protocols: [String],     // Sec-WebSocket-Protocol offers
+                origin: String?,
+                userAgent: String?,
+                entropy: inout EntropyPool) {
+        key = Base64.encode(entropy.fill(16))
+        expectedAccept = webSocketAccept(forKey: key)
+        let extra = headers
+        offeredProtocols = protocols + extra.filter { ASCII.equalsIgnoringCase($0.name, "Sec-WebSocket-Protocol") }
+            .flatMap { ASCII.commaList($0.value) }
+        offeredExtensions = extra.filter { ASCII.equalsIgnoringCase($0.name, "Sec-WebSocket-Extensions") }
+            .map(\.value)
+        requestBytes = ClientHandshake.request(host: host, path: path, key: key, headers: extra,
+                                               protocols: protocols, origin: origin, userAgent: userAgent)
+    }
+
+    /// §4.1 items 2-10: the request line and the headers the server needs.
+    private static func request(host: String, path: String, key: String, headers: [(name: String, value: String)],
+                                protocols: [String], origin: String?, userAgent: String?) -> [UInt8] {
+        var fields: [(String, String)] = [
+            ("Host", host), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
+            ("Sec-WebSocket-Key", key), ("Sec-WebSocket-Version", "13"),
+        ]
+        if let origin { fields.append(("Origin", origin)) }
+        if let userAgent { fields.append(("User-Agent", userAgent)) }
+        if !protocols.isEmpty { fields.append(("Sec-WebSocket-Protocol", protocols.joined(separator: ", "))) }
+        fields += headers.map { ($0.name, $0.value) }
+        var text = "GET " + oneLine(path.isEmpty ? "/" : path) + " HTTP/1.1\r\n"
+        for (name, value) in fields {
+            text += oneLine(name) + ": " + oneLine(value) + "\r\n"
+        }
+        text += "\r\n"
+        return Array(text.utf8)
+    }
+
+    /// CR and LF would end the line early and let a value inject headers.
+    private static func oneLine(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else { return text }
+        return String(decoding: text.utf8.map { $0 == 0x0D || $0 == 0x0A ? 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Feed response bytes until the header block ends (CRLFCRLF), limit 16 KiB.
+    /// Once a result other than `.needMoreData` is returned, later calls return it again.
+    public mutating func receive(_ bytes: UnsafeRawBufferPointer) -> ClientHandshakeResult {
+        if let result { return result }
+        let outcome: ClientHandshakeResult
+        switch parser.receive(bytes) {
+        case .needMoreData: return .needMoreData
+        case .tooLarge: outcome = .invalid(reason: "response header too large")
+        case .malformed(let reason): outcome = .invalid(reason: "malformed response: " + reason)
+        case .complete(let head, let leftover): outcome = validate(head, leftover: leftover)
+        }
+        result = outcome
+        return outcome
+    }
+
+    // MARK: - Validation (§4.1, "the client MUST validate the server's response")
+
+    private func validate(_ head: HTTPHead, leftover: [UInt8]) -> ClientHandshakeResult {
+        guard let status = ClientHandshake.statusCode(head.startLine) else {
+            return .invalid(reason: "malformed status line")
+        }
+        // §4.1 item 1: "If the status code received from the server is not 101,
+        // the client handles the response per HTTP procedures".
+        if status != 101 {
+            return .rejected(status: status, statusLine: head.startLine, headers: head.headers)
+        }
+        if let problem = upgradeProblem(head) ?? acceptProblem(head) ?? protocolProblem(head)
+            ?? extensionProblem(head) {
+            return .invalid(reason: problem)
+        }
+        return .accepted(protocol: head.value("Sec-WebSocket-Protocol"),
+                         extensions: head.value("Sec-WebSocket-Extensions"),
+                         headers: head.headers, leftover: leftover)
+    }
+
+    /// "HTTP/1.x NNN reason" -> NNN.
+    static func statusCode(_ line: String) -> Int? {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].utf8.count == 3,
+              let status = Int(parts[1]), status >= 100 else { return nil }
+        return status
+    }
+
+    /// Items 2 and 3: Upgrade contains "websocket", Connection has the token "Upgrade".
+    private func upgradeProblem(_ head: HTTPHead) -> String? {
+        let upgrade = head.values("Upgrade").joined(separator: ",")
+        if !ASCII.contains(upgrade, ignoringCase: "websocket") {
+            return upgrade.isEmpty ? "missing Upgrade header" : "Upgrade header is '\(upgrade)', not websocket"
+        }
+        if !head.listValues("Connection").contains(where: { ASCII.equalsIgnoringCase($0, "upgrade") }) {
+            return "Connection header lacks the Upgrade token"
+        }
+        return nil
+    }
+
+    /// Item 4: exactly one Sec-WebSocket-Accept, equal to what our key gives.
+    private func acceptProblem(_ head: HTTPHead) -> String? {
+        let accepts = head.values("Sec-WebSocket-Accept")
+        if accepts.isEmpty { return "missing Sec-WebSocket-Accept header" }
+        if accepts.count > 1 { return "duplicate Sec-WebSocket-Accept header" }
+        if accepts[0] != expectedAccept { return "wrong Sec-WebSocket-Accept value" }
+        return nil
+    }
+
+    /// Item 6: a subprotocol "that was not present in the client's handshake"
+    /// fails the connection; so does more than one.
+    private func protocolProblem(_ head: HTTPHead) -> String? {
+        let selected = head.values("Sec-WebSocket-Protocol")
+        if selected.isEmpty { return nil }
+        if selected.count > 1 || selected[0].contains(",") { return "server selected more than one subprotocol" }
+        if !offeredProtocols.contains(selected[0]) {
+            return "server selected subprotocol '\(selected[0])' that was not offered"
+        }
+        return nil
+    }
+
+    /// Item 5: an extension "not present in the client's handshake" fails the
+    /// connection. Which parameters fit is for the extension's code to judge.
+    private func extensionProblem(_ head: HTTPHead) -> String? {
+        let selected = head.listValues("Sec-WebSocket-Extensions")
+        if selected.isEmpty { return nil }
+        let offeredNames = offeredExtensions.flatMap(ASCII.commaList).map(ClientHandshake.extensionName)
+        for element in selected where !offeredNames.contains(where: {
+            ASCII.equalsIgnoringCase($0, ClientHandshake.extensionName(element))
+        }) {
+            return "server selected extension '\(element)' that was not requested"
+        }
+        return nil
+    }
+
+    /// "permessage-deflate; client_max_window_bits" -> "permessage-deflate".
+    private static func extensionName(_ element: String) -> String {
+        ASCII.trimmed(element.split(separator: ";", omittingEmptySubsequences: false)[0])
+    }
+}

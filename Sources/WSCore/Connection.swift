@@ -1,0 +1,224 @@
+/// The sans-I/O WebSocket connection (after the handshake), RFC 6455 §5.
+///
+/// Bytes go in through `receive`, events come out through the handler, and
+/// bytes to send accumulate in `output`; the caller does all I/O and timing.
+/// Protocol duties that need no decision are done here: Pongs answer Pings
+/// (§5.5.2), a peer's Close is echoed (§5.5.1), and a violation queues a
+/// Close with the right code and stops input processing (§7.1.7 "Fail the
+/// WebSocket Connection").
+///
+/// The handler runs while `receive` holds exclusive access to the connection:
+/// it must not touch this `Connection` (queue follow-up sends after `receive`
+/// returns), and it must consume or copy payload bytes before it returns.
+public struct Connection: Sendable {
+    public let role: Role
+    public private(set) var state: ConnectionState = .open
+    /// Bytes to write to the peer, in order. The I/O layer writes from here and
+    /// calls `output.consume(n)`.
+    public var output = ByteBuffer(capacity: 16 * 1024)
+
+    private var decoder: FrameDecoder
+    private var assembler: MessageAssembler
+    private var entropy: EntropyPool
+    /// A control frame's payload when it arrives in more than one piece.
+    private var controlPayload = ByteBuffer(capacity: 125)
+    private var sentClose = false
+    private var receivedClose = false
+    private var failed = false
+
+    public init(role: Role, maxMessageSize: Int, entropy: EntropyPool = EntropyPool()) {
+        self.role = role
+        self.decoder = FrameDecoder(role: role)
+        self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
+        self.entropy = entropy
+    }
+
+    /// True once both Close frames have been exchanged (the transport may then
+    /// close TCP; a client waits for the server to close first, briefly).
+    public var isClosingHandshakeComplete: Bool { sentClose && receivedClose }
+
+    /// True after a protocol failure, our `fail`, or EOF without a Close.
+    public var hasFailed: Bool { failed }
+
+    public var maxMessageSize: Int { assembler.maxMessageSize }
+
+    /// RSV bits an extension has negotiated (hook for permessage-deflate's RSV1).
+    public var allowedReservedBits: UInt8 {
+        get { decoder.allowedReservedBits }
+        set { decoder.allowedReservedBits = newValue }
+    }
+
+    /// Input is dropped after a failure (§7.1.7) and after the peer's Close:
+    /// §5.5.1 says the peer sends no data after its Close.
+    private var isDiscardingInput: Bool { failed || receivedClose }
+
+    // MARK: - Receiving
+
+    /// Feed received bytes. `handler` gets every event they complete. Bytes of an
+    /// incomplete frame are kept internally (header bytes buffered; payload bytes
+    /// appended to the message being assembled, each byte copied at most once).
+    /// The buffer is mutable because the server role unmasks in place.
+    public mutating func receive(_ bytes: UnsafeMutableRawBufferPointer, _ handler: (ConnectionEvent) -> Void) {
+        var input = bytes
+        while !isDiscardingInput {
+            switch decoder.next(&input) {
+            case .needMoreData:
+                return
+            case .header(let header):
+                beginFrame(header, handler)
+            case .payload(let piece, let isWholeFrame, let isFrameEnd):
+                receivePayload(piece, isWholeFrame: isWholeFrame, isFrameEnd: isFrameEnd, handler)
+            case .failure(let error):
+                failConnection(.protocolError, error.description, handler)
+            }
+        }
+    }
+
+    /// TCP EOF from the peer. Reported as `.failed(code: .abnormal, ...)` if no
+    /// Close was received before (§7.1.5: the close code is then 1006, which
+    /// is never sent, so nothing is queued); nothing if the closing handshake
+    /// was done or the connection had already failed.
+    public mutating func receiveEOF(_ handler: (ConnectionEvent) -> Void) {
+        let wasClean = failed || receivedClose
+        failed = failed || !receivedClose
+        state = .closed
+        if !wasClean {
+            handler(.failed(code: .abnormal, reason: "connection closed without a Close frame"))
+        }
+    }
+
+    private mutating func beginFrame(_ header: FrameHeader, _ handler: (ConnectionEvent) -> Void) {
+        if header.opcode.isControl {
+            controlPayload.removeAll()
+        } else if let failure = assembler.begin(header) {
+            failConnection(failure.closeCode, failure.reason, handler)
+        }
+    }
+
+    private mutating func receivePayload(_ piece: UnsafeRawBufferPointer, isWholeFrame: Bool, isFrameEnd: Bool,
+                                         _ handler: (ConnectionEvent) -> Void) {
+        let header = decoder.header
+        if !header.opcode.isControl {
+            receiveData(header, piece, isWholeFrame: isWholeFrame, isFrameEnd: isFrameEnd, handler)
+        } else if isWholeFrame {
+            receiveControl(header.opcode, piece, handler)
+        } else {
+            controlPayload.append(piece)
+            guard isFrameEnd else { return }
+            // Move the bytes out so handling the frame may mutate self.
+            let payload = controlPayload
+            controlPayload = ByteBuffer()
+            payload.withReadableBytes { receiveControl(header.opcode, $0, handler) }
+            controlPayload = payload
+        }
+    }
+
+    private mutating func receiveData(_ header: FrameHeader, _ piece: UnsafeRawBufferPointer,
+                                      isWholeFrame: Bool, isFrameEnd: Bool, _ handler: (ConnectionEvent) -> Void) {
+        if isWholeFrame && header.fin && header.opcode != .continuation {
+            // The zero-copy path: an unfragmented message entirely in the input.
+            if let failure = assembler.completeInPlace(piece) {
+                return failConnection(failure.closeCode, failure.reason, handler)
+            }
+            return handler(header.opcode == .text ? .text(piece) : .binary(piece))
+        }
+        if let failure = assembler.append(piece) {
+            return failConnection(failure.closeCode, failure.reason, handler)
+        }
+        guard isFrameEnd && header.fin else { return }
+        if let failure = assembler.finish() {
+            return failConnection(failure.closeCode, failure.reason, handler)
+        }
+        let isText = assembler.opcode == .text
+        assembler.buffer.withReadableBytes { handler(isText ? .text($0) : .binary($0)) }
+        assembler.reset()
+    }
+
+    private mutating func receiveControl(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer,
+                                         _ handler: (ConnectionEvent) -> Void) {
+        switch opcode {
+        case .ping:
+            // §5.5.2: "Upon receipt of a Ping frame, an endpoint MUST send a Pong
+            // frame in response ... the same Application data". After our Close
+            // nothing more is sent.
+            if state == .open { queueFrame(.pong, payload) }
+            handler(.ping(payload))
+        case .pong:
+            handler(.pong(payload))
+        default:
+            receiveClose(payload, handler)
+        }
+    }
+
+    private mutating func receiveClose(_ payload: UnsafeRawBufferPointer, _ handler: (ConnectionEvent) -> Void) {
+        switch ClosePayload.parse(payload) {
+        case .invalid(let code, let reason):
+            failConnection(code, reason, handler)
+        case .valid(let code, let reason):
+            receivedClose = true
+            // §5.5.1: "If an endpoint receives a Close frame and did not
+            // previously send a Close frame, the endpoint MUST send a Close frame
+            // in response. ... it typically echos the status code it received."
+            if !sentClose {
+                queueClose(code: code.map(CloseCode.init(rawValue:)), reason: "")
+            }
+            state = .closed
+            handler(.closeReceived(code: code, reason: reason))
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Queues a text frame. The caller guarantees `payload` is UTF-8.
+    /// Ignored unless the state is `.open` (§5.5.1: no data after our Close).
+    public mutating func sendText(_ payload: UnsafeRawBufferPointer) {
+        if state == .open { queueFrame(.text, payload) }
+    }
+
+    /// Queues a binary frame. Ignored unless the state is `.open`.
+    public mutating func sendBinary(_ payload: UnsafeRawBufferPointer) {
+        if state == .open { queueFrame(.binary, payload) }
+    }
+
+    /// Queues a Ping. A payload over 125 bytes (§5.5: the control frame limit)
+    /// is truncated to its first 125 bytes. Ignored unless the state is `.open`.
+    public mutating func sendPing(_ payload: UnsafeRawBufferPointer) {
+        guard state == .open else { return }
+        queueFrame(.ping, UnsafeRawBufferPointer(rebasing: payload[..<min(payload.count, 125)]))
+    }
+
+    /// Starts the closing handshake (state -> .closing). Reason cut to 123 bytes
+    /// on a UTF-8 boundary. A code that may not be sent (1005, 1006, 1015, ...)
+    /// gives a Close without status code. Does nothing unless the state is `.open`.
+    public mutating func sendClose(code: CloseCode, reason: String) {
+        guard state == .open else { return }
+        queueClose(code: code.isValidOnWire ? code : nil, reason: reason)
+        state = .closing
+    }
+
+    /// Fail the connection ourselves (e.g. our policy): queue Close(code) and stop.
+    /// Nothing is queued if we already sent a Close or `code` may not be sent (1006).
+    public mutating func fail(code: CloseCode, reason: String) {
+        guard !failed else { return }
+        failed = true
+        if !sentClose && code.isValidOnWire { queueClose(code: code, reason: reason) }
+        state = .closed
+    }
+
+    private mutating func failConnection(_ code: CloseCode, _ reason: String, _ handler: (ConnectionEvent) -> Void) {
+        fail(code: code, reason: reason)
+        handler(.failed(code: code, reason: reason))
+    }
+
+    private mutating func queueClose(code: CloseCode?, reason: String) {
+        let body = ClosePayload.encode(code: code, reason: reason)
+        body.withUnsafeBytes { queueFrame(.close, $0) }
+        sentClose = true
+    }
+
+    /// One complete frame (FIN=1); clients mask with a fresh key (§5.3).
+    private mutating func queueFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) {
+        let key: UInt32? = role == .client ? entropy.next32() : nil
+        FrameEncoder.append(opcode: opcode, fin: true, payload: payload, maskKey: key, into: &output)
+    }
+}

@@ -1,0 +1,172 @@
+/// Splits a byte stream into frames (RFC 6455 §5.2) with an explicit state
+/// machine, without copying payload bytes:
+///
+///     header (2 bytes) -> extendedLength (2 or 8) -> maskKey (4) -> payload(remaining)
+///
+/// Header bytes are accumulated one state at a time, so the input may be cut
+/// anywhere. Every rule that the first two bytes or the length decide is
+/// checked as soon as those bytes are in, before any payload arrives. Payload
+/// comes out as pieces of the caller's buffer, unmasked in place.
+public struct FrameDecoder: Sendable {
+    public enum State: Hashable, Sendable {
+        case header
+        case extendedLength
+        case maskKey
+        case payload
+    }
+
+    /// What one `next(_:)` call produced.
+    public enum Step {
+        /// The input is used up and the current state needs more bytes.
+        case needMoreData
+        /// A complete header; its payload follows (possibly empty).
+        case header(FrameHeader)
+        /// A piece of the current frame's payload, unmasked, pointing into the
+        /// input. `isWholeFrame`: this piece is the entire payload.
+        /// `isFrameEnd`: this piece ends the payload (the next step starts a new frame).
+        case payload(UnsafeRawBufferPointer, isWholeFrame: Bool, isFrameEnd: Bool)
+        /// A protocol violation; the decoder must not be used afterwards.
+        case failure(FrameError)
+    }
+
+    /// Clients receive unmasked frames, servers masked ones (§5.1).
+    public let expectMasked: Bool
+    /// RSV bits an extension has negotiated (e.g. `FrameHeader.rsv1` for
+    /// permessage-deflate). 0 until then: any set bit is an error.
+    public var allowedReservedBits: UInt8 = 0
+
+    public private(set) var state: State = .header
+    /// The header of the frame being read (valid from `.header` until the frame ends).
+    public private(set) var header = FrameHeader(fin: true, opcode: .continuation, payloadLength: 0)
+
+    /// Header bytes still needed in the current header state.
+    private var needed = 2
+    /// Header bytes of the current state, big-endian, shifted in as they come.
+    private var accumulator: UInt64 = 0
+    /// 2 or 8: which extended length form is being read.
+    private var extendedLengthSize = 0
+    private var payloadOffset = 0
+
+    public init(role: Role) {
+        expectMasked = role == .server
+    }
+
+    /// Advances over `input` (which is shrunk past what was used) until one
+    /// step has something to report.
+    public mutating func next(_ input: inout UnsafeMutableRawBufferPointer) -> Step {
+        while state != .payload {
+            if !accumulate(&input) { return .needMoreData }
+            if let step = completeHeaderState() { return step }
+        }
+        return payloadStep(&input)
+    }
+
+    // MARK: - Header states
+
+    /// Shifts input bytes into the accumulator; true once the state has all it needs.
+    private mutating func accumulate(_ input: inout UnsafeMutableRawBufferPointer) -> Bool {
+        let take = min(needed, input.count)
+        var value = accumulator
+        for i in 0..<take {
+            value = value << 8 | UInt64(input[i])
+        }
+        accumulator = value
+        needed -= take
+        input = UnsafeMutableRawBufferPointer(rebasing: input[take...])
+        return needed == 0
+    }
+
+    /// Interprets a completed header state; returns a step to report, or nil
+    /// to go on reading the next state.
+    private mutating func completeHeaderState() -> Step? {
+        let value = accumulator
+        accumulator = 0
+        switch state {
+        case .header: return readFirstTwoBytes(UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value))
+        case .extendedLength: return readExtendedLength(value)
+        case .maskKey:
+            header.maskKey = UInt32(truncatingIfNeeded: value)
+            return startPayload()
+        case .payload: return nil
+        }
+    }
+
+    private mutating func readFirstTwoBytes(_ first: UInt8, _ second: UInt8) -> Step? {
+        let opcode = Opcode(rawValue: first & 0x0F)
+        let masked = second & 0x80 != 0
+        let length = Int(second & 0x7F)
+        header = FrameHeader(fin: first & 0x80 != 0, reservedBits: first & 0x70, opcode: opcode,
+                             maskKey: nil, payloadLength: length)
+        if let error = FrameDecoder.check(header, masked: masked, expectMasked: expectMasked,
+                                          allowedReservedBits: allowedReservedBits) {
+            return .failure(error)
+        }
+        if length >= 126 {
+            extendedLengthSize = length == 126 ? 2 : 8
+            enter(.extendedLength, needing: extendedLengthSize)
+            return nil
+        }
+        return afterLength(masked: masked)
+    }
+
+    /// The rules the first two bytes decide (§5.1, §5.2, §5.5).
+    private static func check(_ header: FrameHeader, masked: Bool, expectMasked: Bool,
+                              allowedReservedBits: UInt8) -> FrameError? {
+        if header.reservedBits & ~allowedReservedBits != 0 { return .reservedBitsSet(header.reservedBits) }
+        if header.opcode.isReserved { return .reservedOpcode(header.opcode.rawValue) }
+        if header.opcode.isControl {
+            if !header.fin { return .fragmentedControlFrame }
+            // 126 and 127 announce an extended length, which is at least 126.
+            if header.payloadLength > 125 { return .controlFrameTooLong(header.payloadLength) }
+        }
+        if masked != expectMasked { return expectMasked ? .unmaskedFrameFromClient : .maskedFrameFromServer }
+        return nil
+    }
+
+    private mutating func readExtendedLength(_ value: UInt64) -> Step? {
+        if extendedLengthSize == 8 && value >> 63 != 0 { return .failure(.lengthHighBitSet) }
+        let length = Int(value)
+        let minimum = extendedLengthSize == 2 ? 126 : 0x1_0000
+        if length < minimum { return .failure(.nonMinimalLength(length)) }
+        header.payloadLength = length
+        return afterLength(masked: expectMasked)
+    }
+
+    private mutating func afterLength(masked: Bool) -> Step? {
+        if masked {
+            enter(.maskKey, needing: 4)
+            return nil
+        }
+        return startPayload()
+    }
+
+    private mutating func startPayload() -> Step {
+        state = .payload
+        payloadOffset = 0
+        return .header(header)
+    }
+
+    private mutating func enter(_ newState: State, needing count: Int) {
+        state = newState
+        needed = count
+        accumulator = 0
+    }
+
+    // MARK: - Payload state
+
+    private mutating func payloadStep(_ input: inout UnsafeMutableRawBufferPointer) -> Step {
+        let remaining = header.payloadLength - payloadOffset
+        if remaining > 0 && input.isEmpty { return .needMoreData }
+        let take = min(remaining, input.count)
+        let piece = UnsafeMutableRawBufferPointer(rebasing: input[..<take])
+        input = UnsafeMutableRawBufferPointer(rebasing: input[take...])
+        if let key = header.maskKey {
+            Masking.apply(key: key, offset: payloadOffset, inPlace: piece)
+        }
+        let isWhole = payloadOffset == 0 && take == header.payloadLength
+        payloadOffset += take
+        let isEnd = payloadOffset == header.payloadLength
+        if isEnd { enter(.header, needing: 2) }
+        return .payload(UnsafeRawBufferPointer(piece), isWholeFrame: isWhole, isFrameEnd: isEnd)
+    }
+}

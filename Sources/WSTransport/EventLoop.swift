@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One poll(2) loop with timers. Single-threaded. Handlers run on the loop.
+///
+/// poll rather than epoll/kqueue: stdin may be a regular file, which epoll
+/// rejects, and poll is the same on Linux and macOS. With a handful of fds the
+/// O(n) scan costs nothing. The pollfd array is rebuilt only when fds are
+/// added or removed, so an iteration allocates nothing.
+public final class EventLoop {
+    public struct Interest: OptionSet, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let read = Interest(rawValue: 1)
+        public static let write = Interest(rawValue: 2)
+    }
+
+    public struct Readiness: OptionSet, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let readable = Readiness(rawValue: 1)
+        public static let writable = Readiness(rawValue: 2)
+        /// POLLHUP: the peer hung up (a pipe's writer closed). Read to drain and see EOF.
+        public static let hangup = Readiness(rawValue: 4)
+        /// POLLERR or POLLNVAL (the fd was closed while still watched).
+        public static let error = Readiness(rawValue: 8)
+    }
+
+    public struct TimerID: Hashable, Sendable {
+        let raw: UInt64
+    }
+
+    /// One registration per fd, indexed by fd number. `serial` is unique per
+    /// watch() call (0 = free), which tells a stale poll result apart from a
+    /// new registration that reused the fd number within the same round.
+    private struct Slot {
+        var serial: UInt64 = 0
+        var interest: Interest = []
+        var handler: ((Readiness) -> Void)? = nil
+        var pollIndex = -1
+    }
+
+    private var slots: [Slot] = []
+    private var pollfds: [pollfd] = []
+    private var pollSerials: [UInt64] = []   // serial of each pollfds entry when built
+    private var dirty = false
+    private var nextSerial: UInt64 = 1
+    private var timers = TimerQueue()
+    private var stopped = false
+
+    /// Set when poll(2) itself fails (not EINTR); run() then returns.
+    public private(set) var failure: TransportError?
+
+    public init() {}
+}
+
+extension EventLoop {
+    /// Watch fd; replaces a previous registration. Regular files are always ready (poll semantics).
+    /// `.hangup` and `.error` are delivered whatever the interest, even [].
+    public func watch(_ fd: Int32, _ interest: Interest, _ handler: @escaping (Readiness) -> Void) {
+        precondition(fd >= 0, "EventLoop.watch: negative fd")
+        let i = Int(fd)
+        if i >= slots.count { slots.append(contentsOf: repeatElement(Slot(), count: i + 1 - slots.count)) }
+        slots[i] = Slot(serial: nextSerial, interest: interest, handler: handler)
+        nextSerial &+= 1
+        dirty = true
+    }
+
+    /// [] = keep registered, poll nothing. Cheap: patches the pollfd in place.
+    public func setInterest(_ fd: Int32, _ interest: Interest) {
+        let i = Int(fd)
+        guard i >= 0, i < slots.count, slots[i].serial != 0 else { return }
+        slots[i].interest = interest
+        let p = slots[i].pollIndex
+        if !dirty && p >= 0 { pollfds[p].events = EventLoop.events(for: interest) }
+    }
+
+    /// Forget fd. Safe from any handler, including the fd's own: a pending
+    /// result for it in the current round is dropped.
+    public func unwatch(_ fd: Int32) {
+        let i = Int(fd)
+        guard i >= 0, i < slots.count, slots[i].serial != 0 else { return }
+        slots[i] = Slot()
+        dirty = true
+    }
+
+    /// Runs `callback` on the loop once, no earlier than `afterNanos` from now.
+    @discardableResult
+    public func schedule(afterNanos: Int64, _ callback: @escaping () -> Void) -> TimerID {
+        let deadline = monotonicNanos() &+ max(0, afterNanos)
+        return TimerID(raw: timers.schedule(deadline: deadline, callback))
+    }
+
+    /// Cancelling a fired or unknown timer is a no-op.
+    public func cancel(_ timer: TimerID) {
+        timers.cancel(timer.raw)
+    }
+
+    /// Makes run() return once the current handler returns; handlers still
+    /// pending in the same round are not called. A stop() before run() makes
+    /// the next run() return at once.
+    public func stop() {
+        stopped = true
+    }
+}
+
+extension EventLoop {
+    /// Runs until stop() is called. Handlers may watch/unwatch/schedule freely,
+    /// including unwatching the fd being handled. Also returns when nothing is
+    /// left to wait for (no fd watched, no timer pending), since poll would
+    /// then sleep forever, or when poll(2) fails (see `failure`).
+    public func run() {
+        defer { stopped = false }
+        while !stopped {
+            if dirty { rebuild() }
+            if pollfds.isEmpty && timers.isEmpty { return }
+            let timeout = pollTimeout()
+            let n = pollfds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
+            if n < 0 {
+                let e = currentErrno()
+                if e == EINTR || e == EAGAIN { continue }
+                failure = .posix("poll", errno: e)
+                return
+            }
+            if n > 0 { dispatchReady() }
+            fireDueTimers()
+        }
+    }
+
+    /// Milliseconds until the next timer, rounded up so we never wake early
+    /// and spin; -1 (forever) without timers.
+    private func pollTimeout() -> Int32 {
+        guard let deadline = timers.nextDeadline() else { return -1 }
+        let delta = deadline - monotonicNanos()
+        if delta <= 0 { return 0 }
+        return Int32(min((delta + 999_999) / 1_000_000, Int64(Int32.max)))
+    }
+
+    private func dispatchReady() {
+        for k in 0..<pollfds.count {
+            if stopped { return }
+            let p = pollfds[k]
+            if p.revents == 0 { continue }
+            let i = Int(p.fd)
+            // Unwatched (or unwatched and re-watched) earlier in this round.
+            guard i < slots.count, slots[i].serial == pollSerials[k], let handler = slots[i].handler else { continue }
+            let ready = EventLoop.readiness(p.revents, slots[i].interest)
+            if !ready.isEmpty { handler(ready) }
+        }
+    }
+
+    private func fireDueTimers() {
+        let now = monotonicNanos()
+        while !stopped, let callback = timers.popDue(now: now) { callback() }
+    }
+
+    /// Lists every registered fd, in fd order. Interest [] stays in the array
+    /// with events 0 so POLLHUP/POLLERR are still reported for it.
+    private func rebuild() {
+        pollfds.removeAll(keepingCapacity: true)
+        pollSerials.removeAll(keepingCapacity: true)
+        for i in slots.indices {
+            guard slots[i].serial != 0 else { slots[i].pollIndex = -1; continue }
+            slots[i].pollIndex = pollfds.count
+            pollfds.append(pollfd(fd: Int32(i), events: EventLoop.events(for: slots[i].interest), revents: 0))
+            pollSerials.append(slots[i].serial)
+        }
+        dirty = false
+    }
+
+    private static func events(for interest: Interest) -> Int16 {
+        var e: Int16 = 0
+        if interest.contains(.read) { e |= Int16(POLLIN) }
+        if interest.contains(.write) { e |= Int16(POLLOUT) }
+        return e
+    }
+
+    /// Read/write readiness only for what is still of interest (a handler may
+    /// have changed it earlier in the round); hangup and error always.
+    private static func readiness(_ revents: Int16, _ interest: Interest) -> Readiness {
+        var r: Readiness = []
+        if revents & Int16(POLLIN) != 0 && interest.contains(.read) { r.insert(.readable) }
+        if revents & Int16(POLLOUT) != 0 && interest.contains(.write) { r.insert(.writable) }
+        if revents & Int16(POLLHUP) != 0 { r.insert(.hangup) }
+        if revents & Int16(POLLERR | POLLNVAL) != 0 { r.insert(.error) }
+        return r
+    }
+}

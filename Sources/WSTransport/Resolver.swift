@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Name resolution with getaddrinfo(3). It blocks; acceptable because wspipe
+/// resolves once per connection attempt and has nothing else to do meanwhile.
+enum Resolver {
+    /// Every TCP address for host:port (IPv6 and IPv4) in getaddrinfo's
+    /// preference order. Numeric literals ("127.0.0.1", "::1") need no lookup.
+    /// `passive` asks for addresses to bind rather than connect to.
+    static func resolve(host: String, port: UInt16, passive: Bool = false) throws -> [SocketAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = sockStream
+        // No AI_ADDRCONFIG: it hides ::1 on hosts whose only IPv6 is loopback.
+        hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0 else { throw resolveError(host, rc) }
+        defer { freeaddrinfo(list) }
+        var out: [SocketAddress] = []
+        var cur = list
+        while let ai = cur {
+            if let sa = ai.pointee.ai_addr { out.append(SocketAddress(sa, length: ai.pointee.ai_addrlen)) }
+            cur = ai.pointee.ai_next
+        }
+        if out.isEmpty { throw TransportError("resolve \(host): no addresses") }
+        return out
+    }
+
+    /// "resolve no.such.host: Name or service not known"; EAI_SYSTEM carries errno.
+    private static func resolveError(_ host: String, _ rc: Int32) -> TransportError {
+        if rc == EAI_SYSTEM { return .posix("resolve \(host)") }
+        return TransportError("resolve \(host): \(String(cString: gai_strerror(rc)))")
+    }
+
+    /// True for numeric IPv4/IPv6 literals (no brackets): they get no SNI and
+    /// are verified against the certificate's IP SANs, not its DNS names.
+    static func isIPLiteral(_ host: String) -> Bool {
+        var buf = in6_addr()
+        return inet_pton(AF_INET, host, &buf) == 1 || inet_pton(AF_INET6, host, &buf) == 1
+    }
+}

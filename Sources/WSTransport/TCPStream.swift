@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Plain TCP over a connected non-blocking socket. Owns the fd.
+public final class TCPStream: ByteStream {
+    public private(set) var fd: Int32
+    public private(set) var wants: EventLoop.Interest = .read
+
+    public init(fd: Int32) {
+        self.fd = fd
+    }
+
+    deinit { close() }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        wants = .read
+        return FD.read(fd, into: buffer)
+    }
+
+    /// send(2) rather than write(2): MSG_NOSIGNAL turns a reset peer into EPIPE.
+    public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
+        wants = .write
+        if bytes.isEmpty { return .bytes(0) }
+        while true {
+            let n = sysSend(fd, bytes.baseAddress, bytes.count)
+            if n >= 0 { return .bytes(n) }
+            let e = currentErrno()
+            if e == EINTR { continue }
+            return FD.failure("send", e)
+        }
+    }
+
+    /// Sends FIN; the peer sees EOF, we can still read its remaining bytes.
+    public func shutdownWrite() {
+        guard fd >= 0 else { return }
+        #if os(Linux)
+        _ = shutdown(fd, Int32(SHUT_WR))
+        #else
+        _ = shutdown(fd, SHUT_WR)
+        #endif
+    }
+
+    public func close() {
+        guard fd >= 0 else { return }
+        sysClose(fd)
+        fd = -1
+    }
+}

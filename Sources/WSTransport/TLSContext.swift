@@ -1,0 +1,87 @@
+import COpenSSL
+
+/// An OpenSSL SSL_CTX configured for our client or server side; TLSStreams
+/// made from it share its trust store and certificate.
+public final class TLSContext {
+    let ctx: OpaquePointer
+    let isClient: Bool
+    /// False with -k: TLSStream then skips hostname checks too.
+    let verifiesPeer: Bool
+
+    private init(method: OpaquePointer?, isClient: Bool, verifiesPeer: Bool) throws {
+        guard let ctx = SSL_CTX_new(method) else {
+            throw TransportError("TLS: cannot create context: \(OpenSSLError.take() ?? "unknown error")")
+        }
+        self.ctx = ctx
+        self.isClient = isClient
+        self.verifiesPeer = verifiesPeer
+        applyCommonSettings()
+    }
+
+    deinit { SSL_CTX_free(ctx) }
+
+    public static func client(_ options: TLSClientOptions) throws -> TLSContext {
+        let c = try TLSContext(method: TLS_client_method(), isClient: true, verifiesPeer: !options.insecure)
+        if options.insecure {
+            SSL_CTX_set_verify(c.ctx, SSL_VERIFY_NONE, nil)
+        } else {
+            SSL_CTX_set_verify(c.ctx, SSL_VERIFY_PEER, nil)
+            try c.loadTrustStore(options.caFile)
+        }
+        if let key = options.keyFile, options.certFile == nil {
+            throw TransportError("--key \(key): needs --cert")
+        }
+        if let cert = options.certFile {
+            try c.loadIdentity(certFile: cert, keyFile: options.keyFile ?? cert)
+        }
+        return c
+    }
+
+    public static func server(certFile: String, keyFile: String) throws -> TLSContext {
+        let c = try TLSContext(method: TLS_server_method(), isClient: false, verifiesPeer: false)
+        try c.loadIdentity(certFile: certFile, keyFile: keyFile)
+        return c
+    }
+
+    /// TLS 1.2 minimum (RFC 8996 deprecates 1.0/1.1). Partial writes so one
+    /// SSL_write maps to what the socket took, like write(2); a moving buffer
+    /// because our output buffer may compact between a WANT_WRITE and the retry.
+    private func applyCommonSettings() {
+        _ = wspipe_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)
+        _ = wspipe_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        // SSL_OP_IGNORE_UNEXPECTED_EOF (SSL_OP_BIT(7), a macro Swift cannot
+        // import): many servers drop TCP without close_notify; WebSocket has
+        // its own Close handshake, so truncation is detected a layer up.
+        _ = SSL_CTX_set_options(ctx, UInt64(1) << 7)
+    }
+
+    /// --cacert replaces the system store rather than adding to it, like curl.
+    private func loadTrustStore(_ caFile: String?) throws {
+        if let file = caFile {
+            guard SSL_CTX_load_verify_locations(ctx, file, nil) == 1 else {
+                throw TransportError("--cacert \(file): cannot load: \(OpenSSLError.take() ?? "no certificates found")")
+            }
+        } else if SSL_CTX_set_default_verify_paths(ctx) != 1 {
+            throw TransportError("cannot load the system CA store: \(OpenSSLError.take() ?? "unknown error")")
+        }
+    }
+
+    private func loadIdentity(certFile: String, keyFile: String) throws {
+        guard SSL_CTX_use_certificate_chain_file(ctx, certFile) == 1 else {
+            throw TransportError("--cert \(certFile): cannot load: \(OpenSSLError.take() ?? "no certificate found")")
+        }
+        // use_PrivateKey_file already compares the key with the certificate and
+        // reports a mismatch as its own failure: tell that apart from "cannot load".
+        guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else {
+            let error = OpenSSLError.takeFirst()
+            if let e = error, ERR_GET_REASON(e.code) == X509_R_KEY_VALUES_MISMATCH {
+                throw TransportError("--key \(keyFile): does not match --cert \(certFile) (\(e.text))")
+            }
+            throw TransportError("--key \(keyFile): cannot load: \(error?.text ?? "no private key found")")
+        }
+        guard SSL_CTX_check_private_key(ctx) == 1 else {
+            let why = OpenSSLError.take() ?? "key values mismatch"
+            throw TransportError("--key \(keyFile): does not match --cert \(certFile) (\(why))")
+        }
+    }
+}

@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import COpenSSL
+
+/// TLS over a connected non-blocking fd. SNI and hostname verification
+/// (X509_VERIFY_PARAM_set1_host / SSL_set1_host) for clients unless insecure.
+///
+/// Owns the fd. Drive `handshake()` until `.done`, waiting for the direction it
+/// asks for. Then call `read` in a loop until it returns `.wouldBlock` (or
+/// `.eof`/`.error`): OpenSSL may hold decrypted bytes (SSL_pending) that poll(2)
+/// cannot see, and only reading until wouldBlock drains them. After `.wouldBlock`
+/// from `write`, retry with the same bytes at the front (more may follow).
+public final class TLSStream: ByteStream {
+    public enum HandshakeStep { case done, wantRead, wantWrite, failed(String) }
+
+    public private(set) var fd: Int32
+    public private(set) var wants: EventLoop.Interest = .read
+    private var ssl: OpaquePointer?
+    private let context: TLSContext
+    private let peerName: String?
+    /// After a fatal error OpenSSL forbids SSL_shutdown (SSL_shutdown(3)).
+    private var failed = false
+    private var established = false
+    private var closeNotifySent = false
+
+    /// serverName nil for server side (a client context without a name skips
+    /// SNI and hostname verification but still checks the chain). Takes
+    /// ownership of fd on success; on a throw the caller still owns it.
+    public init(fd: Int32, context: TLSContext, serverName: String?) throws {
+        guard let ssl = SSL_new(context.ctx) else {
+            throw TransportError("TLS: cannot create session: \(OpenSSLError.take() ?? "unknown error")")
+        }
+        self.fd = fd
+        self.ssl = ssl
+        self.context = context
+        self.peerName = serverName
+        // OpenSSL's socket BIO writes with write(2): SIGPIPE must be ignored.
+        ignoreSIGPIPE()
+        do {
+            guard SSL_set_fd(ssl, fd) == 1 else {
+                throw TransportError("TLS: cannot attach socket: \(OpenSSLError.take() ?? "unknown error")")
+            }
+            if context.isClient { try configureClient(ssl) }
+        } catch {
+            self.fd = -1   // deinit frees the SSL but must leave the caller's fd open
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// SNI (RFC 6066 §3 forbids IP literals in it) and the name the
+    /// certificate must carry (RFC 6125): DNS SAN for names, IP SAN for literals.
+    private func configureClient(_ ssl: OpaquePointer) throws {
+        guard let name = peerName else { return }
+        let isIP = Resolver.isIPLiteral(name)
+        if !isIP && wspipe_SSL_set_tlsext_host_name(ssl, name) != 1 {
+            throw TransportError("TLS: cannot set server name \(name): \(OpenSSLError.take() ?? "invalid name")")
+        }
+        guard context.verifiesPeer else { return }
+        let ok = isIP ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 : SSL_set1_host(ssl, name) == 1
+        if !ok { throw TransportError("TLS: cannot verify against name \(name): \(OpenSSLError.take() ?? "invalid name")") }
+    }
+
+    /// Drive the handshake; failed(...) carries a clear message, e.g.
+    /// "TLS handshake with example.com failed: certificate verify failed (self-signed certificate)".
+    public func handshake() -> HandshakeStep {
+        guard let ssl = ssl, !failed else { return .failed(handshakeMessage("connection already failed")) }
+        if established { return .done }
+        ERR_clear_error()   // SSL_get_error only works with an empty queue
+        let rc = context.isClient ? SSL_connect(ssl) : SSL_accept(ssl)
+        let savedErrno = currentErrno()
+        if rc == 1 {
+            established = true
+            return .done
+        }
+        switch SSL_get_error(ssl, rc) {
+        case SSL_ERROR_WANT_READ: wants = .read; return .wantRead
+        case SSL_ERROR_WANT_WRITE: wants = .write; return .wantWrite
+        case let code:
+            failed = true
+            return .failed(handshakeMessage(handshakeFailure(code, savedErrno)))
+        }
+    }
+
+    private func handshakeMessage(_ reason: String) -> String {
+        if let name = peerName { return "TLS handshake with \(name) failed: \(reason)" }
+        return "TLS handshake failed: \(reason)"
+    }
+
+    /// A failed chain or name check shows as a generic SSL error; the
+    /// verify result says which check failed.
+    private func handshakeFailure(_ code: Int32, _ savedErrno: Int32) -> String {
+        let queued = OpenSSLError.take()
+        if let ssl = ssl, context.isClient && context.verifiesPeer {
+            let result = SSL_get_verify_result(ssl)
+            if result != Int(X509_V_OK) {
+                return "certificate verify failed (\(String(cString: X509_verify_cert_error_string(result))))"
+            }
+        }
+        if code == SSL_ERROR_SYSCALL && savedErrno != 0 { return errnoText(savedErrno) }
+        if code == SSL_ERROR_SYSCALL || code == SSL_ERROR_ZERO_RETURN { return "connection closed by peer" }
+        return queued ?? "protocol error"
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        guard let ssl = ssl, !failed else { return .error("TLS read: connection failed earlier") }
+        ERR_clear_error()
+        let n = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+        if n > 0 { return .bytes(Int(n)) }
+        return ioFailure(n, errno: currentErrno(), reading: true)
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
+        guard let ssl = ssl, !failed else { return .error("EPIPE") }
+        if bytes.isEmpty { return .bytes(0) }   // SSL_write(0) is an error, not a no-op
+        ERR_clear_error()
+        let n = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
+        if n > 0 { return .bytes(Int(n)) }
+        return ioFailure(n, errno: currentErrno(), reading: false)
+    }
+
+    /// close_notify and EOF without it both end reading (.eof); on the write
+    /// side a vanished peer is "EPIPE", as for plain sockets.
+    private func ioFailure(_ rc: Int32, errno e: Int32, reading: Bool) -> IOResult {
+        let code = SSL_get_error(ssl, rc)
+        switch code {
+        case SSL_ERROR_WANT_READ: wants = .read; return .wouldBlock
+        case SSL_ERROR_WANT_WRITE: wants = .write; return .wouldBlock
+        case SSL_ERROR_ZERO_RETURN: return reading ? .eof : .error("EPIPE")
+        default: break
+        }
+        failed = true
+        let queued = OpenSSLError.take()
+        if code == SSL_ERROR_SYSCALL {
+            if e == 0 { return reading ? .eof : .error("EPIPE") }
+            return FD.failure(reading ? "TLS read" : "TLS write", e)
+        }
+        if reading && queued == "unexpected eof while reading" { return .eof }
+        return .error("TLS \(reading ? "read" : "write"): \(queued ?? "protocol error")")
+    }
+
+    /// close_notify once (SSL_shutdown without waiting for the peer's), then
+    /// FIN. If the socket buffer is full the close_notify is lost; the peer
+    /// still sees EOF, which it must accept anyway.
+    public func shutdownWrite() {
+        guard fd >= 0 else { return }
+        if let ssl = ssl, established && !failed && !closeNotifySent {
+            closeNotifySent = true
+            ERR_clear_error()
+            _ = SSL_shutdown(ssl)
+            ERR_clear_error()
+        }
+        #if os(Linux)
+        _ = shutdown(fd, Int32(SHUT_WR))
+        #else
+        _ = shutdown(fd, SHUT_WR)
+        #endif
+    }
+
+    public func close() {
+        if let ssl = ssl { SSL_free(ssl) }
+        ssl = nil
+        guard fd >= 0 else { return }
+        sysClose(fd)
+        fd = -1
+    }
+}

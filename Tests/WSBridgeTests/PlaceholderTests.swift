@@ -1,5 +1,0 @@
-import XCTest
-
-final class WSBridgeTestsPlaceholder: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}

@@ -1,0 +1,101 @@
+import XCTest
+@testable import WSCLI
+
+final class FlagTableTests: XCTestCase {
+    func testTableIsSound() {
+        XCTAssertEqual(FlagTable.validate(), [])
+    }
+
+    func testTheFlagSetOfThisRelease() {
+        let longs = Set(flagTable.map(\.long))
+        let expected: Set<String> = [
+            "help", "version", "verbose", "quiet",
+            "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
+            "insecure", "cacert", "cert", "key",
+            "text", "binary", "nul", "binary-output", "lenient", "strict",
+            "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
+            "listen", "once",
+        ]
+        XCTAssertEqual(longs, expected)
+        let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
+        XCTAssertEqual(shorts, [
+            "h": "help", "V": "version", "v": "verbose", "q": "quiet", "H": "header", "k": "insecure",
+            "t": "text", "b": "binary", "0": "nul", "n": "no-close", "1": "one-message",
+            "u": "unidirectional", "U": "unidirectional-reverse",
+        ])
+    }
+
+    func testCompletionKinds() {
+        for name in ["header-file", "cacert", "cert", "key"] {
+            XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
+        }
+        XCTAssertEqual(FlagTable.flag(long: "binary-output")?.completion, .choices(["raw", "base64", "drop"]))
+        XCTAssertEqual(FlagTable.flag(long: "origin")?.completion, CompletionKind.none)
+    }
+
+    func testRepeatableFlags() {
+        XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)), ["header", "protocol", "verbose"])
+    }
+
+    func testLookups() {
+        XCTAssertEqual(FlagTable.flag(short: "H")?.long, "header")
+        XCTAssertNil(FlagTable.flag(short: "Z"))
+        XCTAssertNil(FlagTable.flag(long: "nope"))
+        XCTAssertEqual(FlagTable.flag(long: "header")?.valueName, "NAME: VALUE")
+    }
+
+    // The validator must catch each kind of mistake, or an empty result above proves nothing.
+
+    private func sample(_ long: String, short: Character? = nil, valueName: String? = nil,
+                        help: String = "Does a thing.", completion: CompletionKind = .none,
+                        defaultValue: String? = nil, repeatable: Bool = false,
+                        conflicts: [String] = [], requires: [String] = []) -> Flag {
+        Flag(long: long, short: short, valueName: valueName, help: help, category: .general,
+             completion: completion, defaultValue: defaultValue, repeatable: repeatable,
+             conflicts: conflicts, requires: requires, apply: { _, _ in })
+    }
+
+    func testValidatorAcceptsAGoodTable() {
+        XCTAssertEqual(FlagTable.validate([sample("a-b", short: "a"), sample("c", valueName: "N", defaultValue: "1")]), [])
+    }
+
+    func testValidatorFindsDuplicates() {
+        XCTAssertEqual(FlagTable.validate([sample("same"), sample("same")]), ["--same: duplicate long name"])
+        XCTAssertEqual(FlagTable.validate([sample("a", short: "x"), sample("b", short: "x")]),
+                       ["--b: duplicate short name -x"])
+    }
+
+    func testValidatorFindsValueNameProblems() {
+        XCTAssertEqual(FlagTable.validate([sample("a", valueName: "")]), ["--a: empty value name"])
+        XCTAssertEqual(FlagTable.validate([sample("a", defaultValue: "1")]), ["--a: switch with a default value"])
+        XCTAssertEqual(FlagTable.validate([sample("a", completion: .file)]), ["--a: switch with a completion"])
+        XCTAssertEqual(FlagTable.validate([sample("a", valueName: "X", completion: .choices(["p", "q"]))]),
+                       ["--a: value name must list the choices"])
+        XCTAssertEqual(FlagTable.validate([sample("a", valueName: "p|q", completion: .choices(["p", "q"]),
+                                                  defaultValue: "r")]),
+                       ["--a: default is not one of the choices"])
+    }
+
+    func testValidatorFindsHelpProblems() {
+        XCTAssertEqual(FlagTable.validate([sample("a", help: "")]), ["--a: empty help"])
+        XCTAssertEqual(FlagTable.validate([sample("a", help: "No period")]), ["--a: help must end with '.'"])
+        XCTAssertEqual(FlagTable.validate([sample("a", repeatable: true)]),
+                       ["--a: repeatable but the help does not say so"])
+    }
+
+    func testValidatorFindsBadNames() {
+        for bad in ["", "Upper", "-lead", "trail-", "double--dash", "sp ace", "1digit"] {
+            XCTAssertEqual(FlagTable.validate([sample(bad)]), ["--\(bad): malformed long name"], bad)
+        }
+        XCTAssertEqual(FlagTable.validate([sample("a", short: "-")]), ["--a: unusable short name"])
+    }
+
+    func testValidatorFindsBadCrossReferences() {
+        XCTAssertEqual(FlagTable.validate([sample("a", conflicts: ["zzz"])]),
+                       ["--a: conflicts with unknown flag --zzz"])
+        XCTAssertEqual(FlagTable.validate([sample("a", conflicts: ["b"]), sample("b")]),
+                       ["--a: conflict with --b not listed both ways"])
+        XCTAssertEqual(FlagTable.validate([sample("a", requires: ["zzz"])]),
+                       ["--a: requires unknown flag --zzz"])
+    }
+}

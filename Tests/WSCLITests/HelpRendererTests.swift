@@ -1,0 +1,128 @@
+import XCTest
+@testable import WSCLI
+
+final class HelpRendererTests: XCTestCase {
+    let help = HelpRenderer.render(width: 80)
+    var lines: [Substring] { help.split(separator: "\n", omittingEmptySubsequences: false) }
+
+    func testEveryLineFitsInEighty() {
+        for line in lines {
+            XCTAssertLessThanOrEqual(line.count, 80, "too long: '\(line)'")
+        }
+    }
+
+    func testEveryLineFitsInNarrowerWidths() {
+        for width in [20, 40, 60, 72, 100] {
+            for line in HelpRenderer.render(width: width).split(separator: "\n") {
+                XCTAssertLessThanOrEqual(line.count, width, "width \(width): '\(line)'")
+            }
+        }
+    }
+
+    func testDefaultWidthIsEighty() {
+        XCTAssertEqual(HelpRenderer.render(), help)
+    }
+
+    func testNoTrailingSpacesAndEndsWithNewline() {
+        XCTAssertTrue(help.hasSuffix("\n"))
+        XCTAssertFalse(help.hasSuffix("\n\n"))
+        for line in lines {
+            XCTAssertFalse(line.hasSuffix(" "), "trailing space: '\(line)'")
+        }
+    }
+
+    func testUsageBlock() {
+        XCTAssertEqual(lines[0], "Usage: wspipe [OPTIONS] URL")
+        XCTAssertEqual(lines[1], "       wspipe [OPTIONS] --listen [HOST:]PORT[/PATH]")
+        XCTAssertEqual(lines[2], "")
+        XCTAssertTrue(lines[3].hasPrefix("Bridge stdin/stdout and a WebSocket"))
+    }
+
+    func testEveryFlagAppearsWithItsSynopsis() {
+        for flag in flagTable {
+            let lead = flag.short == nil ? "      " : "  "
+            XCTAssertTrue(lines.contains(Substring(lead + flag.synopsis)), "--\(flag.long) missing")
+        }
+    }
+
+    func testSynopsisForms() {
+        XCTAssertTrue(lines.contains("  -H, --header <NAME: VALUE>"))
+        XCTAssertTrue(lines.contains("      --origin <URL>"))
+        XCTAssertTrue(lines.contains("  -k, --insecure"))
+        XCTAssertTrue(lines.contains("  -0, --nul"))
+        XCTAssertTrue(lines.contains("      --binary-output <raw|base64|drop>"))
+        XCTAssertTrue(lines.contains("      --once"))
+    }
+
+    func testHelpTextFollowsItsFlagIndented() {
+        let index = lines.firstIndex(of: "  -k, --insecure")!
+        XCTAssertEqual(lines[index + 1], "          Skip TLS certificate and hostname verification.")
+    }
+
+    func testDefaultsComeFromTheTable() {
+        // Unwrapped, the help text of each flag with a default ends with it.
+        let joined = lines.map { $0.trimmingLeadingSpaces() }.joined(separator: " ")
+        for flag in flagTable {
+            guard let value = flag.defaultValue else { continue }
+            XCTAssertTrue(joined.contains("(default: \(value))."), "--\(flag.long) default \(value)")
+        }
+        XCTAssertTrue(joined.contains("(default: 10s)."))
+        XCTAssertTrue(joined.contains("(default: 2s)."))
+        XCTAssertTrue(joined.contains("(default: 64M)."))
+        XCTAssertTrue(joined.contains("(default: raw)."))
+        XCTAssertTrue(joined.contains("(default: wspipe/\(wspipeVersion))."))
+    }
+
+    func testFullHelpInsertsTheDefaultBeforeThePeriod() {
+        let flag = FlagTable.flag(long: "connect-timeout")!
+        XCTAssertEqual(flag.fullHelp, "Give up connecting (TCP, TLS and handshake) after this long (default: 10s).")
+        XCTAssertEqual(FlagTable.flag(long: "insecure")!.fullHelp, FlagTable.flag(long: "insecure")!.help)
+    }
+
+    func testHeadingsInCategoryOrder() {
+        let headings = FlagCategory.allCases
+            .filter { category in flagTable.contains { $0.category == category } }
+            .map { $0.heading + ":" }
+        let found = lines.filter { headings.contains(String($0)) }.map(String.init)
+        XCTAssertEqual(found, headings)
+        XCTAssertEqual(headings.first, "Connection:")
+        XCTAssertTrue(help.contains("\nLines and messages:\n"))
+        XCTAssertTrue(help.contains("\nServer mode:\n"))
+    }
+
+    func testFlagsListedInTableOrderWithinACategory() {
+        var previous = -1
+        let order = flagTable.filter { $0.category == .ending }.map { "--" + $0.long }
+        for name in order {
+            let at = lines.firstIndex { $0.contains(name + " ") || $0.hasSuffix(name) }!
+            XCTAssertGreaterThan(at, previous, name)
+            previous = at
+        }
+    }
+
+    func testExitStatusBlock() {
+        let start = lines.firstIndex(of: "Exit status:")!
+        let block = lines[(start + 1)...].filter { !$0.isEmpty }
+        XCTAssertEqual(block.count, HelpRenderer.exitStatuses.count)
+        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 130])
+        XCTAssertEqual(block.first, "  0    success")
+        XCTAssertEqual(block.last, "  130  interrupted (SIGINT), after a clean close")
+    }
+
+    func testWrapBreaksOnWordsAndCutsLongWords() {
+        XCTAssertEqual(HelpRenderer.wrap("aa bb cc", width: 5, first: "", rest: ""), ["aa bb", "cc"])
+        XCTAssertEqual(HelpRenderer.wrap("aa bb cc", width: 6, first: "> ", rest: "  "), ["> aa", "  bb", "  cc"])
+        XCTAssertEqual(HelpRenderer.wrap("abcdefgh", width: 4, first: "", rest: ""), ["abcd", "efgh"])
+        XCTAssertEqual(HelpRenderer.wrap("x abcdefgh", width: 4, first: "", rest: " "), ["x", " abc", " def", " gh"])
+        XCTAssertEqual(HelpRenderer.wrap("", width: 10, first: "  ", rest: ""), ["  "])
+    }
+
+    func testVersionLine() {
+        XCTAssertEqual(wspipeVersionLine, "wspipe \(wspipeVersion)")
+        XCTAssertFalse(wspipeVersion.isEmpty)
+    }
+}
+
+private extension Substring {
+    func trimmingLeadingSpaces() -> Substring { drop { $0 == " " } }
+}

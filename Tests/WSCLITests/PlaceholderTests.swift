@@ -1,5 +1,0 @@
-import XCTest
-
-final class WSCLITestsPlaceholder: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}

@@ -1,0 +1,135 @@
+import XCTest
+@testable import WSCore
+
+final class FrameDecoderTests: XCTestCase {
+    /// Runs the decoder over `bytes` (pieces of the given size) and returns
+    /// the frames, or the error that stopped it.
+    private func decode(_ bytes: [UInt8], role: Role = .client, pieceSize: Int = Int.max)
+        -> (frames: [(FrameHeader, [UInt8])], error: FrameError?) {
+        var decoder = FrameDecoder(role: role)
+        var frames: [(FrameHeader, [UInt8])] = []
+        var payload: [UInt8] = []
+        var start = 0
+        while start < bytes.count {
+            var piece = Array(bytes[start..<min(bytes.count, start &+ pieceSize)])
+            start += piece.count
+            var error: FrameError?
+            piece.withUnsafeMutableBytes { buffer in
+                var input = buffer
+                loop: while true {
+                    switch decoder.next(&input) {
+                    case .needMoreData: break loop
+                    case .header: payload = []
+                    case .payload(let chunk, _, let end):
+                        payload += Array(chunk)
+                        if end { frames.append((decoder.header, payload)) }
+                    case .failure(let e): error = e; break loop
+                    }
+                }
+            }
+            if let error { return (frames, error) }
+        }
+        return (frames, nil)
+    }
+
+    func testDecodesRFCExamples() {
+        let stream = hex("81 05 48 65 6c 6c 6f") + hex("01 03 48 65 6c") + hex("80 02 6c 6f")
+            + hex("89 05 48 65 6c 6c 6f")
+        let result = decode(stream)
+        XCTAssertNil(result.error)
+        XCTAssertEqual(result.frames.map(\.0.opcode), [.text, .text, .continuation, .ping])
+        XCTAssertEqual(result.frames.map(\.0.fin), [true, false, true, true])
+        XCTAssertEqual(result.frames.map { String(decoding: $0.1, as: UTF8.self) }, ["Hello", "Hel", "lo", "Hello"])
+    }
+
+    func testDecodesAndUnmasksMaskedHello() {
+        let result = decode(hex("81 85 37 fa 21 3d 7f 9f 4d 51 58"), role: .server)
+        XCTAssertNil(result.error)
+        XCTAssertEqual(result.frames.first?.0.maskKey, 0x37FA_213D)
+        XCTAssertEqual(result.frames.first?.1, Array("Hello".utf8))
+    }
+
+    func testLengthBoundariesDecodeAtAnySplit() {
+        for length in [0, 1, 125, 126, 127, 65535, 65536, 70_000] {
+            let payload = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            for role in [Role.client, .server] {
+                let bytes = frame(.binary, payload, maskKey: role == .server ? 0xA1B2_C3D4 : nil)
+                for pieceSize in [1, 3, 4096, Int.max] where length < 2000 || pieceSize > 1 {
+                    let result = decode(bytes, role: role, pieceSize: pieceSize)
+                    XCTAssertNil(result.error)
+                    XCTAssertEqual(result.frames.count, 1)
+                    XCTAssertEqual(result.frames.first?.0.payloadLength, length)
+                    XCTAssertEqual(result.frames.first?.1, payload, "length \(length) piece \(pieceSize)")
+                }
+            }
+        }
+    }
+
+    func testStatesAdvanceThroughHeaderParts() {
+        var decoder = FrameDecoder(role: .server)
+        var bytes = frame(.binary, [UInt8](repeating: 9, count: 300), maskKey: 0x0102_0304)
+        bytes.withUnsafeMutableBytes { buffer in
+            var input = UnsafeMutableRawBufferPointer(rebasing: buffer[..<2])
+            guard case .needMoreData = decoder.next(&input) else { return XCTFail("expected needMoreData") }
+            XCTAssertEqual(decoder.state, .extendedLength)
+            input = UnsafeMutableRawBufferPointer(rebasing: buffer[2..<4])
+            guard case .needMoreData = decoder.next(&input) else { return XCTFail("expected needMoreData") }
+            XCTAssertEqual(decoder.state, .maskKey)
+            input = UnsafeMutableRawBufferPointer(rebasing: buffer[4..<8])
+            guard case .header(let header) = decoder.next(&input) else { return XCTFail("expected header") }
+            XCTAssertEqual(header.payloadLength, 300)
+            XCTAssertEqual(header.maskKey, 0x0102_0304)
+            XCTAssertEqual(decoder.state, .payload)
+            input = UnsafeMutableRawBufferPointer(rebasing: buffer[8...])
+            guard case .payload(let piece, let whole, let end) = decoder.next(&input) else {
+                return XCTFail("expected payload")
+            }
+            XCTAssertEqual(Array(piece), [UInt8](repeating: 9, count: 300))
+            XCTAssertTrue(whole)
+            XCTAssertTrue(end)
+            XCTAssertEqual(decoder.state, .header)
+        }
+    }
+
+    func testWholeFrameFlagOnlyWhenPayloadIsInOnePiece() {
+        var decoder = FrameDecoder(role: .client)
+        var bytes = frame(.text, "Hello")
+        var flags: [(Bool, Bool)] = []
+        bytes.withUnsafeMutableBytes { buffer in
+            for range in [0..<4, 4..<7] {
+                var input = UnsafeMutableRawBufferPointer(rebasing: buffer[range])
+                while true {
+                    let step = decoder.next(&input)
+                    if case .payload(_, let whole, let end) = step { flags.append((whole, end)) }
+                    if case .needMoreData = step { break }
+                }
+            }
+        }
+        XCTAssertEqual(flags.map(\.0), [false, false])
+        XCTAssertEqual(flags.map(\.1), [false, true])
+    }
+
+    func testHeaderErrorsBeforePayloadArrives() {
+        // A control frame announcing 126 bytes fails on its second byte.
+        XCTAssertEqual(decode(hex("89 7E")).error, .controlFrameTooLong(126))
+        XCTAssertEqual(decode(hex("C1 00")).error, .reservedBitsSet(0x40))
+        XCTAssertEqual(decode(hex("83 00")).error, .reservedOpcode(3))
+        XCTAssertEqual(decode(hex("08 00")).error, .fragmentedControlFrame)
+        XCTAssertEqual(decode(hex("82 7E 00 7D")).error, .nonMinimalLength(125))
+        XCTAssertEqual(decode(hex("82 7F 00 00 00 00 00 00 FF FF")).error, .nonMinimalLength(65535))
+        XCTAssertEqual(decode(hex("82 7F 80 00 00 00 00 00 00 00")).error, .lengthHighBitSet)
+        XCTAssertEqual(decode(hex("81 85 00 00 00 00"), role: .client).error, .maskedFrameFromServer)
+        XCTAssertEqual(decode(hex("81 05"), role: .server).error, .unmaskedFrameFromClient)
+    }
+
+    func testAllowedReservedBitsHook() {
+        var decoder = FrameDecoder(role: .client)
+        decoder.allowedReservedBits = FrameHeader.rsv1
+        var bytes = hex("C1 01 78")
+        bytes.withUnsafeMutableBytes { buffer in
+            var input = buffer
+            guard case .header(let header) = decoder.next(&input) else { return XCTFail("RSV1 should be allowed") }
+            XCTAssertEqual(header.reservedBits, FrameHeader.rsv1)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import XCTest
+@testable import WSCore
+
+/// Fragmentation (RFC 6455 §5.4), UTF-8 across fragments (§8.1), size limits (1009).
+final class MessageAssemblyTests: XCTestCase {
+    func testFragmentedHello() {
+        var connection = client()
+        XCTAssertEqual(feed(&connection, hex("01 03 48 65 6c")), [])
+        XCTAssertEqual(feed(&connection, hex("80 02 6c 6f")), [.text("Hello")])
+    }
+
+    func testFragmentationWithInterleavedPing() {
+        var connection = client()
+        let stream = frame(.text, "Hel", fin: false) + frame(.ping, "p") + frame(.continuation, "l", fin: false)
+            + frame(.pong, "q") + frame(.continuation, "o")
+        XCTAssertEqual(feed(&connection, stream), [.ping(Array("p".utf8)), .pong(Array("q".utf8)), .text("Hello")])
+        let frames = decodeFrames(connection.output.readableArray, role: .server)
+        XCTAssertEqual(frames.map(\.header.opcode), [.pong])
+        XCTAssertEqual(frames.first?.payload, Array("p".utf8))
+    }
+
+    func testBinaryInThreeFragmentsWithEmptyOnes() {
+        var connection = client()
+        let stream = frame(.binary, [], fin: false) + frame(.continuation, [1, 2], fin: false)
+            + frame(.continuation, [3]) + frame(.binary, [])
+        XCTAssertEqual(feed(&connection, stream), [.binary([1, 2, 3]), .binary([])])
+    }
+
+    func testEmojiSplitAcrossFragments() {
+        let emoji: [UInt8] = [0xF0, 0x9F, 0x98, 0x80]
+        for split in 1...3 {
+            var connection = client()
+            let stream = frame(.text, Array("a".utf8) + emoji[..<split], fin: false)
+                + frame(.continuation, Array(emoji[split...]) + Array("b".utf8))
+            XCTAssertEqual(feed(&connection, stream), [.text("a😀b")], "split \(split)+\(4 - split)")
+        }
+    }
+
+    func testInvalidUTF8FailsInFirstFragment() {
+        var connection = client()
+        // The final fragment never arrives: the failure must not wait for it.
+        let events = feed(&connection, frame(.text, Array("ok".utf8) + [0xC0, 0xAF], fin: false))
+        XCTAssertEqual(events.map(\.failureCode), [1007])
+        XCTAssertEqual(connection.state, .closed)
+        let frames = decodeFrames(connection.output.readableArray, role: .server)
+        XCTAssertEqual(Array(frames.first?.payload.prefix(2) ?? []), [0x03, 0xEF])
+    }
+
+    func testInvalidUTF8FailsBeforeFrameIsComplete() {
+        var connection = client()
+        let whole = frame(.text, Array("abc".utf8) + [0xED, 0xA0, 0x80] + [UInt8](repeating: 0x61, count: 100))
+        // Only the header and the first 6 payload bytes arrive.
+        XCTAssertEqual(feed(&connection, Array(whole[..<8])).map(\.failureCode), [1007])
+    }
+
+    func testSurrogateSplitAcrossFragmentsFailsAtSecondByte() {
+        var connection = client()
+        XCTAssertEqual(feed(&connection, frame(.text, [0xED], fin: false)), [])
+        XCTAssertEqual(feed(&connection, frame(.continuation, [0xA0], fin: false)).map(\.failureCode), [1007])
+    }
+
+    func testMessageEndingInsideCharacterFails() {
+        var connection = client()
+        let stream = frame(.text, Array("a".utf8) + [0xF0, 0x9F], fin: false) + frame(.continuation, [])
+        XCTAssertEqual(feed(&connection, stream).map(\.failureCode), [1007])
+        var single = client()
+        XCTAssertEqual(feed(&single, frame(.text, [0xE2, 0x82])).map(\.failureCode), [1007])
+    }
+
+    func testInvalidUTF8InUnfragmentedTextIs1007() {
+        var connection = client()
+        XCTAssertEqual(feed(&connection, frame(.text, [0x61, 0xFF, 0x61])).map(\.failureCode), [1007])
+    }
+
+    func testBinaryIsNotValidated() {
+        var connection = client()
+        XCTAssertEqual(feed(&connection, frame(.binary, [0xFF, 0xC0])), [.binary([0xFF, 0xC0])])
+    }
+
+    func testTooBigAnnouncedByHeader() {
+        var connection = client(maxMessageSize: 100)
+        // Only the header: 1009 comes before any payload byte.
+        let events = feed(&connection, hex("82 65"))
+        XCTAssertEqual(events.map(\.failureCode), [1009])
+        let frames = decodeFrames(connection.output.readableArray, role: .server)
+        XCTAssertEqual(Array(frames.first?.payload.prefix(2) ?? []), [0x03, 0xF1])
+        var huge = client(maxMessageSize: 64 << 20)
+        XCTAssertEqual(feed(&huge, hex("82 7F 00 00 00 01 00 00 00 00")).map(\.failureCode), [1009])
+    }
+
+    func testTooBigAcrossFragments() {
+        var connection = client(maxMessageSize: 100)
+        XCTAssertEqual(feed(&connection, frame(.binary, [UInt8](repeating: 1, count: 60), fin: false)), [])
+        XCTAssertEqual(feed(&connection, hex("80 3C")).map(\.failureCode), [1009])
+    }
+
+    func testExactlyTheLimitIsAccepted() {
+        var connection = client(maxMessageSize: 100)
+        let stream = frame(.text, String(repeating: "a", count: 50), fin: false)
+            + frame(.continuation, String(repeating: "b", count: 50))
+        XCTAssertEqual(feed(&connection, stream).count, 1)
+        XCTAssertEqual(feed(&connection, frame(.binary, [UInt8](repeating: 0, count: 100))).count, 1)
+    }
+
+    func testLimitAppliesPerMessage() {
+        var connection = client(maxMessageSize: 100)
+        for _ in 0..<5 {
+            let stream = frame(.binary, [UInt8](repeating: 1, count: 60), fin: false)
+                + frame(.continuation, [UInt8](repeating: 2, count: 40))
+            XCTAssertEqual(feed(&connection, stream).count, 1)
+        }
+    }
+
+    func testAssemblerReusesItsBuffer() {
+        var assembler = MessageAssembler(maxMessageSize: 1 << 20)
+        let piece = [UInt8](repeating: 0x61, count: 1000)
+        var capacities: Set<Int> = []
+        for _ in 0..<50 {
+            XCTAssertNil(assembler.begin(FrameHeader(fin: false, opcode: .text, payloadLength: 1000)))
+            XCTAssertNil(piece.withUnsafeBytes { assembler.append($0) })
+            XCTAssertNil(assembler.begin(FrameHeader(fin: true, opcode: .continuation, payloadLength: 1000)))
+            XCTAssertNil(piece.withUnsafeBytes { assembler.append($0) })
+            XCTAssertNil(assembler.finish())
+            XCTAssertEqual(assembler.buffer.readableBytes, 2000)
+            capacities.insert(assembler.buffer.capacity)
+            assembler.reset()
+        }
+        XCTAssertEqual(capacities.count, 1, "the assembly buffer should be allocated once")
+    }
+}

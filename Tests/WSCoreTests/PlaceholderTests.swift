@@ -1,5 +1,0 @@
-import XCTest
-
-final class WSCoreTestsPlaceholder: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}

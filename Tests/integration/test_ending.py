@@ -1,0 +1,130 @@
+"""How a session ends: stdin EOF, server Close, -n, -1/--max-messages, -u/-U,
+SIGINT and the exit statuses that go with them."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import helpers
+from helpers import received_messages
+
+
+def test_stdin_eof_sends_close_1000_and_exit_0(run, ws_server):
+    srv = ws_server(helpers.record)
+    res = run([srv.url()], stdin=b'{"a":1}\n{"b":2}\n')
+    msgs, closed = received_messages(srv.log)
+    assert res.code == 0, res
+    assert msgs == ['{"a":1}', '{"b":2}']
+    # ("closed", code the server received, the client closed first)
+    assert closed == ("closed", 1000, True)
+
+
+def test_server_close_1000_exit_0(spawn, ws_server):
+    srv = ws_server(helpers.send_then_close(['{"x":1}'], 1000, "bye"))
+    res = spawn([srv.url()], stdin=b"", close_stdin=False).finish()
+    assert res.code == 0, res
+    assert res.stdout == b'{"x":1}\n'
+    assert srv.log.until("closed")[-1][1] == 1000
+
+
+def test_server_close_other_than_1000_exit_3(spawn, ws_server):
+    srv = ws_server(helpers.send_then_close(['{"x":1}'], 1011, "internal"))
+    res = spawn([srv.url()], stdin=b"", close_stdin=False).finish()
+    assert res.code == 3, res
+    assert res.stdout == b'{"x":1}\n'
+    assert res.stderr.startswith("wspipe: "), res
+
+
+def test_no_close_keeps_receiving_after_eof(spawn, ws_server):
+    async def handler(ws, log):
+        log.put("msg", await ws.recv())
+        try:
+            # A client without -n sends its Close right at EOF.
+            extra = await asyncio.wait_for(ws.recv(), 0.7)
+            log.put("unexpected", extra)
+        except asyncio.TimeoutError:
+            pass
+        await ws.send('{"late":1}')
+        await ws.close(1000)
+        log.put("closed", ws.close_code, None)
+
+    srv = ws_server(handler)
+    proc = spawn(["-n", srv.url()], stdin=b'{"a":1}\n')
+    items = srv.log.until("closed")
+    res = proc.finish()
+    assert items[0] == ("msg", '{"a":1}')
+    assert [i for i in items if i[0] == "unexpected"] == []
+    assert res.code == 0, res
+    assert res.stdout == b'{"late":1}\n'
+
+
+def _three_then_wait():
+    """Sends three messages, then waits (and records) until the client leaves."""
+    return helpers.send_then_record(['{"n":1}', '{"n":2}', '{"n":3}'])
+
+
+def test_one_message(spawn, ws_server):
+    srv = ws_server(_three_then_wait())
+    res = spawn(["-1", srv.url()], stdin=b"", close_stdin=False).finish()
+    assert res.code == 0, res
+    assert res.stdout == b'{"n":1}\n'
+
+
+def test_max_messages(spawn, ws_server):
+    srv = ws_server(_three_then_wait())
+    res = spawn(["--max-messages", "2", srv.url()], stdin=b"", close_stdin=False).finish()
+    assert res.code == 0, res
+    assert res.stdout == b'{"n":1}\n{"n":2}\n'
+
+
+def test_unidirectional_sends_but_prints_nothing(run, ws_server):
+    srv = ws_server(helpers.send_then_record(['{"hello":1}']))
+    res = run(["-u", srv.url()], stdin=b'{"a":1}\n')
+    msgs, _ = received_messages(srv.log)
+    assert res.code == 0, res
+    assert msgs == ['{"a":1}']
+    assert res.stdout == b""
+
+
+def test_reverse_unidirectional_prints_but_sends_nothing(spawn, ws_server):
+    async def handler(ws, log):
+        await ws.send('{"hello":1}')
+        try:
+            got = await asyncio.wait_for(ws.recv(), 0.7)
+            log.put("unexpected", got)
+        except asyncio.TimeoutError:
+            pass
+        except Exception:  # the client closing is fine here
+            pass
+        await ws.close(1000)
+        log.put("closed", ws.close_code, None)
+
+    srv = ws_server(handler)
+    proc = spawn(["-U", srv.url()], stdin=b'{"a":1}\n{"b":2}\n', close_stdin=False)
+    items = srv.log.until("closed")
+    res = proc.finish()
+    assert [i for i in items if i[0] == "unexpected"] == []
+    assert res.code == 0, res
+    assert res.stdout == b'{"hello":1}\n'
+
+
+def test_sigint_sends_close_1000_and_exit_130(spawn, ws_server):
+    srv = ws_server(helpers.send_then_record(['{"ready":true}']))
+    proc = spawn([srv.url()], stdin=b"", close_stdin=False)
+    assert proc.wait_stdout_lines(1) == [b'{"ready":true}']
+    proc.signal(signal.SIGINT)
+    res = proc.finish()
+    _, closed = received_messages(srv.log)
+    assert res.code == 130, res
+    assert closed[1] == 1000, f"server saw close code {closed[1]}"
+    assert res.stdout == b'{"ready":true}\n'
+
+
+def test_messages_arriving_while_closing_are_still_printed(run, ws_server):
+    """At EOF the Close goes out, but the echoes the server sent before its
+    own Close are still data of the session and reach stdout."""
+    srv = ws_server(helpers.echo)
+    res = run([srv.url()], stdin=b'{"a":1}\n{"b":2}\n')
+    assert res.code == 0, res
+    assert res.stdout == b'{"a":1}\n{"b":2}\n'
