@@ -43,7 +43,7 @@ class Result:
         """stdout split into lines (each must end with a newline)."""
         text = self.stdout.decode("utf-8")
         assert text == "" or text.endswith("\n"), f"stdout does not end with a newline: {text[-80:]!r}"
-        return text.splitlines()
+        return text.split("\n")[:-1]  # not splitlines(): U+2028 etc. are not line ends
 
     def __str__(self) -> str:  # used in assertion messages
         out = self.stdout[:600]

@@ -6,8 +6,11 @@ from __future__ import annotations
 import asyncio
 import signal
 
+import pytest
+
 import helpers
 from helpers import received_messages
+from peers.raw_peer import OP_CLOSE, OP_TEXT, close_frame, frame
 
 
 def test_stdin_eof_sends_close_1000_and_exit_0(run, ws_server):
@@ -64,9 +67,10 @@ def _three_then_wait():
     return helpers.send_then_record(['{"n":1}', '{"n":2}', '{"n":3}'])
 
 
-def test_one_message(spawn, ws_server):
+@pytest.mark.parametrize("flag", ["-1", "--one-message"])
+def test_one_message(spawn, ws_server, flag):
     srv = ws_server(_three_then_wait())
-    res = spawn(["-1", srv.url()], stdin=b"", close_stdin=False).finish()
+    res = spawn([flag, srv.url()], stdin=b"", close_stdin=False).finish()
     assert res.code == 0, res
     assert res.stdout == b'{"n":1}\n'
 
@@ -121,10 +125,21 @@ def test_sigint_sends_close_1000_and_exit_130(spawn, ws_server):
     assert res.stdout == b'{"ready":true}\n'
 
 
-def test_messages_arriving_while_closing_are_still_printed(run, ws_server):
-    """At EOF the Close goes out, but the echoes the server sent before its
-    own Close are still data of the session and reach stdout."""
-    srv = ws_server(helpers.echo)
-    res = run([srv.url()], stdin=b'{"a":1}\n{"b":2}\n')
+def test_messages_arriving_while_closing_are_still_printed(spawn, raw_peer):
+    """At stdin EOF the Close goes out at once (SPEC §6), but data frames the
+    server sends before its own Close are still data of the session
+    (RFC 6455 §1.4) and reach stdout."""
+    peer = raw_peer()
+    proc = spawn([peer.url()], stdin=b'{"a":1}\n')
+    conn = peer.accept()
+    conn.handshake()
+    first = conn.recv_frame()
+    assert (first.opcode, first.payload) == (OP_TEXT, b'{"a":1}')
+    closing = conn.recv_frame()
+    assert closing.opcode == OP_CLOSE and closing.close_code == 1000
+    conn.send(frame(OP_TEXT, b'{"late":1}') + frame(OP_TEXT, b'{"late":2}') + close_frame(1000))
+    conn.expect_eof()
+    conn.close()
+    res = proc.finish()
     assert res.code == 0, res
-    assert res.stdout == b'{"a":1}\n{"b":2}\n'
+    assert res.stdout == b'{"late":1}\n{"late":2}\n'

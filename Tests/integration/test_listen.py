@@ -95,11 +95,12 @@ def test_wspipe_client_to_wspipe_listener(spawn):
 def test_client_close_code_reaches_listener_cleanly(spawn):
     """A client closing with 1000 is answered with a Close of its own."""
     proc, port = start_listener(spawn, "127.0.0.1:0", ["--once"])
-    ws = _connect(port)
-    ws.send(json.dumps({"x": 1}))
-    proc.wait_stdout_lines(1)
-    ws.close(1000, "bye")
-    with pytest.raises(ConnectionClosed) as closed:
-        ws.recv(timeout=5)
+    with _connect(port) as ws:
+        ws.send(json.dumps({"x": 1}))
+        proc.wait_stdout_lines(1)
+        ws.close(1000, "bye")
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=5)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1000
+    assert closed.value.rcvd_then_sent is False  # we closed first; the listener answered
     assert proc.finish().code == 0

@@ -113,3 +113,20 @@ def test_close_timeout_when_server_never_answers_close(spawn, raw_peer):
     res = proc.finish(timeout=5)
     conn.close()
     assert res.code == 0, res
+
+
+def test_frames_split_byte_by_byte_and_coalesced(spawn, raw_peer):
+    """The frame parser copes with any TCP segmentation."""
+    import socket
+    proc, conn = _connect(spawn, raw_peer)
+    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    big = b'"' + b"y" * 300 + b'"'
+    for b in frame(OP_TEXT, b'{"split":true}') + frame(OP_TEXT, big):
+        conn.send(bytes([b]))
+    conn.send(frame(OP_TEXT, b"[1]") + frame(OP_TEXT, b"[2]") + frame(OP_TEXT, b"[3]") + close_frame(1000))
+    _, close = conn.read_until_close(reply=False)
+    conn.close()
+    res = proc.finish()
+    assert close is not None and close.close_code == 1000
+    assert res.code == 0, res
+    assert res.lines == ['{"split":true}', big.decode(), "[1]", "[2]", "[3]"]

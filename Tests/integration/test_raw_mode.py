@@ -27,12 +27,15 @@ def test_text_messages_written_with_newline(spawn, ws_server):
     assert res.stdout == 'line1\nmulti\nline\n{"a":\n1}\nünï\n'.encode()
 
 
-def test_text_round_trip_with_echo_server(run, ws_server):
+def test_text_round_trip_with_echo_server(spawn, ws_server):
     srv = ws_server(helpers.echo)
     lines = [f"message {i} \"q\" \\" for i in range(20)]
-    res = run(["-t", srv.url()], stdin="".join(l + "\n" for l in lines).encode())
+    proc = spawn(["-t", srv.url()], stdin="".join(l + "\n" for l in lines).encode(), close_stdin=False)
+    proc.wait_stdout_lines(len(lines))
+    proc.close_stdin()
+    res = proc.finish()
     assert res.code == 0, res
-    assert res.stdout.decode().splitlines() == lines
+    assert res.stdout.decode().split("\n") == lines + [""]
 
 
 def test_binary_output_default_raw(spawn, ws_server):

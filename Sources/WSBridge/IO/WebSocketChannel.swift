@@ -30,6 +30,7 @@ final class WebSocketChannel {
     private var inReceive = false
     private var deferredClose: (CloseCode, String)?
     private var watching = false
+    private let isTLS: Bool
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
 
@@ -44,6 +45,7 @@ final class WebSocketChannel {
         self.loop = loop
         self.handler = handler
         self.connection = Connection(role: role, maxMessageSize: maxMessageSize)
+        self.isTLS = stream is TLSStream
     }
 
     /// Bytes to send before any frame (the server's 101 response).
@@ -108,6 +110,10 @@ final class WebSocketChannel {
             switch result {
             case .bytes(let n):
                 feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
+                // A short read drained the kernel buffer: poll will say when
+                // more arrives, so skip the read that would only say EAGAIN.
+                // (TLS may still hold decrypted bytes, so it reads on.)
+                if n < Self.readBuffer.count && !isTLS { flush(); return }
             case .wouldBlock:
                 updateInterest()
                 flush()
@@ -173,13 +179,19 @@ final class WebSocketChannel {
         if !ended && connection.output.isEmpty { onDrained?() }
     }
 
+    private var interest: EventLoop.Interest = .read
+
     private func updateInterest() {
         guard watching, !ended else { return }
-        var interest: EventLoop.Interest = []
-        if !readPaused { interest.insert(.read) }
-        if !connection.output.isEmpty { interest.insert(.write) }
-        interest.formUnion(stream.wants)
-        loop.setInterest(stream.fd, interest)
+        var wanted: EventLoop.Interest = []
+        if !readPaused { wanted.insert(.read) }
+        if !connection.output.isEmpty { wanted.insert(.write) }
+        // TLS may need the other direction to finish a pending write; plain
+        // TCP's `wants` only echoes the last call and would make poll spin.
+        if isTLS && !connection.output.isEmpty { wanted.formUnion(stream.wants) }
+        guard wanted != interest else { return }
+        interest = wanted
+        loop.setInterest(stream.fd, wanted)
     }
 
     private func finish(_ reason: EndReason) {
