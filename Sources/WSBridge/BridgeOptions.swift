@@ -17,6 +17,8 @@ public struct BridgeOptions: Sendable {
     public var receiveOnly = false
     public var closeTimeoutNanos: Int64 = 2_000_000_000
     public var maxMessageSize = 64 << 20
+    /// --stats: a final JSON summary on stderr.
+    public var stats = false
 
     public init() {}
 

@@ -25,6 +25,7 @@ public enum App {
         if options.showHelp { writeStdout(HelpRenderer.render(width: 80)); return .success }
         if options.showVersion { writeStdout("wspipe \(wspipeVersion)\n"); return .success }
         let log = Diagnostics(verbosity: options.verbose, quiet: options.quiet)
+        let events = EventSink(enabled: options.events)
         let bridge = bridgeOptions(options)
         if let listen = options.listen {
             guard let address = ListenAddress(parsing: listen) else {
@@ -38,11 +39,12 @@ public enum App {
             if (options.cert == nil) != (options.key == nil) {
                 return usageError("--listen with TLS needs both --cert and --key")
             }
-            return ServerSession(options: server, bridge: bridge, log: log).run()
+            return ServerSession(options: server, bridge: bridge, log: log, events: events).run()
         }
         do {
             let client = try clientOptions(options)
-            return ClientSession(client: client, bridge: bridge, log: log).run()
+            let policy = try sessionPolicy(options)
+            return ClientSession(client: client, bridge: bridge, policy: policy, log: log, events: events).run()
         } catch {
             return usageError(error.message)
         }
@@ -69,7 +71,37 @@ public enum App {
         b.receiveOnly = o.reverseUnidirectional
         b.closeTimeoutNanos = o.closeTimeoutNanos
         b.maxMessageSize = o.maxMessageSize
+        b.stats = o.stats
         return b
+    }
+
+    static func sessionPolicy(_ o: Options) throws(UsageError) -> SessionPolicy {
+        var p = SessionPolicy()
+        p.reconnect = !o.noReconnect
+        p.waitForFirstConnection = o.wait
+        p.backoff.minNanos = o.backoffMinNanos
+        p.backoff.maxNanos = o.backoffMaxNanos
+        p.backoff.factor = o.backoffFactor
+        p.backoff.jitter = o.jitter
+        p.maxRetries = o.maxRetries
+        p.pingIntervalNanos = o.pingIntervalNanos
+        p.pingTimeoutNanos = o.pingTimeoutNanos
+        p.queueLimit = o.queueLimit
+        p.onConnect = o.onConnect
+        if let file = o.onConnectFile { p.onConnect += try messages(fromFile: file) }
+        p.onReconnect = o.onReconnect
+        p.captures = o.captures
+        p.ackPath = o.ackPath
+        p.ackTimeoutNanos = o.ackTimeoutNanos
+        return p
+    }
+
+    /// --on-connect-file: one message a line; blank lines skipped.
+    static func messages(fromFile path: String) throws(UsageError) -> [String] {
+        let text: String
+        do { text = try TextFile.read(path) } catch { throw UsageError("--on-connect-file \(path): \(error)") }
+        return text.split(separator: "\n").map { $0.last == "\r" ? String($0.dropLast()) : String($0) }
+            .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
     }
 
     static func clientOptions(_ o: Options) throws(UsageError) -> ClientOptions {

@@ -15,6 +15,9 @@ final class FlagTableTests: XCTestCase {
             "text", "binary", "nul", "binary-output", "lenient", "strict",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
             "listen", "once",
+            "ping-interval", "ping-timeout", "backoff", "jitter", "max-retries", "no-reconnect", "wait",
+            "queue-limit", "on-connect", "on-connect-file", "on-reconnect", "capture", "ack", "ack-timeout",
+            "events", "stats",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -26,7 +29,7 @@ final class FlagTableTests: XCTestCase {
     }
 
     func testCompletionKinds() {
-        for name in ["header-file", "cacert", "cert", "key"] {
+        for name in ["header-file", "cacert", "cert", "key", "on-connect-file"] {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
         XCTAssertEqual(FlagTable.flag(long: "binary-output")?.completion, .choices(["raw", "base64", "drop"]))
@@ -34,7 +37,8 @@ final class FlagTableTests: XCTestCase {
     }
 
     func testRepeatableFlags() {
-        XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)), ["header", "protocol", "verbose"])
+        XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
+                       ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture"])
     }
 
     func testLookups() {
@@ -78,6 +82,8 @@ final class FlagTableTests: XCTestCase {
 
     func testValidatorFindsHelpProblems() {
         XCTAssertEqual(FlagTable.validate([sample("a", help: "")]), ["--a: empty help"])
+        XCTAssertEqual(FlagTable.validate([sample("a", valueName: "N", help: "Does N things (default: 3).")]),
+                       ["--a: help states a default (set defaultValue instead)"])
         XCTAssertEqual(FlagTable.validate([sample("a", help: "No period")]), ["--a: help must end with '.'"])
         XCTAssertEqual(FlagTable.validate([sample("a", repeatable: true)]),
                        ["--a: repeatable but the help does not say so"])

@@ -90,6 +90,76 @@ final class HelpRendererTests: XCTestCase {
         XCTAssertTrue(help.contains("\nServer mode:\n"))
     }
 
+    func testNewSectionsPlacement() {
+        let headings = lines.filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") }.map(String.init)
+        XCTAssertEqual(headings, ["Connection:", "TLS:", "Lines and messages:", "Ending:",
+                                  "Keepalive, reconnect and replay:", "Server mode:", "Diagnostics:", "General:",
+                                  "Exit status:"])
+        XCTAssertEqual(FlagCategory.reconnect.heading, "Keepalive, reconnect and replay")
+        XCTAssertEqual(FlagCategory.output.heading, "Diagnostics")
+    }
+
+    /// The synopsis lines between `heading` and the next blank line.
+    private func section(_ heading: String) -> [String] {
+        guard let start = lines.firstIndex(of: Substring(heading + ":")) else { return [] }
+        return lines[(start + 1)...].prefix { !$0.isEmpty }
+            .filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }
+            .map { String($0.drop { $0 == " " }) }
+    }
+
+    func testReconnectSectionListsItsFlagsInOrder() {
+        XCTAssertEqual(section("Keepalive, reconnect and replay"), [
+            "--ping-interval <DURATION>",
+            "--ping-timeout <DURATION>",
+            "--backoff <MIN[:MAX[:FACTOR]]>",
+            "--jitter <FRACTION>",
+            "--max-retries <N>",
+            "--no-reconnect",
+            "--wait",
+            "--queue-limit <SIZE>",
+            "--on-connect <MSG>",
+            "--on-connect-file <FILE>",
+            "--on-reconnect <MSG>",
+            "--capture <NAME=KEYPATH>",
+            "--ack <KEYPATH>",
+            "--ack-timeout <DURATION>",
+        ])
+    }
+
+    func testDiagnosticsSectionListsEventsAndStats() {
+        XCTAssertEqual(section("Diagnostics"), ["--events", "--stats"])
+        XCTAssertEqual(section("General"), ["-h, --help", "-V, --version", "-v, --verbose", "-q, --quiet"])
+    }
+
+    func testNewFlagDefaultsInHelp() {
+        let expected: [(String, String)] = [
+            ("ping-interval", "off"), ("ping-timeout", "the ping interval"), ("backoff", "1s:30s:2"),
+            ("jitter", "0.2"), ("max-retries", "unlimited"), ("queue-limit", "16M"), ("ack-timeout", "10s"),
+        ]
+        let joined = lines.map { $0.trimmingLeadingSpaces() }.joined(separator: " ")
+        for (long, value) in expected {
+            let flag = FlagTable.flag(long: long)!
+            XCTAssertEqual(flag.defaultValue, value, long)
+            XCTAssertTrue(flag.fullHelp.hasSuffix(" (default: \(value))."), flag.fullHelp)
+            XCTAssertTrue(joined.contains(flag.fullHelp), "--\(long) help not rendered whole")
+        }
+        for long in ["no-reconnect", "wait", "on-connect", "on-connect-file", "on-reconnect", "capture", "ack",
+                     "events", "stats"] {
+            XCTAssertNil(FlagTable.flag(long: long)!.defaultValue, long)
+        }
+    }
+
+    func testNewFlagHelpIsOneSentenceAndRepeatablesSaySo() {
+        let reconnect = flagTable.filter { $0.category == .reconnect || $0.category == .output }
+        XCTAssertEqual(reconnect.count, 16)
+        for flag in reconnect {
+            XCTAssertTrue(flag.fullHelp.hasSuffix("."), flag.long)
+            XCTAssertFalse(flag.fullHelp.dropLast().contains(". "), "--\(flag.long): more than one sentence")
+            XCTAssertEqual(flag.fullHelp.lowercased().contains("repeat"), flag.repeatable, flag.long)
+        }
+        XCTAssertEqual(reconnect.filter(\.repeatable).map(\.long), ["on-connect", "on-reconnect", "capture"])
+    }
+
     func testFlagsListedInTableOrderWithinACategory() {
         var previous = -1
         let order = flagTable.filter { $0.category == .ending }.map { "--" + $0.long }

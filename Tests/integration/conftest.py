@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import helpers  # noqa: E402
 from helpers import LoopThread, WSServer, WsProc, Result  # noqa: E402
+from peers.fault_server import FaultServer  # noqa: E402
 from peers.raw_peer import RawPeer  # noqa: E402
 
 
@@ -103,6 +104,22 @@ def raw_peer():
     yield _make
     for p in peers:
         p.close()
+
+
+@pytest.fixture
+def fault_server():
+    """fault_server(behaviours=None, default=None, responder=None, port=0) -> FaultServer
+    (peers/fault_server.py) listening on 127.0.0.1; closed at teardown."""
+    servers: list[FaultServer] = []
+
+    def _make(*args, **kwargs) -> FaultServer:
+        s = FaultServer(*args, **kwargs)
+        servers.append(s)
+        return s
+
+    yield _make
+    for s in servers:
+        s.close()
 
 
 @pytest.fixture(scope="session")

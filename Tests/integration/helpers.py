@@ -381,3 +381,60 @@ def make_cert(directory: str, name: str) -> str:
          "-days", "2", "-subj", f"/CN={name}", "-addext", san],
         check=True, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     return directory
+
+
+# --------------------------------------------------------------------------
+# --events / --stats lines on stderr (mixed with "wspipe: ..." text lines)
+
+
+def events(stderr: str | bytes, name: str | None = None) -> list[dict]:
+    """The {"$event":...} lines of a stderr text, parsed, optionally of one kind."""
+    import json
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode("utf-8", "replace")
+    out = []
+    for line in stderr.split("\n"):
+        if line.startswith('{"$event"'):
+            ev = json.loads(line)
+            if name is None or ev["$event"] == name:
+                out.append(ev)
+    return out
+
+
+def stats(stderr: str) -> dict:
+    """The one {"$stats":{...}} line of a stderr text (it must be the last line)."""
+    import json
+    lines = [l for l in stderr.split("\n") if l.startswith('{"$stats"')]
+    assert len(lines) == 1, f"expected exactly one $stats line on stderr: {stderr[-1500:]!r}"
+    rest = [l for l in stderr.split("\n") if l.strip()]
+    assert rest[-1] == lines[0], f"the $stats line is not the last line of stderr: {stderr[-1500:]!r}"
+    return json.loads(lines[0])["$stats"]
+
+
+def wait_events(proc: "WsProc", name: str, count: int = 1, timeout: float = EVENT_TIMEOUT) -> list[dict]:
+    """Wait until proc's stderr holds at least `count` events of this kind; return
+    all events (every kind) seen so far."""
+    ok = proc.err.wait_for(lambda b: len(events(b, name)) >= count, timeout)
+    text = proc.err.data().decode("utf-8", "replace")
+    assert ok, (f"expected {count} {name!r} event(s) within {timeout}s; stderr={text[-2000:]!r} "
+                f"alive={proc.proc.poll() is None}")
+    return events(text)
+
+
+def vm_rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no VmRSS in /proc/{pid}/status")
+
+
+# Small reconnect delays for the reconnect tests: 50, 100, 200, 400, 400 ms...
+FAST_BACKOFF = ["--backoff", "50ms:400ms:2", "--jitter", "0"]
+
+
+def write_lines(proc: "WsProc", *lines) -> None:
+    """Write JSON values (or ready-made str lines) to proc's open stdin, one a line."""
+    import json
+    data = "".join((l if isinstance(l, str) else json.dumps(l, separators=(",", ":"))) + "\n" for l in lines)
+    proc.write(data.encode("utf-8"))

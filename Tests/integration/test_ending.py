@@ -31,9 +31,10 @@ def test_server_close_1000_exit_0(spawn, ws_server):
     assert srv.log.until("closed")[-1][1] == 1000
 
 
-def test_server_close_other_than_1000_exit_3(spawn, ws_server):
+def test_server_close_other_than_1000_exit_3_without_reconnect(spawn, ws_server):
+    # (Reconnecting after such a Close is tested in test_reconnect.py.)
     srv = ws_server(helpers.send_then_close(['{"x":1}'], 1011, "internal"))
-    res = spawn([srv.url()], stdin=b"", close_stdin=False).finish()
+    res = spawn(["--no-reconnect", srv.url()], stdin=b"", close_stdin=False).finish()
     assert res.code == 3, res
     assert res.stdout == b'{"x":1}\n'
     assert res.stderr.startswith("wspipe: "), res

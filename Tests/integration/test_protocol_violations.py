@@ -82,8 +82,8 @@ def test_server_close_1000_is_echoed_and_exit_0(spawn, raw_peer):
     assert res.stdout == b'{"bye":true}\n'
 
 
-def test_abrupt_tcp_close_exit_3(spawn, raw_peer):
-    proc, conn = _connect(spawn, raw_peer)
+def test_abrupt_tcp_close_exit_3_without_reconnect(spawn, raw_peer):
+    proc, conn = _connect(spawn, raw_peer, ["--no-reconnect"])
     conn.send(frame(OP_TEXT, b'{"n":1}'))
     assert proc.wait_stdout_lines(1) == [b'{"n":1}']
     conn.close()
@@ -93,8 +93,8 @@ def test_abrupt_tcp_close_exit_3(spawn, raw_peer):
     assert res.stdout == b'{"n":1}\n'
 
 
-def test_connection_reset_exit_3(spawn, raw_peer):
-    proc, conn = _connect(spawn, raw_peer)
+def test_connection_reset_exit_3_without_reconnect(spawn, raw_peer):
+    proc, conn = _connect(spawn, raw_peer, ["--no-reconnect"])
     conn.send(frame(OP_TEXT, b"[1]"))
     proc.wait_stdout_lines(1)
     conn.abort()

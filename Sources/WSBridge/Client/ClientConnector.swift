@@ -14,28 +14,31 @@ public struct ClientOptions {
     public init(url: WebSocketURL) { self.url = url }
 }
 
-/// Why a connection attempt failed, mapped to the exit status it implies.
+/// Why a connection attempt failed.
 public enum ConnectFailure: Error, CustomStringConvertible {
-    /// TCP, DNS, TLS or timeout: exit 3.
+    /// DNS, TCP or the connect timeout.
     case unreachable(String)
-    /// The server answered with another HTTP status than 101: exit 4.
-    case rejected(statusLine: String)
-    /// The server's answer broke RFC 6455 §4.2.2: exit 5.
+    /// Certificate verification or the TLS handshake.
+    case tls(String)
+    /// The server answered with another HTTP status than 101.
+    case rejected(status: Int, statusLine: String)
+    /// The server's answer broke RFC 6455 §4.2.2.
     case invalidHandshake(String)
 
     public var description: String {
         switch self {
-        case .unreachable(let text): return text
-        case .rejected(let line): return "handshake rejected by the server: \(line)"
+        case .unreachable(let text), .tls(let text): return text
+        case .rejected(_, let line): return "handshake rejected by the server: \(line)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         }
     }
 
-    public var exitStatus: ExitStatus {
+    var disconnect: Disconnect {
         switch self {
-        case .unreachable: return .connectFailed
-        case .rejected: return .handshakeRejected
-        case .invalidHandshake: return .protocolViolation
+        case .unreachable(let text): return .unreachable(text)
+        case .tls(let text): return .tlsFailed(text)
+        case .rejected(let status, let line): return .handshakeRejected(status: status, statusLine: line)
+        case .invalidHandshake(let text): return .invalidHandshake(text)
         }
     }
 }
@@ -120,7 +123,7 @@ final class ClientConnector {
             stepTLS()
         } catch {
             closeFD(fd)
-            fail(.unreachable("\(error)"))
+            fail(.tls("\(error)"))
         }
     }
 
@@ -136,7 +139,7 @@ final class ClientConnector {
         case .wantWrite:
             watch(tls.fd, .write)
         case .failed(let text):
-            fail(.unreachable(text))
+            fail(.tls(text))
         }
     }
 
@@ -187,8 +190,8 @@ final class ClientConnector {
             return false
         case .accepted(let subprotocol, _, _, let leftover):
             succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol))
-        case .rejected(_, let statusLine, _):
-            fail(.rejected(statusLine: statusLine))
+        case .rejected(let status, let statusLine, _):
+            fail(.rejected(status: status, statusLine: statusLine))
         case .invalid(let reason):
             fail(.invalidHandshake(reason))
         }

@@ -1,36 +1,73 @@
 import WSCore
 import WSTransport
 
-/// The client mode (SPEC §1): connect, pump stdin lines to the server and its
-/// messages to stdout, then end as SPEC §6 says. Returns the exit status.
+/// The client mode (SPEC §1, §5, §6): connect, pump stdin lines to the server
+/// and its messages to stdout, survive drops (backoff, keepalive, a queue,
+/// replay and acks), then end as SPEC §6 says. Returns the exit status.
+///
+/// Outgoing messages take one of two paths: straight into the connection when
+/// it is open and nothing is waiting, or into the queue, which is emptied into
+/// the next connection after the replayed messages. No line read from stdin
+/// is ever dropped silently: it is sent, or counted and reported at the end.
 public final class ClientSession {
     private let client: ClientOptions
     private let bridge: BridgeOptions
+    private let policy: SessionPolicy
     private let log: Diagnostics
+    private let events: EventSink
+
     private let loop = EventLoop()
     private let formatter: OutputFormatter
     private var stdout: OutputWriter!
     private var stdin: StdinPump?
+    private var signals: SignalWatcher?
+    private var tls: TLSContext?
     private var connector: ClientConnector?
     private var channel: WebSocketChannel?
-    private var signals: SignalWatcher?
+    private var keepAlive: KeepAlive?
+
+    private var backoff: Backoff
+    private var attempts = 0
+    private var everConnected = false
+    private var retryTimer: EventLoop.TimerID?
+    private var queue = OutboundQueue()
+    private var ledger: AckLedger?
+    private var captures: CaptureTable
+    private var replayTranslator: InputTranslator
+    private let ackPathBytes: [[UInt8]]?
+    private var stats = SessionStats()
+    /// Why the current connection is ending, once known.
+    private var disconnect: Disconnect?
+
     private var status = ExitStatus.success
     private var messagesReceived = 0
-    private var closeTimer: EventLoop.TimerID?
-    private var closeReceived = false
-    private var finishing = false
-    /// The connection is over; only stdout remains to be written.
+    private var stdinEnded = false
+    /// Our Close is on its way: whatever happens next ends the session.
+    private var closing = false
+    /// The session is over; only stdout remains to be written.
     private var ending = false
+    private var closeTimer: EventLoop.TimerID?
+    private var ackTimer: EventLoop.TimerID?
+    private var ackWaitOver = false
+    private var finishCheckPending = false
     private var interrupts = 0
 
-    /// Above this much unsent socket output, stdin reading pauses.
+    /// Above this much unwritten socket output, messages wait in the queue.
     private let socketHighWater = 4 << 20
 
-    public init(client: ClientOptions, bridge: BridgeOptions, log: Diagnostics) {
+    public init(client: ClientOptions, bridge: BridgeOptions, policy: SessionPolicy, log: Diagnostics,
+                events: EventSink) {
         self.client = client
         self.bridge = bridge
+        self.policy = policy
         self.log = log
+        self.events = events
         self.formatter = bridge.formatter
+        self.backoff = Backoff(policy: policy.backoff)
+        self.captures = CaptureTable(policy.captures)
+        self.ledger = policy.ackPath.map { AckLedger(path: $0) }
+        self.ackPathBytes = policy.ackPath.map { $0.map { Array($0.utf8) } }
+        self.replayTranslator = InputTranslator(format: .json, lenient: false, maxPendingBytes: bridge.maxMessageSize)
     }
 
     public func run() -> ExitStatus {
@@ -39,71 +76,183 @@ public final class ClientSession {
         stdout.onFailure = { [unowned self] reason in self.stdoutFailed(reason) }
         stdout.onDrained = { [unowned self] in self.stdoutDrained() }
         watchSignals()
-        let tls: TLSContext?
         do {
             tls = client.url.secure ? try TLSContext.client(client.tls) : nil
         } catch {
             log.fatal("\(error)")
             return .runtimeError
         }
-        connect(tls)
+        connect()
         loop.run()
+        if bridge.stats { events.write(stats.jsonLine()) }
         return status
     }
 
     // MARK: connecting
 
-    private func connect(_ tls: TLSContext?) {
-        log.info("connecting to \(client.url.display)")
+    private func connect() {
+        retryTimer = nil
+        attempts += 1
+        events.emit(EventLine.connecting(url: client.url.display, attempt: attempts))
+        log.info("connecting to \(client.url.display)" + (attempts > 1 ? " (attempt \(attempts))" : ""))
         let connector = ClientConnector(options: client, tlsContext: tls, loop: loop, log: log)
         self.connector = connector
         connector.start { [unowned self] result in
             self.connector = nil
             switch result {
             case .success(let opened): self.opened(opened)
-            case .failure(let failure):
-                self.log.fatal(failure.description)
-                self.end(failure.exitStatus)
+            case .failure(let failure): self.ended(failure.disconnect, wasOpen: false)
             }
         }
     }
 
     private func opened(_ opened: OpenedConnection) {
+        let isReconnect = everConnected
+        if isReconnect { stats.reconnects += 1 }
+        everConnected = true
+        backoff.reset()
+        disconnect = nil
+        events.emit(EventLine.connected(url: client.url.display, attempt: attempts, protocol: opened.subprotocol))
         log.info("connected to \(client.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        loop: loop) { [unowned self] event in self.channelEvent(event) }
         self.channel = channel
-        channel.onDrained = { [unowned self] in self.stdin?.resume() }
+        channel.onDrained = { [unowned self] in self.pump() }
         channel.start(leftover: opened.leftover)
-        guard !finishing else { return }
-        if bridge.receiveOnly { return }
-        let pump = StdinPump(loop: loop, settings: bridge.stdinSettings, log: log,
-                             deliver: { [unowned self] message in self.send(message) },
-                             afterBatch: { [unowned self] in self.channel?.flush() },
-                             onEnd: { [unowned self] in self.stdinEnded() })
-        stdin = pump
-        pump.resume()
+        guard self.channel === channel, channel.isOpen else { return }
+        startKeepAlive(channel)
+        replay(isReconnect: isReconnect, on: channel)
+        // stdin is read from the first connection on: a first connection that
+        // fails has consumed no line, and none can go out before the 101.
+        if stdin == nil && !bridge.receiveOnly { startStdin() }
+        pump()
+    }
+
+    private func startKeepAlive(_ channel: WebSocketChannel) {
+        guard let interval = policy.pingIntervalNanos, interval > 0 else { return }
+        let keepAlive = KeepAlive(
+            loop: loop, intervalNanos: interval, timeoutNanos: policy.pingTimeoutNanos ?? interval,
+            sendPing: { [weak channel] payload in channel?.sendPing(payload) },
+            onDead: { [unowned self] in self.peerSilent() })
+        self.keepAlive = keepAlive
+        keepAlive.start()
+    }
+
+    /// SPEC §5: a connection declared dead is dropped at once, no Close handshake.
+    private func peerSilent() {
+        guard let channel else { return }
+        log.info("no pong within the ping timeout; dropping the connection")
+        disconnect = .pingTimeout
+        channel.terminate()
+    }
+
+    /// On-connect (or on-reconnect) messages, then the messages still waiting
+    /// for an ack, before anything queued (SPEC §5).
+    private func replay(isReconnect: Bool, on channel: WebSocketChannel) {
+        let templates = isReconnect && !policy.onReconnect.isEmpty ? policy.onReconnect : policy.onConnect
+        for template in templates {
+            var line = captures.substitute(template)
+            let outcome = line.withUnsafeMutableBytes { bytes in
+                replayTranslator.translate(UnsafeRawBufferPointer(bytes)) { message in transmit(message, on: channel) }
+            }
+            if case .rejected(let rejection) = outcome {
+                log.warning("on-connect message not sent: \(rejection.reason): \(String(decoding: line, as: UTF8.self))")
+            }
+            line.removeAll()
+        }
+        guard let ledger, !ledger.isEmpty else { return }
+        log.info("re-sending \(ledger.count) unacknowledged message(s)")
+        ledger.forEachHeld { payload in
+            channel.send(.text(payload))
+            stats.messagesOut += 1
+            stats.bytesOut += payload.count
+        }
     }
 
     // MARK: stdin -> socket
 
-    private func send(_ message: OutgoingMessage) -> Bool {
-        guard let channel, channel.isOpen else { return false }
-        channel.send(message)
-        if channel.outputBytes > socketHighWater {
-            channel.flush()
-            if channel.outputBytes > socketHighWater { stdin?.pause() }
+    private func startStdin() {
+        let pump = StdinPump(loop: loop, settings: bridge.stdinSettings, log: log,
+                             deliver: { [unowned self] message in self.deliver(message) },
+                             afterBatch: { [unowned self] in self.afterStdinBatch() },
+                             onEnd: { [unowned self] in self.stdinFinished() })
+        pump.onReject = { [unowned self] rejection in
+            self.stats.invalidLines += 1
+            self.log.warning(rejection.message)
+            self.events.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column,
+                                                    reason: rejection.reason))
+        }
+        stdin = pump
+        pump.resume()
+    }
+
+    /// A message from stdin: straight out when the way is clear, else queued.
+    private func deliver(_ message: OutgoingMessage) -> Bool {
+        if closing || ending { return false }
+        if let channel, channel.isOpen, queue.isEmpty, channel.outputBytes < socketHighWater {
+            transmit(message, on: channel)
+        } else {
+            queue.append(message)
         }
         return true
     }
 
-    private func stdinEnded() {
-        channel?.flush()
-        if let pump = stdin, pump.unsentLines > 0 {
-            log.warning("\(pump.unsentLines) input line(s) not sent: the connection was closed")
+    private func transmit(_ message: OutgoingMessage, on channel: WebSocketChannel) {
+        channel.send(message)
+        stats.messagesOut += 1
+        switch message {
+        case .text(let bytes):
+            stats.bytesOut += bytes.count
+            if ledger != nil { ledger!.sent(bytes) }
+        case .binary(let bytes):
+            stats.bytesOut += bytes.count
         }
-        if let pump = stdin, pump.rejectedLines > 0 || pump.unsentLines > 0 {
-            status = status.combined(with: .inputRejected)
+    }
+
+    private func afterStdinBatch() {
+        channel?.flush()
+        updateStdinFlow()
+    }
+
+    /// Moves queued messages into the open connection while its output is short.
+    private func pump() {
+        if let channel, channel.isOpen, !closing {
+            while channel.outputBytes < socketHighWater, let message = queue.popFirst() {
+                message.withOutgoing { transmit($0, on: channel) }
+            }
+            channel.flush()
+        }
+        updateStdinFlow()
+        tryFinish()
+    }
+
+    /// Back-pressure (SPEC §5): stop reading stdin while the queue is at its
+    /// limit or the socket is not keeping up.
+    private func updateStdinFlow() {
+        guard let stdin, !stdin.finished else { return }
+        let socketBusy = (channel?.outputBytes ?? 0) >= socketHighWater
+        if queue.byteCount >= policy.queueLimit || socketBusy { stdin.pause() } else { stdin.resume() }
+    }
+
+    private func stdinFinished() {
+        stdinEnded = true
+        channel?.flush()
+        tryFinish()
+    }
+
+    /// At stdin EOF (SPEC §6): flush the queue, wait for acks, then Close 1000.
+    private func tryFinish() {
+        guard stdinEnded, !closing, !ending, let channel, channel.isOpen, queue.isEmpty else { return }
+        if let ledger, !ledger.isEmpty, !ackWaitOver {
+            if ackTimer == nil {
+                ackTimer = loop.schedule(afterNanos: policy.ackTimeoutNanos) { [unowned self] in
+                    self.ackTimer = nil
+                    self.ackWaitOver = true
+                    self.reportUnacked()
+                    self.tryFinish()
+                }
+            }
+            return
         }
         if bridge.noClose { return }
         startClosing()
@@ -114,7 +263,10 @@ public final class ClientSession {
     private func channelEvent(_ event: WebSocketChannel.Event) {
         switch event {
         case .message(let message): connectionEvent(message)
-        case .processed: afterInput()
+        case .processed:
+            stdout.flush()
+            channel?.setReadPaused(stdout.isBackedUp)
+            if finishCheckPending { finishCheckPending = false; tryFinish() }
         case .ended(let reason): channelEnded(reason)
         }
     }
@@ -122,24 +274,45 @@ public final class ClientSession {
     private func connectionEvent(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload):
-            guard acceptMessage() else { return }
-            formatter.appendText(payload, to: &stdout.pending)
+            stats.messagesIn += 1
+            stats.bytesIn += payload.count
+            received(text: payload)
         case .binary(let payload):
-            guard acceptMessage() else { return }
-            formatter.appendBinary(payload, to: &stdout.pending)
+            stats.messagesIn += 1
+            stats.bytesIn += payload.count
+            if acceptMessage() { formatter.appendBinary(payload, to: &stdout.pending) }
         case .ping(let payload):
-            log.debug("ping from server (\(payload.count) bytes), pong sent")
+            log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
-            log.debug("pong from server (\(payload.count) bytes)")
+            keepAlive?.pongReceived(payload)
         case .closeReceived(let code, let reason):
-            serverClosed(code: code, reason: reason)
+            disconnect = .closedByServer(code: code, reason: reason)
         case .failed(let code, let reason):
-            if code == .abnormal { return }   // reported when the channel ends
+            if code == .abnormal {
+                if disconnect == nil { disconnect = .dropped(reason) }
+                return
+            }
             log.fatal("protocol error from the server: \(reason) (closing with \(code.rawValue))")
-            status = status.combined(with: .protocolViolation)
-            stdin?.stop()
-            startClosing(sendClose: false)   // the core already queued the Close
+            disconnect = .protocolViolation(code: code.rawValue, reason: reason)
+            armCloseTimer()   // the core queued the Close; wait for the echo briefly
         }
+    }
+
+    private func received(text payload: UnsafeRawBufferPointer) {
+        guard ledger != nil || !captures.isEmpty else {
+            if acceptMessage() { formatter.appendText(payload, to: &stdout.pending) }
+            return
+        }
+        if case .valid = JSONScanner.validate(payload) {
+            captures.observe(payload)
+            if ledger != nil, let key = ledger!.receivedAck(payload)?.key {
+                events.emit(EventLine.acked(key: key))
+                log.debug("acknowledged: \(String(decoding: key, as: UTF8.self))")
+                // Not from inside the connection's callback: after this input.
+                if ledger!.isEmpty { finishCheckPending = true }
+            }
+        }
+        if acceptMessage() { formatter.appendText(payload, to: &stdout.pending) }
     }
 
     /// Counts a data message; false once --max-messages is reached or with -u.
@@ -155,69 +328,163 @@ public final class ClientSession {
         return true
     }
 
-    private func afterInput() {
-        stdout.flush()
-        channel?.setReadPaused(stdout.isBackedUp)
-    }
-
-    private func serverClosed(code: UInt16?, reason: String) {
-        closeReceived = true
-        stdin?.stop()
-        let text = reason.isEmpty ? "" : ": \(reason)"
-        if code == nil || code == CloseCode.normal.rawValue || code == 1005 {
-            log.info("server closed the connection (\(code.map(String.init) ?? "no status code"))\(text)")
-        } else {
-            log.fatal("server closed the connection with \(code!)\(CloseCodeNames.name(code!))\(text)")
-            status = status.combined(with: .connectFailed)
-        }
-        reportUnsent()
-    }
-
-    private func reportUnsent() {
-        guard let pump = stdin, pump.unsentLines > 0 else { return }
-        log.warning("\(pump.unsentLines) input line(s) not sent: the connection was closed")
-        status = status.combined(with: .inputRejected)
-    }
-
     private func channelEnded(_ reason: WebSocketChannel.EndReason) {
-        if let closeTimer { loop.cancel(closeTimer) }
-        if case .lost(let text) = reason, !closeReceived, status != .protocolViolation {
-            if finishing {
-                log.info("the server dropped the connection instead of answering our Close")
-            } else {
-                log.fatal("connection to \(client.url.display) lost: \(text)")
-                status = status.combined(with: .connectFailed)
+        keepAlive?.stop()
+        keepAlive = nil
+        if let closeTimer { loop.cancel(closeTimer); self.closeTimer = nil }
+        var cause = disconnect
+        if cause == nil {
+            switch reason {
+            case .lost(let text): cause = .dropped(text)
+            case .closed: cause = closing ? .closedByServer(code: 1000, reason: "") : .dropped("connection closed")
             }
         }
-        stdin?.stop()
-        end(nil)
+        recoverUnsent()
+        channel = nil
+        ended(cause!, wasOpen: true)
+    }
+
+    /// Messages that never completely left go back to the front of the queue;
+    /// those held for an ack are re-sent by the replay instead.
+    private func recoverUnsent() {
+        guard let channel else { return }
+        var recovered: [OutboundQueue.Message] = []
+        channel.takeUnsentMessages { message in
+            if case .text(let bytes) = message, let key = ackKey(of: bytes), ledger?.isHeld(key: key) == true { return }
+            recovered.append(OutboundQueue.copy(message))
+        }
+        if !recovered.isEmpty { log.debug("\(recovered.count) message(s) not written before the drop; queued again") }
+        stats.messagesOut -= recovered.count
+        queue.prepend(recovered)
+    }
+
+    /// The raw JSON value at the --ack path of an outgoing text message.
+    private func ackKey(of text: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard let path = ackPathBytes, case .valid = JSONScanner.validate(text),
+              let range = JSONScanner.valueRange(atPath: path, in: text) else { return nil }
+        return Array(text[range])
+    }
+
+    // MARK: disconnects and reconnecting
+
+    /// One place for what follows a lost connection or a failed attempt:
+    /// RetryPolicy says retry, finish or fail; the options say whether and when.
+    private func ended(_ cause: Disconnect, wasOpen: Bool) {
+        if wasOpen {
+            let (code, clean) = Self.closeCode(of: cause)
+            events.emit(EventLine.disconnected(code: code, reason: Self.describe(cause), clean: clean))
+        }
+        if closing || ending || interrupts > 0 { end(nil); return }
+        switch RetryPolicy.verdict(for: cause) {
+        case .finished:
+            log.info(Self.describe(cause))
+            end(nil)
+        case .fatal(let fatal):
+            if case .protocolViolation = cause {} else { log.fatal(Self.describe(cause)) }
+            end(fatal)
+        case .retry:
+            retry(after: cause, wasOpen: wasOpen)
+        }
+    }
+
+    private func retry(after cause: Disconnect, wasOpen: Bool) {
+        let reason = Self.describe(cause)
+        if !everConnected && !policy.waitForFirstConnection {
+            log.fatal(reason)
+            end(.connectFailed)
+        } else if everConnected && !policy.reconnect {
+            log.fatal("connection to \(client.url.display) lost: \(reason)")
+            end(.connectFailed)
+        } else if let max = policy.maxRetries, backoff.failures >= max {
+            events.emit(EventLine.gaveUp(attempts: attempts, reason: reason))
+            log.fatal("giving up after \(attempts) attempt(s): \(reason)")
+            end(.connectFailed)
+        } else {
+            let delay = backoff.nextDelayNanos()
+            events.emit(EventLine.reconnecting(attempt: attempts + 1, delayMs: delay / 1_000_000))
+            if wasOpen { log.warning("connection lost (\(reason)); reconnecting") }
+            log.info("retrying in \(delay / 1_000_000)ms: \(reason)")
+            retryTimer = loop.schedule(afterNanos: delay) { [unowned self] in self.connect() }
+        }
+    }
+
+    static func closeCode(of cause: Disconnect) -> (UInt16, Bool) {
+        switch cause {
+        case .closedByServer(let code, _): return (code ?? 1005, true)
+        case .protocolViolation(let code, _): return (code, false)
+        default: return (1006, false)
+        }
+    }
+
+    static func describe(_ cause: Disconnect) -> String {
+        switch cause {
+        case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
+        case .handshakeRejected(_, let line): return "handshake rejected by the server: \(line)"
+        case .invalidHandshake(let text): return "invalid handshake response: \(text)"
+        case .closedByServer(let code, let reason):
+            let name = code.map { "\($0)\(CloseCodeNames.name($0))" } ?? "no status code"
+            return "closed by the server with \(name)" + (reason.isEmpty ? "" : ": \(reason)")
+        case .pingTimeout: return "ping timeout"
+        case .protocolViolation(_, let reason): return "protocol error: \(reason)"
+        }
     }
 
     // MARK: ending
 
     /// Send Close 1000 and wait for the server's Close, at most --close-timeout.
-    private func startClosing(sendClose: Bool = true) {
-        guard let channel, !finishing else { return }
-        finishing = true
-        if sendClose { channel.close(code: .normal) }
+    private func startClosing() {
+        guard let channel, !closing else { return }
+        closing = true
+        stdin?.stop()
+        channel.close(code: .normal)
+        armCloseTimer()
+    }
+
+    private func armCloseTimer() {
+        guard closeTimer == nil else { return }
         closeTimer = loop.schedule(afterNanos: bridge.closeTimeoutNanos) { [unowned self] in
+            self.closeTimer = nil
             self.log.info("no Close from the server within the close timeout; closing")
             self.channel?.terminate()
         }
     }
 
-    /// Stop once stdout has been written out (a slow reader still gets every line).
+    /// Everything stops; what was not sent or acknowledged is reported; the
+    /// loop ends once stdout is written out (a slow reader still gets every line).
     private func end(_ newStatus: ExitStatus?) {
-        if let newStatus { status = status.combined(with: newStatus) }
-        connector?.cancel()
-        stdin?.stop()
+        guard !ending else { return }
         ending = true
-        if stdout.isEmpty || stdout.failed { loop.stop(); return }
-        stdout.flush()
+        if let newStatus { status = status.combined(with: newStatus) }
+        for timer in [retryTimer, ackTimer, closeTimer].compactMap({ $0 }) { loop.cancel(timer) }
+        connector?.cancel()
+        keepAlive?.stop()
+        stdin?.stop()
+        reportUnsent()
+        if !ackWaitOver { reportUnacked() }
+        if let pump = stdin, pump.rejectedLines > 0 { status = status.combined(with: .inputRejected) }
+        if stdout.isEmpty || stdout.failed { loop.stop() } else { stdout.flush() }
     }
 
-    /// stdout caught up: resume reading the socket, or stop if we were only
-    /// waiting for the last lines to be written.
+    private func reportUnsent() {
+        let count = queue.count + (stdin?.unsentLines ?? 0)
+        guard count > 0 else { return }
+        stats.notSent = count
+        log.warning("\(count) input line(s) not sent")
+        status = status.combined(with: .inputRejected)
+    }
+
+    private func reportUnacked() {
+        guard let ledger, !ledger.isEmpty else { return }
+        let keys = ledger.heldKeys
+        stats.unacked = keys.count
+        let list = keys.prefix(20).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")
+        log.warning("\(keys.count) message(s) not acknowledged: \(list)\(keys.count > 20 ? ", ..." : "")")
+        events.emit(EventLine.unacked(keys: keys))
+        status = status.combined(with: .inputRejected)
+    }
+
+    /// stdout caught up: resume reading the socket, or stop if that was all
+    /// that was left to do.
     private func stdoutDrained() {
         if ending { loop.stop(); return }
         channel?.setReadPaused(false)
@@ -225,10 +492,12 @@ public final class ClientSession {
 
     private func stdoutFailed(_ reason: String) {
         // A closed pipe (`| head -1`) is a normal way to stop reading: quietly.
-        if reason != "EPIPE" { log.fatal("writing stdout: \(reason)"); status = status.combined(with: .runtimeError) }
+        if reason != "EPIPE" {
+            log.fatal("writing stdout: \(reason)")
+            status = status.combined(with: .runtimeError)
+        }
         stdin?.stop()
-        if channel == nil || !(channel!.isOpen) { loop.stop(); return }
-        startClosing()
+        if let channel, channel.isOpen { startClosing() } else { end(nil) }
     }
 
     private func watchSignals() {
@@ -239,18 +508,19 @@ public final class ClientSession {
         }
     }
 
-    /// SIGINT: a clean Close, then exit 130; a second one exits at once.
+    /// SIGINT: a clean Close, then exit 130; a second one, or no open
+    /// connection, ends at once.
     private func interrupted(_ signal: Int32) {
         interrupts += 1
         status = status.combined(with: signal == SIGTERM ? .terminated : .interrupted)
         stdin?.stop()
-        guard interrupts == 1, let channel, channel.isOpen else {
-            connector?.cancel()
+        if interrupts == 1, let channel, channel.isOpen, !closing {
+            log.info("interrupted, closing")
+            startClosing()
+        } else {
+            end(nil)
             loop.stop()
-            return
         }
-        log.info("interrupted, closing")
-        startClosing()
     }
 }
 

@@ -31,6 +31,11 @@ final class WebSocketChannel {
     private var deferredClose: (CloseCode, String)?
     private var watching = false
     private let isTLS: Bool
+    /// Client frames are tracked until completely written, so the unwritten
+    /// ones can be sent again after a drop. (The server's output starts with
+    /// its raw 101 response, and a server has no next connection anyway.)
+    private let recoversUnsent: Bool
+    private var outgoing = OutgoingFrames()
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
 
@@ -46,6 +51,7 @@ final class WebSocketChannel {
         self.handler = handler
         self.connection = Connection(role: role, maxMessageSize: maxMessageSize)
         self.isTLS = stream is TLSStream
+        self.recoversUnsent = role == .client
     }
 
     /// Bytes to send before any frame (the server's 101 response).
@@ -64,8 +70,27 @@ final class WebSocketChannel {
         flush()
     }
 
-    var isOpen: Bool { !ended && connection.state == .open }
-    var outputBytes: Int { connection.output.readableBytes }
+    /// (Inside an event callback the connection is being mutated and must not
+    /// be read: the answer is then the state from before the input.)
+    var isOpen: Bool { !ended && (inReceive ? wasOpenBeforeReceive : connection.state == .open) }
+    private var wasOpenBeforeReceive = true
+    /// Bytes queued for the socket and not yet written.
+    var outputBytes: Int { connection.output.readableBytes - outgoing.unwrittenOffset }
+
+    func sendPing(_ payload: [UInt8]) {
+        guard isOpen else { return }
+        payload.withUnsafeBytes { connection.sendPing($0) }
+        flush()
+    }
+
+    /// After the channel ended: the data messages that never left completely,
+    /// in order (sent again on the next connection: at least once, never lost).
+    func takeUnsentMessages(_ body: (OutgoingMessage) -> Void) {
+        guard ended, recoversUnsent else { return }
+        outgoing.drainMessages(from: &connection.output) { opcode, payload in
+            body(opcode == .binary ? .binary(payload) : .text(payload))
+        }
+    }
 
     func send(_ message: OutgoingMessage) {
         guard isOpen else { return }
@@ -130,6 +155,7 @@ final class WebSocketChannel {
     }
 
     private func feed(_ bytes: UnsafeMutableRawBufferPointer) {
+        wasOpenBeforeReceive = connection.state == .open
         inReceive = true
         connection.receive(bytes) { event in handler(.message(event)) }
         inReceive = false
@@ -154,16 +180,20 @@ final class WebSocketChannel {
     /// RFC 6455 §7.1.1: the server closes TCP first; a client only closes
     /// after the handshake if the server does not. Our output is flushed first.
     private func closeAfterHandshake() {
-        guard !ended, connection.output.isEmpty else { return }
+        guard !ended, outputBytes == 0 else { return }
         finish(.closed)
     }
 
     func flush() {
-        while !ended && !connection.output.isEmpty {
-            let result = connection.output.withReadableBytes { stream.write($0) }
+        // Only a flush that empties a non-empty output reports `onDrained`,
+        // so a drain handler that flushes again cannot recurse.
+        let hadOutput = outputBytes > 0
+        while !ended && outputBytes > 0 {
+            let skip = outgoing.unwrittenOffset
+            let result = connection.output.withReadableBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
             switch result {
             case .bytes(let n):
-                connection.output.consume(n)
+                if recoversUnsent { outgoing.didWrite(n, in: &connection.output) } else { connection.output.consume(n) }
             case .wouldBlock:
                 updateInterest()
                 return
@@ -176,7 +206,7 @@ final class WebSocketChannel {
         }
         updateInterest()
         if !ended && connection.isClosingHandshakeComplete { closeAfterHandshake() }
-        if !ended && connection.output.isEmpty { onDrained?() }
+        if hadOutput && !ended && outputBytes == 0 { onDrained?() }
     }
 
     private var interest: EventLoop.Interest = .read
@@ -185,10 +215,10 @@ final class WebSocketChannel {
         guard watching, !ended else { return }
         var wanted: EventLoop.Interest = []
         if !readPaused { wanted.insert(.read) }
-        if !connection.output.isEmpty { wanted.insert(.write) }
+        if outputBytes > 0 { wanted.insert(.write) }
         // TLS may need the other direction to finish a pending write; plain
         // TCP's `wants` only echoes the last call and would make poll spin.
-        if isTLS && !connection.output.isEmpty { wanted.formUnion(stream.wants) }
+        if isTLS && outputBytes > 0 { wanted.formUnion(stream.wants) }
         guard wanted != interest else { return }
         interest = wanted
         loop.setInterest(stream.fd, wanted)

@@ -15,6 +15,8 @@ final class StdinPump {
     /// Sends one message; returns false when it could not be sent.
     private let deliver: (OutgoingMessage) -> Bool
     private let onEnd: () -> Void
+    /// Told about every line that is not sent (after it is counted).
+    var onReject: ((InputTranslator.Rejection) -> Void)?
     /// Called after each batch of lines, so the sends go out in one write.
     private let afterBatch: () -> Void
     private var watching = false
@@ -108,7 +110,7 @@ final class StdinPump {
     private func handle(_ outcome: InputTranslator.Outcome) {
         guard case .rejected(let rejection) = outcome else { return }
         rejectedLines += 1
-        log.warning(rejection.message)
+        if let onReject { onReject(rejection) } else { log.warning(rejection.message) }
         if strict {
             log.warning("stopping at the first invalid line (--strict)")
             stop()

@@ -21,6 +21,10 @@ public final class ServerSession {
     private let options: ServerOptions
     private let bridge: BridgeOptions
     private let log: Diagnostics
+    private let events: EventSink
+    private var stats = SessionStats()
+    /// Per client: its Close code and reason, for the disconnect event.
+    private var closeInfo: [Int: (code: UInt16, reason: String, clean: Bool)] = [:]
     private let loop = EventLoop()
     private let formatter: OutputFormatter
     private var stdout: OutputWriter!
@@ -42,10 +46,11 @@ public final class ServerSession {
     private var interrupts = 0
     private let clientHighWater = 4 << 20
 
-    public init(options: ServerOptions, bridge: BridgeOptions, log: Diagnostics) {
+    public init(options: ServerOptions, bridge: BridgeOptions, log: Diagnostics, events: EventSink) {
         self.options = options
         self.bridge = bridge
         self.log = log
+        self.events = events
         self.formatter = bridge.formatter
     }
 
@@ -76,8 +81,15 @@ public final class ServerSession {
                               deliver: { [unowned self] message in self.broadcast(message) },
                               afterBatch: { [unowned self] in self.flushClients() },
                               onEnd: { [unowned self] in self.stdinEnded() })
+            stdin?.onReject = { [unowned self] rejection in
+                self.stats.invalidLines += 1
+                self.log.warning(rejection.message)
+                self.events.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column,
+                                                        reason: rejection.reason))
+            }
         }
         loop.run()
+        if bridge.stats { events.write(stats.jsonLine()) }
         return status
     }
 
@@ -127,6 +139,7 @@ public final class ServerSession {
         clients[client.id] = client
         order.append(client.id)
         log.info("client \(client.id) connected from \(client.peer)")
+        events.emit(EventLine.clientConnected(id: client.id, peer: client.peer))
         if options.once, let l = listener { loop.unwatch(l.fd); l.close(); listener = nil }
         client.channel?.onDrained = { [unowned self] in self.resumeStdinIfDrained() }
         resumeStdinIfDrained()
@@ -145,14 +158,20 @@ public final class ServerSession {
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
         case .text(let payload):
+            stats.messagesIn += 1
+            stats.bytesIn += payload.count
             if acceptMessage() { formatter.appendText(payload, to: &stdout.pending) }
         case .binary(let payload):
+            stats.messagesIn += 1
+            stats.bytesIn += payload.count
             if acceptMessage() { formatter.appendBinary(payload, to: &stdout.pending) }
         case .ping, .pong:
             break
         case .closeReceived(let code, let reason):
+            closeInfo[client.id] = (code ?? 1005, reason, true)
             log.info("client \(client.id) closed (\(code.map(String.init) ?? "no status code"))\(reason.isEmpty ? "" : ": \(reason)")")
         case .failed(let code, let reason):
+            closeInfo[client.id] = (code.rawValue, reason, false)
             if code == .abnormal { log.info("client \(client.id) dropped the connection"); return }
             log.warning("client \(client.id): protocol error: \(reason) (closing with \(code.rawValue))")
             if options.once { status = status.combined(with: .protocolViolation) }
@@ -168,6 +187,8 @@ public final class ServerSession {
     }
 
     private func clientEnded(_ client: ServerClient) {
+        let info = closeInfo.removeValue(forKey: client.id) ?? (1006, "", false)
+        events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))
         clients[client.id] = nil
         order.removeAll { $0 == client.id }
         log.info("client \(client.id) disconnected")
@@ -183,6 +204,7 @@ public final class ServerSession {
             guard let channel = clients[id]?.channel, channel.isOpen else { continue }
             channel.send(message)
             sent = true
+            stats.messagesOut += 1
             if channel.outputBytes > clientHighWater {
                 channel.flush()
                 if channel.outputBytes > clientHighWater { stdin?.pause() }

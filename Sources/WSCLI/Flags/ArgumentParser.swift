@@ -14,8 +14,10 @@ public enum ArgumentParser {
     /// `showVersion` set is returned, even if earlier arguments were wrong.
     /// Otherwise the first error in argument order is thrown; then the checks
     /// that need every flag: conflicts (`-t`/`-b`, `-u`/`-U`,
-    /// `--lenient`/`--strict`), requirements (`--once` needs `--listen`),
-    /// and exactly one of URL or `--listen`.
+    /// `--lenient`/`--strict`), requirements (`--once` needs `--listen`,
+    /// `--ping-timeout` needs `--ping-interval`, `--ack-timeout` needs
+    /// `--ack`), exactly one of URL or `--listen`, and no client-only flag
+    /// (`--ack`, `--on-connect`, `--backoff`...) with `--listen`.
     public static func parse(_ args: [String]) throws(UsageError) -> Options {
         var parse = Parse()
         var index = 0
@@ -144,6 +146,9 @@ private struct Parse {
         }
         if options.listen != nil {
             if positionalCount > 0 { throw .urlAndListen }
+            if let clientFlag = seen.first(where: { FlagTable.flag(long: $0)?.clientOnly == true }) {
+                throw .clientOnly(clientFlag)
+            }
         } else if options.url == nil {
             throw .missingURL
         }

@@ -1,6 +1,7 @@
 /// Where a flag is listed in `--help` and the man page.
 public enum FlagCategory: String, CaseIterable, Sendable {
-    case connection, tls, dataMode, ending, output, server, general
+    // The order of the sections in `--help` and the man page.
+    case connection, tls, dataMode, ending, reconnect, server, output, general
 
     /// Section heading in `--help` (and the man page).
     public var heading: String {
@@ -9,6 +10,7 @@ public enum FlagCategory: String, CaseIterable, Sendable {
         case .tls: return "TLS"
         case .dataMode: return "Lines and messages"
         case .ending: return "Ending"
+        case .reconnect: return "Keepalive, reconnect and replay"
         case .output: return "Diagnostics"
         case .server: return "Server mode"
         case .general: return "General"
@@ -47,6 +49,8 @@ public struct Flag: Sendable {
     public let conflicts: [String]
     /// Long names of flags that must also be given for this one to make sense.
     public let requires: [String]
+    /// Only meaningful when connecting to a URL: refused with `--listen`.
+    public let clientOnly: Bool
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -54,7 +58,7 @@ public struct Flag: Sendable {
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, repeatable: Bool = false,
-         conflicts: [String] = [], requires: [String] = [],
+         conflicts: [String] = [], requires: [String] = [], clientOnly: Bool = false,
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -66,17 +70,18 @@ public struct Flag: Sendable {
         self.repeatable = repeatable
         self.conflicts = conflicts
         self.requires = requires
+        self.clientOnly = clientOnly
         self.apply = apply
     }
 
     /// A flag without a value.
     static func toggle(_ long: String, _ short: Character?, _ category: FlagCategory,
                        help: String, repeatable: Bool = false,
-                       conflicts: [String] = [], requires: [String] = [],
+                       conflicts: [String] = [], requires: [String] = [], clientOnly: Bool = false,
                        apply: @escaping @Sendable (inout Options) -> Void) -> Flag {
         Flag(long: long, short: short, help: help, category: category,
              repeatable: repeatable, conflicts: conflicts, requires: requires,
-             apply: { options, _ in apply(&options) })
+             clientOnly: clientOnly, apply: { options, _ in apply(&options) })
     }
 
     /// True when the flag takes a value (`--flag VALUE`).

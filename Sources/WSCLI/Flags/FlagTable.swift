@@ -109,6 +109,75 @@ public let flagTable: [Flag] = [
          category: .ending, defaultValue: "2s",
          apply: { o, v throws(UsageError) in o.closeTimeoutNanos = try FlagValue.duration("close-timeout", v) }),
 
+    // MARK: Keepalive, reconnect and replay (SPEC §5)
+    Flag(long: "ping-interval", valueName: "DURATION",
+         help: "Send a ping this often to keep the connection alive.",
+         category: .reconnect, defaultValue: "off",
+         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDuration("ping-interval", v) }),
+    Flag(long: "ping-timeout", valueName: "DURATION",
+         help: "Drop the connection as dead when no pong to our ping comes back within this time.",
+         category: .reconnect, defaultValue: "the ping interval", requires: ["ping-interval"],
+         apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
+    Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
+         help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
+         category: .reconnect, defaultValue: BackoffValue.defaultText, clientOnly: true,
+         apply: { o, v throws(UsageError) in
+             let backoff = try BackoffValue.parse("backoff", v)
+             o.backoffMinNanos = backoff.minNanos
+             o.backoffMaxNanos = backoff.maxNanos
+             o.backoffFactor = backoff.factor
+         }),
+    Flag(long: "jitter", valueName: "FRACTION",
+         help: "Vary each reconnect delay at random by up to this fraction either way.",
+         category: .reconnect, defaultValue: "0.2",
+         apply: { o, v throws(UsageError) in o.jitter = try FlagValue.fraction("jitter", v) }),
+    Flag(long: "max-retries", valueName: "N",
+         help: "Give up with exit status 3 after N failed connection attempts in a row.",
+         category: .reconnect, defaultValue: "unlimited", clientOnly: true,
+         apply: { o, v throws(UsageError) in o.maxRetries = try FlagValue.nonNegativeInteger("max-retries", v) }),
+    .toggle("no-reconnect", nil, .reconnect,
+            help: "Exit when the connection ends instead of reconnecting.",
+            clientOnly: true,
+            apply: { $0.noReconnect = true }),
+    .toggle("wait", nil, .reconnect,
+            help: "Retry the first connection too, with the same backoff, instead of exiting with status 3.",
+            clientOnly: true,
+            apply: { $0.wait = true }),
+    Flag(long: "queue-limit", valueName: "SIZE",
+         help: "Hold at most this much of stdin while disconnected, then stop reading it.",
+         category: .reconnect, defaultValue: "16M",
+         apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
+    Flag(long: "on-connect", valueName: "MSG",
+         help: "Send MSG first on each connection, ${NAME} replaced by its --capture; repeat for more.",
+         category: .reconnect, repeatable: true, clientOnly: true,
+         apply: { o, v throws(UsageError) in o.onConnect.append(try FlagValue.nonEmpty("on-connect", v)) }),
+    Flag(long: "on-connect-file", valueName: "FILE",
+         help: "Send the messages in FILE, one a line, first on each connection.",
+         category: .reconnect, completion: .file, clientOnly: true,
+         apply: { o, v throws(UsageError) in o.onConnectFile = try FlagValue.nonEmpty("on-connect-file", v) }),
+    Flag(long: "on-reconnect", valueName: "MSG",
+         help: "Send MSG instead of the on-connect messages when reconnecting; repeat for more.",
+         category: .reconnect, repeatable: true, clientOnly: true,
+         apply: { o, v throws(UsageError) in o.onReconnect.append(try FlagValue.nonEmpty("on-reconnect", v)) }),
+    Flag(long: "capture", valueName: "NAME=KEYPATH",
+         help: "Keep the latest value at KEYPATH in incoming JSON as ${NAME}; repeat for more names.",
+         category: .reconnect, repeatable: true, clientOnly: true,
+         apply: { o, v throws(UsageError) in
+             let capture = try FlagValue.capture("capture", v)
+             guard !o.captures.contains(where: { $0.name == capture.name }) else {
+                 throw .duplicateCapture("capture", capture.name)
+             }
+             o.captures.append(capture)
+         }),
+    Flag(long: "ack", valueName: "KEYPATH",
+         help: "Hold each sent message with a value at KEYPATH until a reply has the same value there; resend held ones on reconnect.",
+         category: .reconnect, clientOnly: true,
+         apply: { o, v throws(UsageError) in o.ackPath = try FlagValue.keyPath("ack", v) }),
+    Flag(long: "ack-timeout", valueName: "DURATION",
+         help: "At stdin EOF, wait this long for the outstanding acks.",
+         category: .reconnect, defaultValue: "10s", requires: ["ack"],
+         apply: { o, v throws(UsageError) in o.ackTimeoutNanos = try FlagValue.duration("ack-timeout", v) }),
+
     // MARK: Server mode (SPEC §9)
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
          help: "Accept WebSocket clients on this address instead of connecting to a URL.",
@@ -118,6 +187,14 @@ public let flagTable: [Flag] = [
             help: "Serve one client and exit when it leaves.",
             requires: ["listen"],
             apply: { $0.once = true }),
+
+    // MARK: Diagnostics (SPEC §7)
+    .toggle("events", nil, .output,
+            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.",
+            apply: { $0.events = true }),
+    .toggle("stats", nil, .output,
+            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.",
+            apply: { $0.stats = true }),
 
     // MARK: General (SPEC §1, §7)
     .toggle("help", "h", .general,
@@ -150,7 +227,8 @@ public enum FlagTable {
     /// Problems with the table, empty when it is sound: duplicate long or short
     /// names, long names that are not lowercase words joined by '-', a value
     /// flag without a value name or a switch with one, empty help or help not
-    /// ending in '.', a repeatable flag whose help does not say so, a default
+    /// ending in '.', help writing its own "(default: ...)", a repeatable flag
+    /// whose help does not say so, a default
     /// or completion on a switch, a choices completion the value name does not
     /// list, conflicts/requires naming unknown flags or not listed both ways.
     public static func validate(_ table: [Flag] = flagTable) -> [String] {
@@ -170,6 +248,9 @@ public enum FlagTable {
             if let valueName = flag.valueName, valueName.isEmpty { problems.append("\(name): empty value name") }
             if flag.help.isEmpty { problems.append("\(name): empty help") }
             if !flag.help.isEmpty && !flag.help.hasSuffix(".") { problems.append("\(name): help must end with '.'") }
+            if flag.help.lowercased().contains("(default") {
+                problems.append("\(name): help states a default (set defaultValue instead)")
+            }
             if flag.repeatable && !flag.help.lowercased().contains("repeat") {
                 problems.append("\(name): repeatable but the help does not say so")
             }

@@ -20,6 +20,83 @@ enum FlagValue {
         return number
     }
 
+    /// A duration greater than zero (a zero ping interval or timeout would
+    /// ping in a busy loop or declare every connection dead at once).
+    static func positiveDuration(_ long: String, _ value: String) throws(UsageError) -> Int64 {
+        let nanos = try duration(long, value)
+        guard nanos > 0 else { throw UsageError("--\(long): duration must be greater than 0") }
+        return nanos
+    }
+
+    /// An integer >= 0, written with digits only ("-0" and "+1" are typos).
+    static func nonNegativeInteger(_ long: String, _ value: String) throws(UsageError) -> Int {
+        guard let number = Int(value), number >= 0, value.first != "+", value.first != "-" else {
+            throw .notNonNegative(long, value)
+        }
+        return number
+    }
+
+    /// A fraction from 0 to 1 inclusive, written as a plain decimal.
+    static func fraction(_ long: String, _ value: String) throws(UsageError) -> Double {
+        guard let number = decimal(value), number <= 1 else { throw .notFraction(long, value) }
+        return number
+    }
+
+    /// A plain non-negative decimal ("2", "1.5", ".5"): digits with at most one
+    /// point and a digit on some side of it. Unlike `Double(_:)` this refuses
+    /// signs, exponents, hex, "inf" and "nan", which no user means here.
+    static func decimal(_ text: String) -> Double? {
+        var digits = 0
+        var points = 0
+        for byte in text.utf8 {
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                digits += 1
+            } else if byte == UInt8(ascii: ".") {
+                points += 1
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0, points <= 1, text.last != ".", let number = Double(text), number.isFinite else {
+            return nil
+        }
+        return number
+    }
+
+    /// A dotted key path ("sequence", "meta.seq") split into its keys, none empty.
+    static func keyPath(_ long: String, _ value: String) throws(UsageError) -> [String] {
+        let keys = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard !keys.contains(where: \.isEmpty) else { throw .invalidKeyPath(long, value) }
+        return keys.map(String.init)
+    }
+
+    /// `NAME=KEYPATH`: NAME is an identifier ([A-Za-z_][A-Za-z0-9_]*, what
+    /// `${NAME}` can spell), KEYPATH a dotted key path.
+    static func capture(_ long: String, _ value: String) throws(UsageError) -> (name: String, path: [String]) {
+        guard let equals = value.firstIndex(of: "=") else {
+            throw UsageError("--\(long): expected NAME=KEYPATH, got '\(value)'")
+        }
+        let name = String(value[..<equals])
+        guard isIdentifier(name) else {
+            throw UsageError("--\(long): invalid name '\(name)' (use letters, digits and _, not starting with a digit)")
+        }
+        let path = try keyPath(long, String(value[value.index(after: equals)...]))
+        return (name, path)
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        guard let first = text.utf8.first, !isDigit(first) else { return false }
+        return text.utf8.allSatisfy { isDigit($0) || isLetter($0) || $0 == UInt8(ascii: "_") }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+    }
+
     static func nonEmpty(_ long: String, _ value: String) throws(UsageError) -> String {
         guard !value.isEmpty else { throw UsageError("--\(long): empty value") }
         return value

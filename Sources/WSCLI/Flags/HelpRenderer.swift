@@ -42,7 +42,8 @@ public enum HelpRenderer {
             let flags = flagTable.filter { $0.category == category }
             if flags.isEmpty { continue }
             lines.append("")
-            lines.append(category.heading + ":")
+            // Headings wrap too: "Keepalive, reconnect and replay:" is 32 columns.
+            lines += wrap(category.heading + ":", width: width, first: "", rest: "")
             for flag in flags {
                 // Flags without a short name line up with the long names of the others.
                 let lead = flag.short == nil ? "      " : "  "

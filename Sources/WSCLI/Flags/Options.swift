@@ -49,6 +49,40 @@ public struct Options: Sendable {
     /// `-U`: socket to stdout only.
     public var reverseUnidirectional = false
     public var closeTimeoutNanos: Int64 = 2_000_000_000
+    /// `--ping-interval`: nil = no pings of our own (server pings are still answered).
+    public var pingIntervalNanos: Int64? = nil
+    /// `--ping-timeout`: nil = the ping interval. Only given with `--ping-interval`.
+    public var pingTimeoutNanos: Int64? = nil
+    /// `--backoff MIN[:MAX[:FACTOR]]`; MIN > 0, MAX >= MIN, FACTOR >= 1.
+    public var backoffMinNanos: Int64 = 1_000_000_000
+    public var backoffMaxNanos: Int64 = 30_000_000_000
+    public var backoffFactor: Double = 2
+    /// `--jitter`: each delay is spread within ±this fraction, 0...1.
+    public var jitter: Double = 0.2
+    /// `--max-retries`: consecutive failed attempts before giving up; nil = unlimited.
+    public var maxRetries: Int? = nil
+    /// `--no-reconnect`: exit when an established connection ends.
+    public var noReconnect = false
+    /// `--wait`: retry the first connection too, with the same policy.
+    public var wait = false
+    /// `--queue-limit`: bytes of stdin lines held while disconnected (> 0).
+    public var queueLimit: Int = 16 << 20
+    /// `--on-connect MSG`, in order; may contain `${NAME}` captures.
+    public var onConnect: [String] = []
+    /// `--on-connect-file FILE`, unread: the file is read when the program starts.
+    public var onConnectFile: String? = nil
+    /// `--on-reconnect MSG`, in order; replaces the on-connect messages on reconnections.
+    public var onReconnect: [String] = []
+    /// `--capture NAME=KEYPATH`, in order; names are unique identifiers, paths non-empty keys.
+    public var captures: [(name: String, path: [String])] = []
+    /// `--ack KEYPATH` split at the dots ("meta.seq" -> ["meta", "seq"]); nil = no acks.
+    public var ackPath: [String]? = nil
+    /// `--ack-timeout`: at stdin EOF, how long to wait for the outstanding acks.
+    public var ackTimeoutNanos: Int64 = 10_000_000_000
+    /// `--events`: lifecycle events as `{"$event":...}` lines.
+    public var events = false
+    /// `--stats`: a final `{"$stats":...}` summary on stderr.
+    public var stats = false
     /// Number of `-v` given.
     public var verbose = 0
     public var quiet = false

@@ -41,6 +41,30 @@ extension UsageError {
         UsageError("--\(long): expected a positive integer, got '\(value)'")
     }
 
+    static func notNonNegative(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): expected an integer >= 0, got '\(value)'")
+    }
+
+    static func notFraction(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): expected a fraction from 0 to 1, got '\(value)'")
+    }
+
+    static func invalidKeyPath(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): invalid key path '\(value)' (use keys joined by dots, e.g. meta.seq)")
+    }
+
+    static func invalidBackoff(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): invalid value '\(value)' (use MIN[:MAX[:FACTOR]], e.g. 500ms:30s:2)")
+    }
+
+    static func duplicateCapture(_ long: String, _ name: String) -> UsageError {
+        UsageError("--\(long): name '\(name)' given twice")
+    }
+
+    static func clientOnly(_ long: String) -> UsageError {
+        UsageError("--\(long) is for client mode (not with --listen)")
+    }
+
     static func invalidChoice(_ long: String, _ value: String, choices: [String]) -> UsageError {
         UsageError("--\(long): invalid value '\(value)' (choose one of: \(choices.joined(separator: ", ")))")
     }

@@ -1,0 +1,68 @@
+import WSTransport
+
+/// --ping-interval / --ping-timeout (SPEC §5): sends a ping every interval and
+/// declares the connection dead when the pong to *our* ping (same payload,
+/// RFC 6455 §5.5.3) does not come back within the timeout. Unsolicited pongs
+/// and pongs to older pings clear nothing.
+final class KeepAlive {
+    private let loop: EventLoop
+    private let intervalNanos: Int64
+    private let timeoutNanos: Int64
+    private let sendPing: ([UInt8]) -> Void
+    private let onDead: () -> Void
+    private var counter: UInt64 = 0
+    private var outstanding: [UInt8]?
+    private var pingTimer: EventLoop.TimerID?
+    private var deadline: EventLoop.TimerID?
+
+    init(loop: EventLoop, intervalNanos: Int64, timeoutNanos: Int64,
+         sendPing: @escaping ([UInt8]) -> Void, onDead: @escaping () -> Void) {
+        self.loop = loop
+        self.intervalNanos = intervalNanos
+        self.timeoutNanos = timeoutNanos
+        self.sendPing = sendPing
+        self.onDead = onDead
+    }
+
+    func start() {
+        stop()
+        schedulePing()
+    }
+
+    func stop() {
+        if let pingTimer { loop.cancel(pingTimer) }
+        if let deadline { loop.cancel(deadline) }
+        pingTimer = nil
+        deadline = nil
+        outstanding = nil
+    }
+
+    func pongReceived(_ payload: UnsafeRawBufferPointer) {
+        guard let expected = outstanding, payload.elementsEqual(expected) else { return }
+        outstanding = nil
+        if let deadline { loop.cancel(deadline) }
+        deadline = nil
+    }
+
+    private func schedulePing() {
+        pingTimer = loop.schedule(afterNanos: intervalNanos) { [weak self] in self?.ping() }
+    }
+
+    private func ping() {
+        pingTimer = nil
+        // A new ping while one is outstanding keeps the older deadline: the
+        // peer has had interval + timeout to answer the first one.
+        if outstanding == nil {
+            counter &+= 1
+            let payload = Array("wspipe-\(counter)".utf8)
+            outstanding = payload
+            sendPing(payload)
+            deadline = loop.schedule(afterNanos: timeoutNanos) { [weak self] in
+                guard let self else { return }
+                self.stop()
+                self.onDead()
+            }
+        }
+        schedulePing()
+    }
+}

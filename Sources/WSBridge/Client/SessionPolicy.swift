@@ -1,0 +1,23 @@
+/// How a client session survives the network (SPEC §5): reconnection,
+/// keepalive, the queue, replay on connect and acknowledgements.
+public struct SessionPolicy {
+    /// Reconnect after a connection that had succeeded is lost (not --no-reconnect).
+    public var reconnect = true
+    /// --wait: retry the first connection too.
+    public var waitForFirstConnection = false
+    public var backoff = BackoffPolicy()
+    /// Consecutive failed attempts before giving up; nil = never.
+    public var maxRetries: Int? = nil
+    public var pingIntervalNanos: Int64? = nil
+    public var pingTimeoutNanos: Int64? = nil
+    public var queueLimit = 16 << 20
+    /// Sent first on every connection (--on-connect, --on-connect-file lines).
+    public var onConnect: [String] = []
+    /// Sent instead of `onConnect` on reconnections, when given.
+    public var onReconnect: [String] = []
+    public var captures: [(name: String, path: [String])] = []
+    public var ackPath: [String]? = nil
+    public var ackTimeoutNanos: Int64 = 10_000_000_000
+
+    public init() {}
+}

@@ -1,0 +1,95 @@
+/// {"$event":...} lines (SPEC §7), each ending in "\n".
+///
+/// Members always come in the order shown, e.g.
+/// `{"$event":"connected","url":"ws://127.0.0.1:9/x","attempt":1}`,
+/// `{"$event":"disconnected","code":1006,"reason":"connection reset","clean":false}`,
+/// `{"$event":"reconnecting","attempt":2,"delay_ms":1000}`,
+/// `{"$event":"acked","key":17}`, `{"$event":"unacked","keys":[4,7]}`.
+/// Text (URLs, reasons, peers) is escaped as a JSON string; keys from --ack
+/// are raw JSON values and go in as they are.
+public enum EventLine {
+    public static func connecting(url: String, attempt: Int) -> [UInt8] {
+        var line = start("connecting")
+        line.string("url", url)
+        line.int("attempt", attempt)
+        return line.finishLine()
+    }
+
+    /// "protocol" (the subprotocol the server chose) is omitted when nil.
+    public static func connected(url: String, attempt: Int, protocol: String?) -> [UInt8] {
+        var line = start("connected")
+        line.string("url", url)
+        line.int("attempt", attempt)
+        if let chosen = `protocol` { line.string("protocol", chosen) }
+        return line.finishLine()
+    }
+
+    /// `clean`: the closing handshake completed (RFC 6455 §7.1.5, wasClean).
+    public static func disconnected(code: UInt16, reason: String, clean: Bool) -> [UInt8] {
+        var line = start("disconnected")
+        line.int("code", Int(code))
+        line.string("reason", reason)
+        line.bool("clean", clean)
+        return line.finishLine()
+    }
+
+    public static func reconnecting(attempt: Int, delayMs: Int64) -> [UInt8] {
+        var line = start("reconnecting")
+        line.int("attempt", attempt)
+        line.int("delay_ms", delayMs)
+        return line.finishLine()
+    }
+
+    public static func gaveUp(attempts: Int, reason: String) -> [UInt8] {
+        var line = start("gave_up")
+        line.int("attempts", attempts)
+        line.string("reason", reason)
+        return line.finishLine()
+    }
+
+    /// "key": raw JSON value.
+    public static func acked(key: [UInt8]) -> [UInt8] {
+        var line = start("acked")
+        line.raw("key", key)
+        return line.finishLine()
+    }
+
+    public static func invalidInput(line number: Int, column: Int, reason: String) -> [UInt8] {
+        var line = start("invalid_input")
+        line.int("line", number)
+        line.int("column", column)
+        line.string("reason", reason)
+        return line.finishLine()
+    }
+
+    /// "keys": [raw values], in first-sent order.
+    public static func unacked(keys: [[UInt8]]) -> [UInt8] {
+        var line = start("unacked")
+        line.rawArray("keys", keys)
+        return line.finishLine()
+    }
+
+    /// Server mode: client `id` (as in --tag's "$client") connected from `peer`.
+    public static func clientConnected(id: Int, peer: String) -> [UInt8] {
+        var line = start("client_connected")
+        line.int("id", id)
+        line.string("peer", peer)
+        return line.finishLine()
+    }
+
+    public static func clientDisconnected(id: Int, code: UInt16, reason: String, clean: Bool) -> [UInt8] {
+        var line = start("client_disconnected")
+        line.int("id", id)
+        line.int("code", Int(code))
+        line.string("reason", reason)
+        line.bool("clean", clean)
+        return line.finishLine()
+    }
+
+    /// `{"$event":"NAME"` with the rest to follow.
+    private static func start(_ name: String) -> JSONObjectWriter {
+        var line = JSONObjectWriter()
+        line.string("$event", name)
+        return line
+    }
+}

@@ -1,0 +1,33 @@
+/// --stats: counters and the final one-line summary (SPEC §7), written on stderr.
+public struct SessionStats: Equatable, Sendable {
+    /// Messages and payload bytes sent to the peer(s).
+    public var messagesOut = 0, bytesOut = 0
+    /// Messages and payload bytes received.
+    public var messagesIn = 0, bytesIn = 0
+    /// Successful connections after the first.
+    public var reconnects = 0
+    /// stdin lines rejected as invalid JSON.
+    public var invalidLines = 0
+    /// Messages still held by --ack at the end.
+    public var unacked = 0
+    /// stdin lines still queued, never sent, at the end.
+    public var notSent = 0
+
+    public init() {}
+
+    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..}}\n
+    public func jsonLine() -> [UInt8] {
+        var line = JSONObjectWriter(capacity: 160)
+        line.beginObject("$stats")
+        line.int("messages_out", messagesOut)
+        line.int("bytes_out", bytesOut)
+        line.int("messages_in", messagesIn)
+        line.int("bytes_in", bytesIn)
+        line.int("reconnects", reconnects)
+        line.int("invalid_lines", invalidLines)
+        line.int("unacked", unacked)
+        line.int("not_sent", notSent)
+        line.endObject()
+        return line.finishLine()
+    }
+}

@@ -1,0 +1,54 @@
+/// Messages waiting for a connection (SPEC §5 "Queue"): stdin lines read while
+/// disconnected, and messages recovered from a dropped connection. FIFO, with
+/// a byte count the session compares with --queue-limit to stop reading stdin.
+struct OutboundQueue {
+    struct Message {
+        var isBinary: Bool
+        var bytes: [UInt8]
+    }
+
+    private var items: [Message] = []
+    private var head = 0
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { head == items.count }
+    var count: Int { items.count - head }
+
+    mutating func append(_ message: OutgoingMessage) {
+        items.append(Self.copy(message))
+        byteCount += items[items.count - 1].bytes.count
+    }
+
+    /// Recovered messages go before everything queued so far, in their order.
+    mutating func prepend(_ messages: [Message]) {
+        guard !messages.isEmpty else { return }
+        items.replaceSubrange(0..<head, with: [])
+        head = 0
+        items.insert(contentsOf: messages, at: 0)
+        byteCount += messages.reduce(0) { $0 + $1.bytes.count }
+    }
+
+    mutating func popFirst() -> Message? {
+        guard head < items.count else { return nil }
+        let message = items[head]
+        items[head].bytes = []
+        head += 1
+        byteCount -= message.bytes.count
+        if head == items.count { items.removeAll(keepingCapacity: true); head = 0 }
+        else if head > 1024 && head * 2 > items.count { items.removeFirst(head); head = 0 }
+        return message
+    }
+
+    static func copy(_ message: OutgoingMessage) -> Message {
+        switch message {
+        case .text(let b): return Message(isBinary: false, bytes: Array(b))
+        case .binary(let b): return Message(isBinary: true, bytes: Array(b))
+        }
+    }
+}
+
+extension OutboundQueue.Message {
+    func withOutgoing<R>(_ body: (OutgoingMessage) -> R) -> R {
+        bytes.withUnsafeBytes { isBinary ? body(.binary($0)) : body(.text($0)) }
+    }
+}

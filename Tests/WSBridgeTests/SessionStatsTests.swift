@@ -1,0 +1,29 @@
+import XCTest
+@testable import WSBridge
+
+/// The --stats summary line (SPEC §7).
+final class SessionStatsTests: XCTestCase {
+    func testZeroLine() {
+        XCTAssertEqual(String(decoding: SessionStats().jsonLine(), as: UTF8.self),
+                       #"{"$stats":{"messages_out":0,"bytes_out":0,"messages_in":0,"bytes_in":0,"#
+                       + #""reconnects":0,"invalid_lines":0,"unacked":0,"not_sent":0}}"# + "\n")
+    }
+
+    func testEveryCounterInItsPlace() {
+        var stats = SessionStats()
+        stats.messagesOut = 1
+        stats.bytesOut = 22
+        stats.messagesIn = 333
+        stats.bytesIn = 4_444
+        stats.reconnects = 5
+        stats.invalidLines = 6
+        stats.unacked = 7
+        stats.notSent = 8_589_934_592
+        let line = stats.jsonLine()
+        XCTAssertEqual(String(decoding: line, as: UTF8.self),
+                       #"{"$stats":{"messages_out":1,"bytes_out":22,"messages_in":333,"bytes_in":4444,"#
+                       + #""reconnects":5,"invalid_lines":6,"unacked":7,"not_sent":8589934592}}"# + "\n")
+        XCTAssertEqual(Array(line.dropLast()).withUnsafeBytes { JSONScanner.validate($0) },
+                       .valid(needsCompaction: false))
+    }
+}
