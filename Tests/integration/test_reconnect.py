@@ -284,10 +284,11 @@ def test_successful_connection_resets_backoff(spawn, fault_server):
 
 
 def test_max_retries_counts_consecutive_failures_only(spawn, fault_server):
-    """Three outages of at least two failed attempts each stay under
-    --max-retries 3: a successful connection starts the count again."""
+    """Three outages of two or three failed attempts each stay under
+    --max-retries 4 (six or more failures in all): a successful connection
+    starts the count again."""
     srv = fault_server(default=Behaviour(drop_after=1))
-    proc = spawn(["--events", "--max-retries", "3", *FAST_BACKOFF, srv.url()], stdin=None, close_stdin=False)
+    proc = spawn(["--events", "--max-retries", "4", *FAST_BACKOFF, srv.url()], stdin=None, close_stdin=False)
     seen = 0
     for i in range(3):
         srv.wait_open(i)

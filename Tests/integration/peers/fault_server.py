@@ -138,10 +138,11 @@ class FaultConn:
         """Raw bytes on the wire (frames built by raw_peer.frame)."""
         self._do(lambda: self._send(data))
 
-    def drop(self, how: str = "fin") -> None:
-        """End the TCP connection without a Close frame: "fin" or "rst"."""
+    def drop(self, how: str = "fin", flush: bool = True) -> None:
+        """End the TCP connection without a Close frame: "fin" or "rst".
+        flush: first wait (up to 1 s) until the client got what we sent."""
         assert how in ("fin", "rst"), how
-        self._do(lambda: self._drop(how))
+        self._do(lambda: self._drop(how, flush))
 
     def close(self, code: int = 1001, reason: str = "going away") -> None:
         """Start a Close handshake; the TCP connection ends when the client
@@ -192,10 +193,11 @@ class FaultConn:
                 return
             time.sleep(0.002)
 
-    def _drop(self, how: str) -> None:
+    def _drop(self, how: str, flush: bool = True) -> None:
         if self._done:
             return
-        self._wait_sent()
+        if flush:
+            self._wait_sent()
         if how == "rst":
             try:
                 self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -563,7 +565,7 @@ class FaultServer:
     def close(self) -> None:
         self.stop_listening()
         for c in list(self.conns):
-            c.drop("rst")
+            c.drop("rst", flush=False)
         for c in list(self.conns):
             c.thread.join(2)
 
