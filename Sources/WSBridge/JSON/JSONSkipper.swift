@@ -11,6 +11,15 @@ enum JSONSkipper {
 
     /// Index of the first non-whitespace byte at or after `i` (or `n`).
     @inline(__always)
+    /// `range` without JSON whitespace at either end (RFC 8259 §2).
+    static func trimmingWhitespace(_ range: Range<Int>, in json: UnsafeRawBufferPointer) -> Range<Int> {
+        var lower = range.lowerBound
+        var upper = range.upperBound
+        while lower < upper && isWhitespace(json[lower]) { lower += 1 }
+        while upper > lower && isWhitespace(json[upper - 1]) { upper -= 1 }
+        return lower ..< upper
+    }
+
     static func skipWhitespace(_ p: UnsafePointer<UInt8>, _ n: Int, from i: Int) -> Int {
         var i = i
         while i < n && isWhitespace(p[i]) { i &+= 1 }
@@ -24,22 +33,7 @@ enum JSONSkipper {
                            sawEscape: inout Bool) -> Int {
         var i = start
         while true {
-            var found = false
-            while i &+ 16 <= n {
-                let low = SWAR.skippingStops(SWAR.load(p, i))
-                if low != 0 {
-                    i &+= SWAR.firstLane(low)
-                    found = true
-                    break
-                }
-                let high = SWAR.skippingStops(SWAR.load(p, i &+ 8))
-                if high != 0 {
-                    i &+= 8 &+ SWAR.firstLane(high)
-                    found = true
-                    break
-                }
-                i &+= 16
-            }
+            let found = SWAR.findStop(p, n, &i, SWAR.skippingStops)
             if !found {
                 while i < n && p[i] != 0x22 && p[i] != 0x5C { i &+= 1 }
                 if i >= n { return n }

@@ -14,23 +14,7 @@ extension JSONScanner {
                                _ failure: inout ScanFailure) -> Int {
         var i = start
         while true {
-            // Find the next stop.
-            var found = false
-            while i &+ 16 <= n {
-                let low = SWAR.validationStops(SWAR.load(p, i))
-                if low != 0 {
-                    i &+= SWAR.firstLane(low)
-                    found = true
-                    break
-                }
-                let high = SWAR.validationStops(SWAR.load(p, i &+ 8))
-                if high != 0 {
-                    i &+= 8 &+ SWAR.firstLane(high)
-                    found = true
-                    break
-                }
-                i &+= 16
-            }
+            var found = SWAR.findStop(p, n, &i, SWAR.validationStops)
             if !found {
                 while i < n {
                     let b = p[i]

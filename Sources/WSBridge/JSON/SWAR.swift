@@ -60,4 +60,20 @@ enum SWAR {
     static func skippingStops(_ word: UInt64) -> UInt64 {
         equal(word, 0x22) | equal(word, 0x5C)
     }
+
+    /// Advances `i` to the first byte at or after it whose lane `stops` marks,
+    /// 16 bytes a step while at least 16 remain. False when fewer than 16
+    /// bytes were left without a stop: the caller finishes byte by byte.
+    @inline(__always)
+    static func findStop(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int,
+                         _ stops: (UInt64) -> UInt64) -> Bool {
+        while i &+ 16 <= n {
+            let low = stops(load(p, i))
+            if low != 0 { i &+= firstLane(low); return true }
+            let high = stops(load(p, i &+ 8))
+            if high != 0 { i &+= 8 &+ firstLane(high); return true }
+            i &+= 16
+        }
+        return false
+    }
 }

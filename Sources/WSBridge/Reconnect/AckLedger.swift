@@ -61,7 +61,7 @@ public struct AckLedger {
         guard case .valid = JSONScanner.validate(payload),
               let base = payload.baseAddress,
               let found = JSONScanner.valueRange(atPath: path, in: payload) else { return nil }
-        let range = AckLedger.trimmed(found, in: payload)
+        let range = JSONSkipper.trimmingWhitespace(found, in: payload)
         let key = Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
         let index = slots.count
         // The key array is shared (copy on write) by the slot and the dictionary.
@@ -89,7 +89,7 @@ public struct AckLedger {
     public mutating func receivedAck(_ payload: UnsafeRawBufferPointer) -> (key: [UInt8], message: [UInt8])? {
         guard count > 0, let base = payload.baseAddress,
               let found = JSONScanner.valueRange(atPath: path, in: payload) else { return nil }
-        let range = AckLedger.trimmed(found, in: payload)
+        let range = JSONSkipper.trimmingWhitespace(found, in: payload)
         probe.removeAll(keepingCapacity: true)
         probe.append(contentsOf: UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
         guard let chain = chains[probe] else { return nil }
@@ -178,15 +178,5 @@ public struct AckLedger {
                 chains[key]!.last = index
             }
         }
-    }
-
-    /// `range` without JSON whitespace at either end (RFC 8259 §2), so keys
-    /// compare the same however the value was spaced.
-    private static func trimmed(_ range: Range<Int>, in json: UnsafeRawBufferPointer) -> Range<Int> {
-        var lower = range.lowerBound
-        var upper = range.upperBound
-        while lower < upper && JSONSkipper.isWhitespace(json[lower]) { lower += 1 }
-        while upper > lower && JSONSkipper.isWhitespace(json[upper - 1]) { upper -= 1 }
-        return lower ..< upper
     }
 }

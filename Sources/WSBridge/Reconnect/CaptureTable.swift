@@ -44,7 +44,7 @@ public struct CaptureTable {
         guard let base = json.baseAddress else { return }
         for index in paths.indices {
             guard let range = JSONScanner.valueRange(atPath: paths[index], in: json) else { continue }
-            let value = CaptureTable.trimmed(range, in: json)
+            let value = JSONSkipper.trimmingWhitespace(range, in: json)
             values[index].removeAll(keepingCapacity: true)
             values[index].append(contentsOf: UnsafeRawBufferPointer(
                 start: base + value.lowerBound, count: value.count))
@@ -90,16 +90,5 @@ public struct CaptureTable {
     /// The capture whose name is exactly these UTF-8 bytes.
     private func index(named bytes: ArraySlice<UInt8>) -> Int? {
         names.firstIndex { $0.utf8.elementsEqual(bytes) }
-    }
-
-    /// `range` without JSON whitespace at either end (RFC 8259 §2). The scanner
-    /// already returns values without it; this keeps the stored bytes canonical
-    /// whatever it does.
-    private static func trimmed(_ range: Range<Int>, in json: UnsafeRawBufferPointer) -> Range<Int> {
-        var lower = range.lowerBound
-        var upper = range.upperBound
-        while lower < upper && JSONSkipper.isWhitespace(json[lower]) { lower += 1 }
-        while upper > lower && JSONSkipper.isWhitespace(json[upper - 1]) { upper -= 1 }
-        return lower ..< upper
     }
 }
