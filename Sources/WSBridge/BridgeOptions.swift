@@ -19,6 +19,13 @@ public struct BridgeOptions: Sendable {
     public var maxMessageSize = 64 << 20
     /// --stats: a final JSON summary on stderr.
     public var stats = false
+    /// --route VALUE=DEST and --type-key (SPEC §3).
+    public var routes: [RouteSpec] = []
+    public var typeKey: [String] = ["type"]
+    /// --route-errors ignore: a failed destination does not change the exit status.
+    public var routeErrorsIgnored = false
+    /// Colour JSON on stdout (set when stdout is a terminal and NO_COLOR is unset).
+    public var colorize = false
 
     public init() {}
 
@@ -28,6 +35,8 @@ public struct BridgeOptions: Sendable {
     }
 
     var formatter: OutputFormatter {
-        OutputFormatter(format: format, binaryOutput: binaryOutput, separator: separator)
+        var f = OutputFormatter(format: format, binaryOutput: binaryOutput, separator: separator)
+        f.colorize = colorize
+        return f
     }
 }

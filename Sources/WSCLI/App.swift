@@ -24,9 +24,20 @@ public enum App {
         }
         if options.showHelp { writeStdout(HelpRenderer.render(width: 80)); return .success }
         if options.showVersion { writeStdout("wspipe \(wspipeVersion)\n"); return .success }
+        if let kind = options.generate {
+            guard let text = DocGenerator.render(kind) else { return usageError("--generate: unknown kind '\(kind)'") }
+            writeStdout(text)
+            return .success
+        }
         let log = Diagnostics(verbosity: options.verbose, quiet: options.quiet)
         let events = EventSink(enabled: options.events)
-        let bridge = bridgeOptions(options)
+        var bridge = bridgeOptions(options)
+        for (value, destination) in options.routes {
+            switch RouteSpec.parse("\(value)=\(destination)") {
+            case .success(let route): bridge.routes.append(route)
+            case .failure(let error): return usageError("--route: \(error.message)")
+            }
+        }
         if let listen = options.listen {
             guard let address = ListenAddress(parsing: listen) else {
                 return usageError("--listen: expected [HOST:]PORT[/PATH], got '\(listen)'")
@@ -36,6 +47,8 @@ public enum App {
             server.protocols = options.protocols
             server.certFile = options.cert
             server.keyFile = options.key
+            server.tag = options.tag
+            server.sendTimeoutNanos = options.sendTimeoutNanos
             if (options.cert == nil) != (options.key == nil) {
                 return usageError("--listen with TLS needs both --cert and --key")
             }
@@ -72,6 +85,10 @@ public enum App {
         b.closeTimeoutNanos = o.closeTimeoutNanos
         b.maxMessageSize = o.maxMessageSize
         b.stats = o.stats
+        b.typeKey = o.typeKey
+        b.routeErrorsIgnored = o.routeErrorsIgnored
+        // Colour only for a person at a terminal (issue 5); NO_COLOR wins (no-color.org).
+        b.colorize = StdioMode.isTerminal(1) && getenv("NO_COLOR").map({ $0.pointee == 0 }) ?? true
         return b
     }
 
@@ -155,13 +172,6 @@ public enum App {
     static func writeStdout(_ text: String) { writeFD(1, text) }
 
     static func writeFD(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
-                if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return }
-            }
-        }
+        Array(text.utf8).withUnsafeBytes { Diagnostics.writeAll(fd, $0) }
     }
 }

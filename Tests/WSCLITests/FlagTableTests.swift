@@ -18,6 +18,7 @@ final class FlagTableTests: XCTestCase {
             "ping-interval", "ping-timeout", "backoff", "jitter", "max-retries", "no-reconnect", "wait",
             "queue-limit", "on-connect", "on-connect-file", "on-reconnect", "capture", "ack", "ack-timeout",
             "events", "stats",
+            "type-key", "route", "route-errors", "tag", "send-timeout", "generate",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -32,13 +33,19 @@ final class FlagTableTests: XCTestCase {
         for name in ["header-file", "cacert", "cert", "key", "on-connect-file"] {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
+        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 5)
+        XCTAssertEqual(FlagTable.flag(long: "route-errors")?.completion, .choices(["report", "ignore"]))
+        XCTAssertEqual(FlagTable.flag(long: "generate")?.completion, .choices(["man", "bash", "zsh", "fish"]))
+        for name in ["type-key", "route", "send-timeout"] {
+            XCTAssertEqual(FlagTable.flag(long: name)?.completion, CompletionKind.none, name)
+        }
         XCTAssertEqual(FlagTable.flag(long: "binary-output")?.completion, .choices(["raw", "base64", "drop"]))
         XCTAssertEqual(FlagTable.flag(long: "origin")?.completion, CompletionKind.none)
     }
 
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
-                       ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture"])
+                       ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route"])
     }
 
     func testLookups() {

@@ -92,7 +92,7 @@ final class HelpRendererTests: XCTestCase {
 
     func testNewSectionsPlacement() {
         let headings = lines.filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") }.map(String.init)
-        XCTAssertEqual(headings, ["Connection:", "TLS:", "Lines and messages:", "Ending:",
+        XCTAssertEqual(headings, ["Connection:", "TLS:", "Lines and messages:", "Routing:", "Ending:",
                                   "Keepalive, reconnect and replay:", "Server mode:", "Diagnostics:", "General:",
                                   "Exit status:"])
         XCTAssertEqual(FlagCategory.reconnect.heading, "Keepalive, reconnect and replay")
@@ -128,7 +128,8 @@ final class HelpRendererTests: XCTestCase {
 
     func testDiagnosticsSectionListsEventsAndStats() {
         XCTAssertEqual(section("Diagnostics"), ["--events", "--stats"])
-        XCTAssertEqual(section("General"), ["-h, --help", "-V, --version", "-v, --verbose", "-q, --quiet"])
+        XCTAssertEqual(section("General"), ["-h, --help", "-V, --version", "--generate <man|bash|zsh|fish>",
+                                            "-v, --verbose", "-q, --quiet"])
     }
 
     func testNewFlagDefaultsInHelp() {

@@ -99,10 +99,12 @@ class WsProc:
     stdin: bytes to write (in a thread, so big inputs cannot deadlock);
     close_stdin: close stdin after writing (EOF) or keep it open.
     stdin_fd/stdout_fd: pass existing descriptors instead (fifo tests).
+    pass_fds: more descriptors the child inherits, same numbers (fd:N routes).
     """
 
     def __init__(self, argv: list[str], stdin: bytes | None = b"", close_stdin: bool = True,
-                 stdin_fd: int | None = None, stdout_fd: int | None = None, env: dict | None = None):
+                 stdin_fd: int | None = None, stdout_fd: int | None = None, env: dict | None = None,
+                 pass_fds: tuple = ()):
         self.argv = argv
         child_env = dict(os.environ)
         child_env.pop("https_proxy", None)
@@ -118,6 +120,7 @@ class WsProc:
             stdout=stdout_fd if stdout_fd is not None else subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=child_env,
+            pass_fds=tuple(pass_fds),
         )
         self.out = _Collector(self.proc.stdout) if stdout_fd is None else None
         self.err = _Collector(self.proc.stderr)

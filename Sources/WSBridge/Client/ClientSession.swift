@@ -18,7 +18,11 @@ public final class ClientSession {
 
     private let loop = EventLoop()
     private let formatter: OutputFormatter
-    private var stdout: OutputWriter!
+    private var routes: RouteTable!
+    /// Whether a text message must be classified (type routes, or $text routed
+    /// elsewhere than the fallback); without routes each line goes straight to stdout.
+    private var classifiesText = false
+    private var routeFailures = 0
     private var stdin: StdinPump?
     private var signals: SignalWatcher?
     private var tls: TLSContext?
@@ -72,18 +76,25 @@ public final class ClientSession {
 
     public func run() -> ExitStatus {
         defer { StdioMode.restoreAll() }
-        stdout = OutputWriter(fd: 1, loop: loop)
-        stdout.onFailure = { [unowned self] reason in self.stdoutFailed(reason) }
-        stdout.onDrained = { [unowned self] in self.stdoutDrained() }
         watchSignals()
         do {
+            routes = try RouteTable(routes: bridge.routes, typeKey: bridge.typeKey, loop: loop) { [unowned self] in
+                self.destinationFailed($0, $1)
+            }
             tls = client.url.secure ? try TLSContext.client(client.tls) : nil
         } catch {
             log.fatal("\(error)")
             return .runtimeError
         }
+        classifiesText = routes.usesTypeKey || routes.textDestination !== routes.fallback
+        routes.onDrained = { [unowned self] in self.channel?.setReadPaused(false) }
+        events.destination = routes.eventDestination
         connect()
         loop.run()
+        // Blocking: every line reaches its destination and every |command has
+        // exited before wspipe does, so their output is complete.
+        routes.finish()
+        if routeFailures > 0 && !bridge.routeErrorsIgnored { status = status.combined(with: .runtimeError) }
         if bridge.stats { events.write(stats.jsonLine()) }
         return status
     }
@@ -118,13 +129,22 @@ public final class ClientSession {
                                        loop: loop) { [unowned self] event in self.channelEvent(event) }
         self.channel = channel
         channel.onDrained = { [unowned self] in self.pump() }
+        // The replay is queued before the first frames that came with the 101
+        // are read: one of them could end the session (--max-messages) or the
+        // connection, and the on-connect messages must still go first.
+        replay(isReconnect: isReconnect, on: channel)
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
-        replay(isReconnect: isReconnect, on: channel)
         // stdin is read from the first connection on: a first connection that
         // fails has consumed no line, and none can go out before the 101.
-        if stdin == nil && !bridge.receiveOnly { startStdin() }
+        if stdin == nil && !bridge.receiveOnly {
+            // A person typing gets one short hint; scripts get nothing extra.
+            if !isReconnect && StdioMode.isTerminal(0) && !log.enabled(.info) {
+                log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
+            }
+            startStdin()
+        }
         pump()
     }
 
@@ -264,8 +284,8 @@ public final class ClientSession {
         switch event {
         case .message(let message): connectionEvent(message)
         case .processed:
-            stdout.flush()
-            channel?.setReadPaused(stdout.isBackedUp)
+            routes.flushAll()
+            channel?.setReadPaused(routes.isBackedUp)
             if finishCheckPending { finishCheckPending = false; tryFinish() }
         case .ended(let reason): channelEnded(reason)
         }
@@ -280,7 +300,7 @@ public final class ClientSession {
         case .binary(let payload):
             stats.messagesIn += 1
             stats.bytesIn += payload.count
-            if acceptMessage() { formatter.appendBinary(payload, to: &stdout.pending) }
+            if acceptMessage() { formatter.appendBinary(payload, to: &routes.binaryDestination.pending) }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -299,11 +319,13 @@ public final class ClientSession {
     }
 
     private func received(text payload: UnsafeRawBufferPointer) {
-        guard ledger != nil || !captures.isEmpty else {
-            if acceptMessage() { formatter.appendText(payload, to: &stdout.pending) }
+        guard ledger != nil || !captures.isEmpty || classifiesText else {
+            if acceptMessage() { formatter.appendText(payload, to: &routes.fallback.pending) }
             return
         }
+        var destination = routes.textDestination
         if case .valid = JSONScanner.validate(payload) {
+            destination = classifiesText ? routes.destination(forJSON: payload) : routes.fallback
             captures.observe(payload)
             if ledger != nil, let key = ledger!.receivedAck(payload)?.key {
                 events.emit(EventLine.acked(key: key))
@@ -312,7 +334,7 @@ public final class ClientSession {
                 if ledger!.isEmpty { finishCheckPending = true }
             }
         }
-        if acceptMessage() { formatter.appendText(payload, to: &stdout.pending) }
+        if acceptMessage() { formatter.appendText(payload, to: &destination.pending) }
     }
 
     /// Counts a data message; false once --max-messages is reached or with -u.
@@ -449,8 +471,8 @@ public final class ClientSession {
         }
     }
 
-    /// Everything stops; what was not sent or acknowledged is reported; the
-    /// loop ends once stdout is written out (a slow reader still gets every line).
+    /// Everything stops; what was not sent or acknowledged is reported. The
+    /// destinations are written out after the loop (see run()).
     private func end(_ newStatus: ExitStatus?) {
         guard !ending else { return }
         ending = true
@@ -459,10 +481,11 @@ public final class ClientSession {
         connector?.cancel()
         keepAlive?.stop()
         stdin?.stop()
+        channel?.terminate()
         reportUnsent()
         if !ackWaitOver { reportUnacked() }
         if let pump = stdin, pump.rejectedLines > 0 { status = status.combined(with: .inputRejected) }
-        if stdout.isEmpty || stdout.failed { loop.stop() } else { stdout.flush() }
+        loop.stop()
     }
 
     private func reportUnsent() {
@@ -483,16 +506,16 @@ public final class ClientSession {
         status = status.combined(with: .inputRejected)
     }
 
-    /// stdout caught up: resume reading the socket, or stop if that was all
-    /// that was left to do.
-    private func stdoutDrained() {
-        if ending { loop.stop(); return }
-        channel?.setReadPaused(false)
-    }
-
-    private func stdoutFailed(_ reason: String) {
-        // A closed pipe (`| head -1`) is a normal way to stop reading: quietly.
-        if reason != "EPIPE" {
+    /// A destination failed (SPEC §3): reported once with its name; the
+    /// other routes keep working. A closed stdout (`| head -1`) is a normal
+    /// way to stop reading: the session then ends quietly, after a Close.
+    private func destinationFailed(_ destination: Destination, _ reason: String) {
+        guard destination === routes.fallback, destination.spec == .stdout else {
+            log.warning("route to \(destination.name) failed: \(reason); its lines are dropped from now on")
+            routeFailures += 1
+            return
+        }
+        if reason != "closed" {
             log.fatal("writing stdout: \(reason)")
             status = status.combined(with: .runtimeError)
         }

@@ -39,14 +39,24 @@ public final class Diagnostics {
         var line = Array("wspipe: ".utf8)
         line.append(contentsOf: message.utf8)
         line.append(10)
-        line.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let n = write(2, bytes.baseAddress! + done, bytes.count - done)
-                if n > 0 { done += n; continue }
-                if n < 0 && errno == EINTR { continue }
-                return   // stderr is gone; nothing better to do
+        line.withUnsafeBytes { Diagnostics.writeAll(2, $0) }
+    }
+
+    /// Writes every byte, retrying EINTR and waiting in poll(2) when the fd is
+    /// a non-blocking pipe that is full (stderr, once routing made it so).
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        var done = 0
+        while done < bytes.count {
+            let n = write(fd, base + done, bytes.count - done)
+            if n > 0 { done += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&p, 1, -1)
+                continue
             }
+            return   // the fd is gone; nothing better to do
         }
     }
 }

@@ -8,12 +8,15 @@ struct OutputFormatter {
     let format: LineFormat
     let binaryOutput: BinaryOutputMode
     let separator: UInt8
+    /// JSON lines for a person at a terminal get ANSI colours.
+    var colorize = false
 
     private static let textPrefix = Array(#"{"$text":"#.utf8)
     private static let binaryPrefix = Array(#"{"$binary":""#.utf8)
     private static let binarySuffix = Array(#""}"#.utf8)
 
     func appendText(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        if colorize && format == .json { return appendColored(out: &out) { plain.appendText(payload, to: &$0) } }
         guard format == .json else {
             out.append(contentsOf: payload)
             out.append(separator)
@@ -33,6 +36,7 @@ struct OutputFormatter {
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        if colorize && format == .json { return appendColored(out: &out) { plain.appendBinary(payload, to: &$0) } }
         switch (format, binaryOutput) {
         case (.json, _):
             out.append(contentsOf: Self.binaryPrefix)
@@ -48,5 +52,17 @@ struct OutputFormatter {
         case (_, .drop):
             break
         }
+    }
+
+    private var plain: OutputFormatter {
+        var copy = self
+        copy.colorize = false
+        return copy
+    }
+
+    private func appendColored(out: inout [UInt8], _ format: (inout [UInt8]) -> Void) {
+        var line: [UInt8] = []
+        format(&line)
+        line.withUnsafeBytes { JSONColorizer.append($0, to: &out) }
     }
 }

@@ -52,17 +52,22 @@ final class StdinPump {
     func resume() {
         guard paused, !finished else { return }
         paused = false
-        if watching { loop.setInterest(fd, .read) } else {
-            watching = true
-            loop.watch(fd, .read) { [unowned self] _ in self.readOnce() }
-        }
+        watching = true
+        loop.watch(fd, .read) { [unowned self] _ in self.readOnce() }
     }
 
+    /// Stops watching stdin altogether: a paused pipe whose writer has gone
+    /// would otherwise keep reporting POLLHUP and spin the loop.
     func pause() {
         guard !paused, !finished else { return }
         paused = true
-        loop.setInterest(fd, [])
+        if watching { loop.unwatch(fd); watching = false }
     }
+
+    /// The number of the line being delivered (for messages about it). Kept
+    /// here rather than read from the translator, which is busy (mutating)
+    /// while it delivers.
+    private(set) var lineNumber = 0
 
     /// Stop reading for good (server closed, SIGINT, --strict).
     func stop() {
@@ -89,6 +94,7 @@ final class StdinPump {
 
     private func processLines() {
         splitter.forEachLine { line in
+            lineNumber += 1
             handle(translator.translate(line) { message in self.send(message) })
             return !finished
         }
@@ -96,7 +102,10 @@ final class StdinPump {
 
     private func endOfInput() {
         guard !finished else { return }
-        splitter.finish { line in handle(translator.translate(line) { message in self.send(message) }) }
+        splitter.finish { line in
+            lineNumber += 1
+            handle(translator.translate(line) { message in self.send(message) })
+        }
         if !finished, let outcome = translator.finish({ message in self.send(message) }) { handle(outcome) }
         guard !finished else { return }   // --strict already ended the input
         stop()

@@ -18,6 +18,17 @@ final class ServerClient {
     private let opened: (ServerClient) -> Void
     private let maxMessageSize: Int
 
+    // What the session keeps per client (SPEC §9: events, back-pressure).
+    /// Takes broadcast messages: upgraded, not closing, not ended.
+    var live = false
+    /// Its unsent output went above the high water: stdin waits for it.
+    var stalled = false
+    /// --send-timeout: how long the stall has lasted, and the next look at it.
+    var stall: SendStall?
+    var stallTimer: EventLoop.TimerID?
+    /// How the connection ended, for the client_disconnected event.
+    var closeInfo: (code: UInt16, reason: String, clean: Bool)?
+
     /// Why a request is refused before the upgrade.
     struct HTTPRefusal: Error { var status: Int; var reason: String }
 

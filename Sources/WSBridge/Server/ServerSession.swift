@@ -10,6 +10,14 @@ public struct ServerOptions: Sendable {
     public var certFile: String? = nil
     public var keyFile: String? = nil
     public var handshakeTimeoutNanos: Int64 = 10_000_000_000
+    /// --tag: stdout lines that are JSON objects get `"$client":N` as their
+    /// first member, and a stdin line with a `"$client":N` member goes to
+    /// client N only, without that member. JSON line mode only.
+    public var tag = false
+    /// --send-timeout: a client whose unsent output stays above the high
+    /// water without shrinking this long is disconnected, so the broadcast
+    /// goes on for the others. nil: it gets back-pressure (stdin waits).
+    public var sendTimeoutNanos: Int64? = nil
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -17,34 +25,56 @@ public struct ServerOptions: Sendable {
 /// The server mode: accept any number of clients, write their messages to
 /// stdout and broadcast stdin lines to them. stdin is only read while at least
 /// one client is connected, so no line is read that nobody could receive.
+///
+/// A slow client holds up the broadcast instead of losing messages: once its
+/// unsent output passes the high water, stdin waits until it has drained.
+/// With --send-timeout a client that makes no progress for that long is
+/// disconnected instead, and the others go on.
 public final class ServerSession {
     private let options: ServerOptions
     private let bridge: BridgeOptions
     private let log: Diagnostics
     private let events: EventSink
-    private var stats = SessionStats()
-    /// Per client: its Close code and reason, for the disconnect event.
-    private var closeInfo: [Int: (code: UInt16, reason: String, clean: Bool)] = [:]
-    private let loop = EventLoop()
     private let formatter: OutputFormatter
-    private var stdout: OutputWriter!
+    /// --tag applies to JSON lines; raw line mode has no objects to tag.
+    private let tagging: Bool
+    private var stats = SessionStats()
+    private let loop = EventLoop()
+    private var routes: RouteTable!
+    private var classifiesText = false
+    private var routeFailures = 0
     private var stdin: StdinPump?
     private var listener: TCPListener?
     private var tlsContext: TLSContext?
-    private var pending: [Int: ServerClient] = [:]
-    private var clients: [Int: ServerClient] = [:]
-    /// Connected clients in the order they arrived, for a stable broadcast order.
-    private var order: [Int] = []
+    private var signals: SignalWatcher?
+
+    /// Clients still in the TLS handshake or the HTTP upgrade.
+    private var upgrading: [Int: ServerClient] = [:]
+    /// Upgraded clients until their transport ends, in the order they
+    /// arrived: the broadcast order.
+    private var connected: [ServerClient] = []
+    /// The same clients by id, for lines addressed with --tag.
+    private var byID: [Int: ServerClient] = [:]
+    /// Connected clients that still take messages (not closing).
+    private var liveCount = 0
+    /// Live clients whose unsent output is above the high water.
+    private var stalledCount = 0
     private var nextID = 1
+    private let clientHighWater = 4 << 20
+
     private var status = ExitStatus.success
     private var messagesReceived = 0
+    /// --tag lines for a client that is not there (or not a client number).
+    private var unaddressableLines = 0
+    /// The line without its "$client" member, and a decoded envelope.
+    private var addressed: [UInt8] = []
+    private var unwrapped: [UInt8] = []
     private var stdinDone = false
     private var stopping = false
     private var ending = false
     private var servedOne = false
-    private var signals: SignalWatcher?
+    private var closeTimer: EventLoop.TimerID?
     private var interrupts = 0
-    private let clientHighWater = 4 << 20
 
     public init(options: ServerOptions, bridge: BridgeOptions, log: Diagnostics, events: EventSink) {
         self.options = options
@@ -52,45 +82,59 @@ public final class ServerSession {
         self.log = log
         self.events = events
         self.formatter = bridge.formatter
+        self.tagging = options.tag && bridge.format == .json
     }
 
     public func run() -> ExitStatus {
         defer { StdioMode.restoreAll() }
-        stdout = OutputWriter(fd: 1, loop: loop)
-        stdout.onFailure = { [unowned self] reason in
-            if reason != "EPIPE" { self.log.fatal("writing stdout: \(reason)"); self.status = self.status.combined(with: .runtimeError) }
-            self.shutdown(code: .goingAway)
-        }
-        stdout.onDrained = { [unowned self] in self.stdoutDrained() }
         do {
-            if let cert = options.certFile, let key = options.keyFile {
-                tlsContext = try TLSContext.server(certFile: cert, keyFile: key)
+            routes = try RouteTable(routes: bridge.routes, typeKey: bridge.typeKey, loop: loop) { [unowned self] in
+                self.destinationFailed($0, $1)
             }
-            let l = try TCPListener(host: options.address.host, port: options.address.port)
-            listener = l
-            let shown = ListenAddress(host: options.address.host, port: l.port, path: options.address.path)
-            if options.address.port == 0 { log.warning("listening on \(shown.display)") } else { log.info("listening on \(shown.display)") }
-            loop.watch(l.fd, .read) { [unowned self] _ in self.acceptAll() }
+            try listen()
         } catch {
             log.fatal("\(error)")
             return .runtimeError
         }
+        classifiesText = routes.usesTypeKey || routes.textDestination !== routes.fallback
+        routes.onDrained = { [unowned self] in self.routesDrained() }
+        events.destination = routes.eventDestination
         watchSignals()
-        if !bridge.receiveOnly {
-            stdin = StdinPump(loop: loop, settings: bridge.stdinSettings, log: log,
-                              deliver: { [unowned self] message in self.broadcast(message) },
-                              afterBatch: { [unowned self] in self.flushClients() },
-                              onEnd: { [unowned self] in self.stdinEnded() })
-            stdin?.onReject = { [unowned self] rejection in
-                self.stats.invalidLines += 1
-                self.log.warning(rejection.message)
-                self.events.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column,
-                                                        reason: rejection.reason))
-            }
-        }
+        if !bridge.receiveOnly { startStdin() }
         loop.run()
+        // Blocking: every line reaches its destination and every |command has
+        // exited before wspipe does.
+        routes.finish()
+        if routeFailures > 0 && !bridge.routeErrorsIgnored { status = status.combined(with: .runtimeError) }
+        reportInput()
         if bridge.stats { events.write(stats.jsonLine()) }
         return status
+    }
+
+    private func listen() throws {
+        if let cert = options.certFile, let key = options.keyFile {
+            tlsContext = try TLSContext.server(certFile: cert, keyFile: key)
+        }
+        let l = try TCPListener(host: options.address.host, port: options.address.port)
+        listener = l
+        let shown = ListenAddress(host: options.address.host, port: l.port, path: options.address.path)
+        // With port 0 the user needs to be told which port they got.
+        if options.address.port == 0 { log.warning("listening on \(shown.display)") } else { log.info("listening on \(shown.display)") }
+        loop.watch(l.fd, .read) { [unowned self] _ in self.acceptAll() }
+    }
+
+    private func startStdin() {
+        let pump = StdinPump(loop: loop, settings: bridge.stdinSettings, log: log,
+                             deliver: { [unowned self] message in self.deliver(message) },
+                             afterBatch: { [unowned self] in self.flushClients() },
+                             onEnd: { [unowned self] in self.stdinEnded() })
+        pump.onReject = { [unowned self] rejection in
+            self.stats.invalidLines += 1
+            self.log.warning(rejection.message)
+            self.events.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column,
+                                                    reason: rejection.reason))
+        }
+        stdin = pump
     }
 
     // MARK: accepting
@@ -108,7 +152,7 @@ public final class ServerSession {
                     events: { [unowned self] client, event in self.clientEvent(client, event) },
                     opened: { [unowned self] client in self.clientOpened(client) },
                     failedUpgrade: { [unowned self] client, why in self.upgradeFailed(client, why) })
-                pending[id] = client
+                upgrading[id] = client
             } catch {
                 log.warning("client \(id) (\(peer)): \(error)")
                 TCPStream(fd: fd).close()
@@ -128,29 +172,38 @@ public final class ServerSession {
     }
 
     private func upgradeFailed(_ client: ServerClient, _ why: String) {
-        pending[client.id] = nil
+        upgrading[client.id] = nil
         log.info("client \(client.id) (\(client.peer)) refused: \(why)")
+    }
+
+    private func stopListening() {
+        guard let l = listener else { return }
+        loop.unwatch(l.fd)
+        l.close()
+        listener = nil
     }
 
     // MARK: clients
 
     private func clientOpened(_ client: ServerClient) {
-        pending[client.id] = nil
-        clients[client.id] = client
-        order.append(client.id)
+        upgrading[client.id] = nil
+        connected.append(client)
+        byID[client.id] = client
+        client.live = true
+        liveCount += 1
         log.info("client \(client.id) connected from \(client.peer)")
         events.emit(EventLine.clientConnected(id: client.id, peer: client.peer))
-        if options.once, let l = listener { loop.unwatch(l.fd); l.close(); listener = nil }
-        client.channel?.onDrained = { [unowned self] in self.resumeStdinIfDrained() }
-        resumeStdinIfDrained()
+        if options.once { stopListening() }
+        client.channel?.onDrained = { [unowned self, unowned client] in self.clientDrained(client) }
+        updateStdin()
     }
 
     private func clientEvent(_ client: ServerClient, _ event: WebSocketChannel.Event) {
         switch event {
         case .message(let message): clientMessage(message, from: client)
         case .processed:
-            stdout.flush()
-            client.channel?.setReadPaused(stdout.isBackedUp)
+            routes.flushAll()
+            client.channel?.setReadPaused(routes.isBackedUp)
         case .ended: clientEnded(client)
         }
     }
@@ -160,18 +213,29 @@ public final class ServerSession {
         case .text(let payload):
             stats.messagesIn += 1
             stats.bytesIn += payload.count
-            if acceptMessage() { formatter.appendText(payload, to: &stdout.pending) }
+            guard acceptMessage() else { return }
+            let destination = textDestination(payload)
+            let start = destination.pending.count
+            formatter.appendText(payload, to: &destination.pending)
+            if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .binary(let payload):
             stats.messagesIn += 1
             stats.bytesIn += payload.count
-            if acceptMessage() { formatter.appendBinary(payload, to: &stdout.pending) }
+            guard acceptMessage() else { return }
+            let destination = routes.binaryDestination
+            let start = destination.pending.count
+            formatter.appendBinary(payload, to: &destination.pending)
+            if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .ping, .pong:
             break
         case .closeReceived(let code, let reason):
-            closeInfo[client.id] = (code ?? 1005, reason, true)
+            // Our echo is queued; nothing more can be sent to it.
+            if client.closeInfo == nil { client.closeInfo = (code ?? 1005, reason, true) }
+            retire(client)
             log.info("client \(client.id) closed (\(code.map(String.init) ?? "no status code"))\(reason.isEmpty ? "" : ": \(reason)")")
         case .failed(let code, let reason):
-            closeInfo[client.id] = (code.rawValue, reason, false)
+            if client.closeInfo == nil { client.closeInfo = (code.rawValue, reason, false) }
+            retire(client)
             if code == .abnormal { log.info("client \(client.id) dropped the connection"); return }
             log.warning("client \(client.id): protocol error: \(reason) (closing with \(code.rawValue))")
             if options.once { status = status.combined(with: .protocolViolation) }
@@ -187,54 +251,192 @@ public final class ServerSession {
     }
 
     private func clientEnded(_ client: ServerClient) {
-        let info = closeInfo.removeValue(forKey: client.id) ?? (1006, "", false)
+        retire(client)
+        let info = client.closeInfo ?? (1006, "", false)
         events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))
-        clients[client.id] = nil
-        order.removeAll { $0 == client.id }
+        if let index = connected.firstIndex(where: { $0 === client }) { connected.remove(at: index) }
+        byID[client.id] = nil
         log.info("client \(client.id) disconnected")
-        if clients.isEmpty { stdin?.pause() }
-        if options.once || (stopping && clients.isEmpty) { finish() }
+        if options.once { shutdown(code: .normal) }   // finishes at once: nobody else is connected
+        if stopping && connected.isEmpty { finish() }
+    }
+
+    /// The client takes no more messages (it closed, failed, timed out or
+    /// ended): it no longer counts for the broadcast or for back-pressure.
+    private func retire(_ client: ServerClient) {
+        guard client.live else { return }
+        client.live = false
+        liveCount -= 1
+        unstall(client)
+        updateStdin()
     }
 
     // MARK: stdin -> clients
 
+    /// One message from stdin: to the client a --tag line names, else to all.
+    private func deliver(_ message: OutgoingMessage) -> Bool {
+        if tagging, case .text(let payload) = message, let address = ClientTag.address(in: payload),
+           case .valid = JSONScanner.validate(payload) {
+            return deliver(payload, to: address)
+        }
+        return broadcast(message)
+    }
+
     private func broadcast(_ message: OutgoingMessage) -> Bool {
         var sent = false
-        for id in order {
-            guard let channel = clients[id]?.channel, channel.isOpen else { continue }
-            channel.send(message)
-            sent = true
-            stats.messagesOut += 1
-            if channel.outputBytes > clientHighWater {
-                channel.flush()
-                if channel.outputBytes > clientHighWater { stdin?.pause() }
-            }
-        }
+        for client in connected where send(message, to: client) { sent = true }
         return sent
     }
 
-    private func flushClients() {
-        for id in order { clients[id]?.channel?.flush() }
-    }
-
-    private func resumeStdinIfDrained() {
-        guard !stdinDone, !stopping else { return }
-        let open = order.compactMap { clients[$0]?.channel }.filter { $0.isOpen }
-        guard !open.isEmpty, open.allSatisfy({ $0.outputBytes <= clientHighWater }) else { return }
-        stdin?.resume()
-    }
-
-    private func stdinEnded() {
-        stdinDone = true
-        for id in order { clients[id]?.channel?.flush() }
-        if let pump = stdin, pump.rejectedLines > 0 || pump.unsentLines > 0 {
-            if pump.unsentLines > 0 { log.warning("\(pump.unsentLines) input line(s) not sent: no client connected") }
-            status = status.combined(with: .inputRejected)
+    /// A stdin line with a "$client" member: to that client only, with the
+    /// member removed. What remains may be a `$text`/`$binary` envelope
+    /// (the form --tag writes them in), which is unwrapped as usual.
+    private func deliver(_ json: UnsafeRawBufferPointer, to address: ClientTag.Address) -> Bool {
+        guard let id = address.client else {
+            let value = String(decoding: UnsafeRawBufferPointer(rebasing: json[address.value]).prefix(40), as: UTF8.self)
+            return reportUnaddressable("\"$client\" must be a client number, not \(value)")
         }
-        if !bridge.noClose { shutdown(code: .normal) }
+        guard let client = byID[id], client.live else {
+            return reportUnaddressable("no client \(id) connected")
+        }
+        addressed.removeAll(keepingCapacity: true)
+        ClientTag.appendRemoving(address.removal, from: json, into: &addressed)
+        return addressed.withUnsafeBytes { rest -> Bool in
+            guard let member = JSONScanner.soleStringMember(rest) else { return send(.text(rest), to: client) }
+            let token = UnsafeRawBufferPointer(rebasing: rest[member.value])
+            if member.key.elementsEqual("$text".utf8) {
+                unwrapped.removeAll(keepingCapacity: true)
+                JSONScanner.appendUnescaped(stringToken: token, into: &unwrapped)
+                return unwrapped.withUnsafeBytes { send(.text($0), to: client) }
+            }
+            if member.key.elementsEqual("$binary".utf8) {
+                unwrapped.removeAll(keepingCapacity: true)
+                guard decodeBase64(token, into: &unwrapped) else { return reportUnaddressable("invalid base64 in $binary") }
+                return unwrapped.withUnsafeBytes { send(.binary($0), to: client) }
+            }
+            return send(.text(rest), to: client)
+        }
+    }
+
+    /// A `$binary` string token (with quotes) decoded; false if it is not base64.
+    /// Base64 needs no escapes, but an encoder may still write "\/".
+    private func decodeBase64(_ token: UnsafeRawBufferPointer, into out: inout [UInt8]) -> Bool {
+        let inner = UnsafeRawBufferPointer(rebasing: token[1 ..< token.count - 1])
+        guard inner.contains(0x5C) else { return Base64.decode(inner, into: &out) }
+        var text: [UInt8] = []
+        JSONScanner.appendUnescaped(stringToken: token, into: &text)
+        return text.withUnsafeBytes { Base64.decode($0, into: &out) }
+    }
+
+    /// Reports a --tag line that goes nowhere; it counts as not sent (exit 6).
+    private func reportUnaddressable(_ why: String) -> Bool {
+        unaddressableLines += 1
+        let line = stdinLineNumber().map { "stdin:\($0): " } ?? "stdin: "
+        log.warning(line + why)
+        return false
+    }
+
+    private func stdinLineNumber() -> Int? { stdin?.lineNumber }
+
+    /// Queues `message` for `client`; false if it takes no messages now.
+    private func send(_ message: OutgoingMessage, to client: ServerClient) -> Bool {
+        guard client.live, let channel = client.channel, channel.isOpen else { return false }
+        channel.send(message)
+        stats.messagesOut += 1
+        switch message {
+        case .text(let bytes), .binary(let bytes): stats.bytesOut += bytes.count
+        }
+        if !client.stalled && channel.outputBytes > clientHighWater {
+            channel.flush()   // may end the channel, which retires the client
+            if client.live && channel.outputBytes > clientHighWater { stall(client) }
+        }
+        return true
+    }
+
+    private func flushClients() {
+        for client in connected { client.channel?.flush() }
+    }
+
+    // MARK: back-pressure
+
+    /// stdin runs while some client takes messages and none is over the
+    /// high water; counters keep this check free of allocations.
+    private func updateStdin() {
+        guard let stdin, !stdinDone, !stopping else { return }
+        if liveCount > 0 && stalledCount == 0 { stdin.resume() } else { stdin.pause() }
+    }
+
+    private func stall(_ client: ServerClient) {
+        client.stalled = true
+        stalledCount += 1
+        stdin?.pause()
+        guard let timeout = options.sendTimeoutNanos, let channel = client.channel else { return }
+        let watch = SendStall(timeoutNanos: timeout, output: channel.outputBytes, now: monotonicNanos())
+        client.stall = watch
+        scheduleStallCheck(client, afterNanos: watch.firstIntervalNanos)
+    }
+
+    private func unstall(_ client: ServerClient) {
+        guard client.stalled else { return }
+        client.stalled = false
+        stalledCount -= 1
+        client.stall = nil
+        if let timer = client.stallTimer { loop.cancel(timer); client.stallTimer = nil }
+    }
+
+    /// Output fully written: the client is no longer holding stdin up.
+    private func clientDrained(_ client: ServerClient) {
+        unstall(client)
+        updateStdin()
+    }
+
+    private func scheduleStallCheck(_ client: ServerClient, afterNanos delay: Int64) {
+        client.stallTimer = loop.schedule(afterNanos: delay) { [unowned self, weak client] in
+            guard let client else { return }
+            client.stallTimer = nil
+            self.checkStall(client)
+        }
+    }
+
+    private func checkStall(_ client: ServerClient) {
+        // While shutting down, the close timeout ends every client anyway.
+        guard !stopping, client.stalled, client.live, let channel = client.channel, var watch = client.stall else { return }
+        if let next = watch.check(output: channel.outputBytes, now: monotonicNanos()) {
+            client.stall = watch
+            scheduleStallCheck(client, afterNanos: next)
+        } else {
+            sendTimedOut(client, channel)
+        }
+    }
+
+    /// --send-timeout ran out: disconnect the client so the others go on. The
+    /// Close goes behind the output it is not reading, so it rarely arrives;
+    /// the transport is dropped right after.
+    private func sendTimedOut(_ client: ServerClient, _ channel: WebSocketChannel) {
+        log.warning("client \(client.id) (\(client.peer)): \(channel.outputBytes) bytes unsent and no progress for the --send-timeout; disconnecting")
+        events.emit(ServerEvents.sendTimeout(id: client.id))
+        client.closeInfo = (CloseCode.policyViolation.rawValue, "send timeout", false)
+        retire(client)
+        channel.close(code: .policyViolation, reason: "send timeout")
+        channel.terminate()
     }
 
     // MARK: ending
+
+    private func stdinEnded() {
+        stdinDone = true
+        flushClients()
+        if !bridge.noClose { shutdown(code: .normal) }
+    }
+
+    /// Lines that were not sent make the exit status 6 (SPEC §2, §9).
+    private func reportInput() {
+        guard let pump = stdin else { return }
+        let noClient = pump.unsentLines - unaddressableLines
+        if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }
+        stats.notSent = pump.unsentLines
+        if pump.rejectedLines > 0 || pump.unsentLines > 0 { status = status.combined(with: .inputRejected) }
+    }
 
     /// Close every client, stop accepting, and finish when they are gone or
     /// after the close timeout.
@@ -242,29 +444,54 @@ public final class ServerSession {
         guard !stopping else { return }
         stopping = true
         stdin?.stop()
-        if let l = listener { loop.unwatch(l.fd); l.close(); listener = nil }
-        for client in pending.values { client.cancel() }
-        pending.removeAll()
-        if clients.isEmpty { finish(); return }
-        for id in order { clients[id]?.channel?.close(code: code) }
-        loop.schedule(afterNanos: bridge.closeTimeoutNanos) { [unowned self] in
-            for id in self.order { self.clients[id]?.channel?.terminate() }
+        stopListening()
+        for client in upgrading.values { client.cancel() }
+        upgrading.removeAll()
+        if connected.isEmpty { finish(); return }
+        for client in connected { client.channel?.close(code: code) }
+        closeTimer = loop.schedule(afterNanos: bridge.closeTimeoutNanos) { [unowned self] in
+            self.closeTimer = nil
+            // Iterates a copy: each terminate removes its client from `connected`.
+            for client in self.connected { client.channel?.terminate() }
             self.finish()
         }
     }
 
+    /// Stop; the destinations are written out after the loop (see run()).
     private func finish() {
-        stdin?.stop()
+        guard !ending else { return }
         ending = true
-        if stdout.isEmpty || stdout.failed { loop.stop(); return }
-        stdout.flush()
+        stdin?.stop()
+        if let timer = closeTimer { loop.cancel(timer); closeTimer = nil }
+        loop.stop()
     }
 
-    /// stdout caught up: resume reading the clients, or stop if we were only
-    /// waiting for the last lines to be written.
-    private func stdoutDrained() {
-        if ending { loop.stop(); return }
-        for id in order { clients[id]?.channel?.setReadPaused(false) }
+    /// Where a client's text message goes (SPEC §3): by its type when routes
+    /// ask for it, `$text` for non-JSON; without routes straight to stdout.
+    private func textDestination(_ payload: UnsafeRawBufferPointer) -> Destination {
+        guard classifiesText else { return routes.fallback }
+        guard case .valid = JSONScanner.validate(payload) else { return routes.textDestination }
+        return routes.destination(forJSON: payload)
+    }
+
+    /// The destinations caught up: resume reading the clients.
+    private func routesDrained() {
+        for client in connected { client.channel?.setReadPaused(false) }
+    }
+
+    /// A destination failed: reported once with its name, the others keep
+    /// working. A closed stdout ends the server quietly.
+    private func destinationFailed(_ destination: Destination, _ reason: String) {
+        guard destination === routes.fallback, destination.spec == .stdout else {
+            log.warning("route to \(destination.name) failed: \(reason); its lines are dropped from now on")
+            routeFailures += 1
+            return
+        }
+        if reason != "closed" {
+            log.fatal("writing stdout: \(reason)")
+            status = status.combined(with: .runtimeError)
+        }
+        shutdown(code: .goingAway)
     }
 
     private func watchSignals() {

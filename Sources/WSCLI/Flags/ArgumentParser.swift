@@ -9,14 +9,17 @@
 public enum ArgumentParser {
     /// Parses argv (without the program name).
     ///
-    /// `-h/--help` and `-V/--version` win: as soon as one is met (before
-    /// `--`), parsing stops and `Options()` with only `showHelp` or
-    /// `showVersion` set is returned, even if earlier arguments were wrong.
+    /// `-h/--help`, `-V/--version` and `--generate KIND` win: as soon as one
+    /// is met (before `--`), parsing stops and `Options()` with only
+    /// `showHelp`, `showVersion` or `generate` set is returned, even if
+    /// earlier arguments were wrong (a `--generate` with an unknown KIND is an
+    /// ordinary usage error).
     /// Otherwise the first error in argument order is thrown; then the checks
     /// that need every flag: conflicts (`-t`/`-b`, `-u`/`-U`,
-    /// `--lenient`/`--strict`), requirements (`--once` needs `--listen`,
-    /// `--ping-timeout` needs `--ping-interval`, `--ack-timeout` needs
-    /// `--ack`), exactly one of URL or `--listen`, and no client-only flag
+    /// `--lenient`/`--strict`), requirements (`--once`, `--tag` and
+    /// `--send-timeout` need `--listen`, `--ping-timeout` needs
+    /// `--ping-interval`, `--ack-timeout` needs `--ack`), exactly one of URL
+    /// or `--listen`, and no client-only flag
     /// (`--ack`, `--on-connect`, `--backoff`...) with `--listen`.
     public static func parse(_ args: [String]) throws(UsageError) -> Options {
         var parse = Parse()
@@ -48,12 +51,13 @@ private struct Parse {
     var firstError: UsageError? = nil
     var positionalCount = 0
 
-    /// Set once --help or --version has been applied.
+    /// Set once --help, --version or a valid --generate has been applied.
     var special: Options? {
-        guard options.showHelp || options.showVersion else { return nil }
+        guard options.showHelp || options.showVersion || options.generate != nil else { return nil }
         var result = Options()
         result.showHelp = options.showHelp
         result.showVersion = options.showVersion
+        result.generate = options.generate
         return result
     }
 

@@ -85,6 +85,33 @@ public let flagTable: [Flag] = [
             conflicts: ["lenient"],
             apply: { $0.strict = true }),
 
+    // MARK: Routing (SPEC §3)
+    Flag(long: "type-key", valueName: "KEYPATH",
+         help: "Read the type that --route matches at this dotted key path of incoming JSON messages.",
+         category: .routing, defaultValue: "type",
+         apply: { o, v throws(UsageError) in o.typeKey = try FlagValue.keyPath("type-key", v) }),
+    Flag(long: "route", valueName: "VALUE=DEST",
+         help: "Write messages of type VALUE ($binary, $text, $event, * for the rest) to DEST: "
+             + "stdout, stderr, drop, fd:N, a file, or |COMMAND; repeat for more routes.",
+         category: .routing, repeatable: true,
+         apply: { o, v throws(UsageError) in
+             let route = try FlagValue.route("route", v)
+             guard !o.routes.contains(where: { $0.value == route.value }) else {
+                 throw UsageError("--route: VALUE '\(route.value)' given twice")
+             }
+             o.routes.append(route)
+         }),
+    Flag(long: "route-errors", valueName: RouteErrors.allCases.map(\.rawValue).joined(separator: "|"),
+         help: "Whether a failing route destination (full disk, exited command) is reported on stderr.",
+         category: .routing, completion: .choices(RouteErrors.allCases.map(\.rawValue)),
+         defaultValue: RouteErrors.report.rawValue,
+         apply: { o, v throws(UsageError) in
+             guard let mode = RouteErrors(rawValue: v) else {
+                 throw .invalidChoice("route-errors", v, choices: RouteErrors.allCases.map(\.rawValue))
+             }
+             o.routeErrorsIgnored = mode == .ignore
+         }),
+
     // MARK: Ending (SPEC §6)
     .toggle("no-close", "n", .ending,
             help: "At stdin EOF keep receiving until the server closes.",
@@ -187,6 +214,15 @@ public let flagTable: [Flag] = [
             help: "Serve one client and exit when it leaves.",
             requires: ["listen"],
             apply: { $0.once = true }),
+    .toggle("tag", nil, .server,
+            help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
+                + "carrying \"$client\":N to that client only.",
+            requires: ["listen"],
+            apply: { $0.tag = true }),
+    Flag(long: "send-timeout", valueName: "DURATION",
+         help: "Disconnect a client that has taken no data for this long instead of holding back the others.",
+         category: .server, defaultValue: "off", requires: ["listen"],
+         apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDuration("send-timeout", v) }),
 
     // MARK: Diagnostics (SPEC §7)
     .toggle("events", nil, .output,
@@ -203,6 +239,15 @@ public let flagTable: [Flag] = [
     .toggle("version", "V", .general,
             help: "Print the version and exit.",
             apply: { $0.showVersion = true }),
+    Flag(long: "generate", valueName: DocGenerator.kinds.joined(separator: "|"),
+         help: "Print the man page or the completion script for this shell and exit.",
+         category: .general, completion: .choices(DocGenerator.kinds),
+         apply: { o, v throws(UsageError) in
+             guard DocGenerator.kinds.contains(v) else {
+                 throw .invalidChoice("generate", v, choices: DocGenerator.kinds)
+             }
+             o.generate = v
+         }),
     .toggle("verbose", "v", .general,
             help: "Print lifecycle notices on stderr; repeat for more detail.",
             repeatable: true,

@@ -84,6 +84,20 @@ enum FlagValue {
         return (name, path)
     }
 
+    /// `VALUE=DEST` split at the first '=' (DEST may contain more, as in
+    /// `|jq 'select(.a==1)'`), both sides non-empty. Only the shape is checked
+    /// here; the bridge parses DEST and reports what is wrong with it.
+    static func route(_ long: String, _ value: String) throws(UsageError) -> (value: String, destination: String) {
+        guard let equals = value.firstIndex(of: "=") else {
+            throw UsageError("--\(long): expected VALUE=DEST, got '\(value)'")
+        }
+        let match = String(value[..<equals])
+        let destination = String(value[value.index(after: equals)...])
+        guard !match.isEmpty else { throw UsageError("--\(long): empty VALUE in '\(value)'") }
+        guard !destination.isEmpty else { throw UsageError("--\(long): empty DEST in '\(value)'") }
+        return (match, destination)
+    }
+
     static func isIdentifier(_ text: String) -> Bool {
         guard let first = text.utf8.first, !isDigit(first) else { return false }
         return text.utf8.allSatisfy { isDigit($0) || isLetter($0) || $0 == UInt8(ascii: "_") }

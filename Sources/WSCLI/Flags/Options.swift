@@ -3,6 +3,11 @@ public enum BinaryOutput: String, CaseIterable, Sendable {
     case raw, base64, drop
 }
 
+/// `--route-errors`: what happens when a route destination fails (SPEC §3).
+public enum RouteErrors: String, CaseIterable, Sendable {
+    case report, ignore
+}
+
 /// What a stdin line becomes and how messages are written (SPEC §2).
 public enum LineMode: Sendable, Equatable {
     /// The default: NDJSON both ways, `$text`/`$binary` wrappers.
@@ -83,6 +88,17 @@ public struct Options: Sendable {
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.
     public var stats = false
+    /// `--type-key` split at the dots: where `--route` reads the type of an incoming message.
+    public var typeKey: [String] = ["type"]
+    /// `--route VALUE=DEST`, in order, split at the first '='; both sides
+    /// non-empty, VALUEs unique. DEST is checked by the bridge (`RouteSpec`).
+    public var routes: [(value: String, destination: String)] = []
+    /// `--route-errors ignore`: a failing destination is not reported.
+    public var routeErrorsIgnored = false
+    /// `--tag` (server mode): `"$client":N` on lines from clients, addressing on stdin lines.
+    public var tag = false
+    /// `--send-timeout` (server mode): nil = a slow client holds back stdin (no timeout).
+    public var sendTimeoutNanos: Int64? = nil
     /// Number of `-v` given.
     public var verbose = 0
     public var quiet = false
@@ -90,6 +106,8 @@ public struct Options: Sendable {
     public var once = false
     public var showHelp = false
     public var showVersion = false
+    /// `--generate KIND`: print the man page or a completion script (see `DocGenerator`).
+    public var generate: String? = nil
 
     public init() {}
 

@@ -1,0 +1,258 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import WSTransport
+
+/// One output stream on the event loop: a buffered, non-blocking writer for an fd
+/// (stdout, stderr, fd:N, a file opened O_APPEND|O_CREAT 0644, the stdin pipe of a
+/// `sh -c COMMAND` child started with posix_spawn), or a sink that drops.
+///
+/// The formatter appends complete lines to `pending`; `flush()` writes as much
+/// as the fd takes and waits for writability through the loop for the rest, so
+/// a slow reader never blocks the loop (which also serves the socket). Pipes
+/// and sockets are non-blocking; regular files and ttys are written blocking,
+/// which poll(2) treats as always ready anyway.
+///
+/// Back-pressure has hysteresis: `isBackedUp` turns true above the high water
+/// and stays true until the backlog falls below the low water, when
+/// `onDrained` runs, so the producer does not pause and resume per write.
+public final class Destination {
+    /// As the user wrote it: "stdout", "fd:3", "/tmp/x.log", "|jq -c .".
+    public let name: String
+    public let spec: DestinationSpec
+    /// Lines to write start at `offset`. Append complete lines only, and never
+    /// remove bytes: the written prefix is dropped by the destination itself.
+    public var pending: [UInt8] = []
+    private var offset = 0
+    /// Above this many unwritten bytes the producer should pause.
+    public let highWater: Int
+    /// Below this many, a backed-up destination counts as drained again.
+    public let lowWater: Int
+    /// Set when a write failed; everything pending and appended later is dropped.
+    public private(set) var failed = false
+    /// Why it failed: "command exited", "closed", "disk full", "bad file descriptor"
+    /// or the strerror text.
+    public private(set) var failureReason: String?
+    /// Runs once, when a backed-up destination drains below the low water (or fails).
+    public var onDrained: (() -> Void)?
+    /// Runs once, on the first failed write, with the reason.
+    public var onFailure: ((Destination, String) -> Void)?
+
+    private let target: Target
+    private let loop: EventLoop?
+    private var watching = false
+    private var backedUp = false
+    private var finished = false
+
+    /// What the bytes go to, and what finish() must release.
+    enum Target {
+        case drop
+        /// An fd we did not open (stdout, stderr, fd:N): never closed by us.
+        case borrowed(Int32)
+        /// A file we opened; closed by finish().
+        case owned(Int32)
+        case command(CommandProcess)
+    }
+
+    /// A writer for an fd wspipe inherited (stdout, stderr, fd:N); pipes and
+    /// sockets are made non-blocking with StdioMode (restored at exit).
+    public convenience init(name: String, fd: Int32, loop: EventLoop,
+                            highWater: Int = 4 << 20, lowWater: Int = 1 << 20) {
+        StdioMode.prepare(fd)
+        let spec: DestinationSpec = fd == 1 ? .stdout : fd == 2 ? .stderr : .fd(fd)
+        self.init(name: name, spec: spec, target: .borrowed(fd), loop: loop,
+                  highWater: highWater, lowWater: lowWater)
+    }
+
+    /// A sink that accepts and discards every line.
+    public convenience init(droppingAs name: String = "drop") {
+        self.init(name: name, spec: .drop, target: .drop, loop: nil, highWater: Int.max, lowWater: 0)
+    }
+
+    init(name: String, spec: DestinationSpec, target: Target, loop: EventLoop?,
+         highWater: Int = 4 << 20, lowWater: Int = 1 << 20) {
+        precondition(lowWater <= highWater, "Destination: low water above high water")
+        self.name = name
+        self.spec = spec
+        self.target = target
+        self.loop = loop
+        self.highWater = highWater
+        self.lowWater = lowWater
+        if case .drop = target { return }
+        pending.reserveCapacity(64 << 10)
+    }
+
+    deinit {
+        if watching, let fd = fd { loop?.unwatch(fd) }
+        if case .owned(let fd) = target, !finished { close(fd) }
+    }
+
+    /// The fd written to; nil for a drop sink or once finish() closed it.
+    public var fd: Int32? {
+        switch target {
+        case .drop: return nil
+        case .borrowed(let fd): return fd
+        case .owned(let fd): return finished ? nil : fd
+        case .command(let process): return process.inputFD >= 0 ? process.inputFD : nil
+        }
+    }
+
+    /// True for `drop`: the session may skip formatting lines for it.
+    public var discards: Bool {
+        if case .drop = target { return true }
+        return false
+    }
+
+    /// The pid of a `|COMMAND` route's child.
+    public var commandPID: pid_t? {
+        if case .command(let process) = target { return process.pid }
+        return nil
+    }
+
+    /// A `|COMMAND` child's exit code once finish() reaped it (nil before, or
+    /// when it was killed by a signal).
+    public var commandExitCode: Int32? {
+        if case .command(let process) = target { return process.exitCode }
+        return nil
+    }
+
+    public var unwrittenBytes: Int { pending.count &- offset }
+    public var isEmpty: Bool { pending.count == offset }
+
+    /// Unwritten bytes above the high water, or still above the low water since then.
+    public var isBackedUp: Bool {
+        if !backedUp && pending.count &- offset > highWater { backedUp = true }
+        return backedUp
+    }
+
+    /// Non-blocking: writes what the fd takes now, and asks the loop for
+    /// writability when bytes remain. A failed write marks the destination
+    /// failed and reports it once through `onFailure`.
+    public func flush() {
+        if pending.count == offset {
+            stopWatching()   // a watched fd with nothing to write would spin on POLLERR
+            return
+        }
+        guard let fd = fd, !failed else { discardPending(); return }
+        if pending.count &- offset > highWater { backedUp = true }
+        while offset < pending.count {
+            let result = pending.withUnsafeBytes { all in
+                FD.write(fd, UnsafeRawBufferPointer(rebasing: all[offset...]))
+            }
+            switch result {
+            case .bytes(let n) where n > 0:
+                offset &+= n
+            case .bytes, .wouldBlock:
+                waitForWritable(fd)
+                checkDrained()
+                return
+            case .eof:
+                fail("closed")
+                return
+            case .error(let text):
+                fail(reason(for: text))
+                return
+            }
+        }
+        pending.removeAll(keepingCapacity: pending.capacity <= 4 << 20)
+        offset = 0
+        stopWatching()
+        checkDrained()
+    }
+
+    /// Blocking: writes everything pending (waiting in poll(2) for a full
+    /// pipe), then releases the destination: closes a file we opened, closes
+    /// a command's stdin and, with `waitForCommand`, waits for the command to
+    /// exit so its output is complete. Inherited fds stay open. Idempotent;
+    /// later lines are dropped.
+    public func finish(waitForCommand: Bool = true) {
+        if !finished {
+            stopWatching()
+            writeAllBlocking()
+            finished = true
+            discardPending()
+            switch target {
+            case .owned(let fd): close(fd)
+            case .command(let process): process.closeInput()
+            case .drop, .borrowed: break
+            }
+        }
+        if waitForCommand { reap() }
+    }
+
+    /// Waits for a `|COMMAND` child to exit. Separate from finish() so that
+    /// RouteTable closes every pipe before it waits for any child.
+    func reap() {
+        if case .command(let process) = target { process.wait() }
+    }
+
+    private func writeAllBlocking() {
+        guard let fd = fd else { return }
+        while true {
+            flush()
+            if failed || isEmpty { break }
+            // The fd took all it could: wait until it takes more (or reports an
+            // error, which the next write turns into a failure).
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            while poll(&p, 1, -1) < 0 && errno == EINTR {}
+        }
+        stopWatching()
+    }
+
+    private func waitForWritable(_ fd: Int32) {
+        // Drop the written prefix once it dominates, so a long backlog does not
+        // keep every byte ever written alive.
+        if offset > 1 << 20 && offset > pending.count / 2 {
+            pending.removeFirst(offset)
+            offset = 0
+        }
+        guard !watching, let loop else { return }
+        watching = true
+        loop.watch(fd, .write) { [weak self] _ in self?.flush() }
+    }
+
+    private func stopWatching() {
+        guard watching else { return }
+        watching = false
+        if let fd = fd { loop?.unwatch(fd) }
+    }
+
+    private func checkDrained() {
+        guard backedUp, pending.count &- offset < lowWater else { return }
+        backedUp = false
+        onDrained?()
+    }
+
+    private func discardPending() {
+        // Keep a small buffer: a session may still append to a failed destination.
+        pending.removeAll(keepingCapacity: pending.capacity <= 64 << 10)
+        offset = 0
+    }
+
+    private func fail(_ reason: String) {
+        stopWatching()
+        failed = true
+        failureReason = reason
+        discardPending()
+        onFailure?(self, reason)
+        // Nothing is left to wait for: whoever paused for us may resume.
+        checkDrained()
+    }
+
+    /// The user-facing reason for a failed write (FD.write's text is
+    /// "EPIPE" or "write: <strerror>").
+    private func reason(for text: String) -> String {
+        if text == "EPIPE" {
+            if case .command = target { return "command exited" }
+            return "closed"
+        }
+        if text == Destination.noSpaceText { return "disk full" }
+        if text == Destination.badFDText { return "bad file descriptor" }
+        return text.hasPrefix("write: ") ? String(text.dropFirst(7)) : text
+    }
+
+    private static let noSpaceText = "write: " + String(cString: strerror(ENOSPC))
+    private static let badFDText = "write: " + String(cString: strerror(EBADF))
+}

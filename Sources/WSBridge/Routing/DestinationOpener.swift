@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import WSTransport
+
+/// Opens each distinct destination once, remembering what it opened so a
+/// failure part-way can release it all.
+struct DestinationOpener {
+    let loop: EventLoop
+    private(set) var opened: [Destination] = []
+    /// (st_dev, st_ino) of each opened file, parallel to `fileDestinations`:
+    /// "log" and "./log" are one file and must share one buffer.
+    private var fileIDs: [(dev: UInt64, ino: UInt64)] = []
+    private var fileDestinations: [Destination] = []
+
+    init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    mutating func destination(for spec: DestinationSpec) throws(RouteSpecError) -> Destination {
+        let spec = DestinationOpener.canonical(spec)
+        if let existing = opened.first(where: { $0.spec == spec }) { return existing }
+        let destination: Destination
+        switch spec {
+        case .drop:
+            destination = Destination(droppingAs: spec.description)
+        case .stdout, .stderr, .fd:
+            destination = try inherited(spec)
+        case .file(let path):
+            destination = try file(path)
+            if fileDestinations.contains(where: { $0 === destination }) { return destination }
+            fileDestinations.append(destination)
+        case .command(let command):
+            let process = try CommandProcess.spawn(command)
+            destination = Destination(name: spec.description, spec: spec, target: .command(process), loop: loop)
+        }
+        opened.append(destination)
+        return destination
+    }
+
+    private func inherited(_ spec: DestinationSpec) throws(RouteSpecError) -> Destination {
+        let fd: Int32
+        switch spec {
+        case .stdout: fd = 1
+        case .stderr: fd = 2
+        case .fd(let n): fd = n
+        default: preconditionFailure("not an inherited fd: \(spec)")
+        }
+        guard fcntl(fd, F_GETFD) >= 0 else {
+            throw RouteSpecError("\(spec): file descriptor \(fd) is not open")
+        }
+        StdioMode.prepare(fd)
+        return Destination(name: spec.description, spec: spec, target: .borrowed(fd), loop: loop)
+    }
+
+    /// Appends (O_APPEND: lines from several writers never overwrite each
+    /// other), creates with 0644 (less the umask). A FIFO or a character
+    /// device other than a tty is made non-blocking like a pipe.
+    private mutating func file(_ path: String) throws(RouteSpecError) -> Destination {
+        var fd: Int32
+        repeat {
+            fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        } while fd < 0 && errno == EINTR
+        guard fd >= 0 else {
+            throw RouteSpecError("cannot open '\(path)': \(String(cString: strerror(errno)))")
+        }
+        var st = stat()
+        if fstat(fd, &st) == 0 {
+            let id = (dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+            if let i = fileIDs.firstIndex(where: { $0 == id }) {
+                close(fd)
+                return fileDestinations[i]
+            }
+            fileIDs.append(id)
+            let kind = st.st_mode & S_IFMT
+            if kind == S_IFIFO || kind == S_IFSOCK {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+        } else {
+            fileIDs.append((dev: UInt64.max, ino: UInt64.max))
+        }
+        return Destination(name: path, spec: .file(path), target: .owned(fd), loop: loop)
+    }
+
+    /// Closes files and command pipes opened so far and waits for the commands.
+    func releaseAll() {
+        for destination in opened { destination.finish(waitForCommand: false) }
+        for destination in opened { destination.reap() }
+    }
+
+    /// fd:1 is stdout and fd:2 is stderr: one buffer per fd, or lines from two
+    /// routes could interleave mid-line.
+    static func canonical(_ spec: DestinationSpec) -> DestinationSpec {
+        switch spec {
+        case .fd(1): return .stdout
+        case .fd(2): return .stderr
+        default: return spec
+        }
+    }
+}

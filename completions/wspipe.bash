@@ -1,0 +1,57 @@
+# bash completion for wspipe                               -*- shell-script -*-
+# Generated from the flag table by `wspipe --generate bash`; do not edit.
+# Install: copy to /usr/share/bash-completion/completions/wspipe,
+# or source it from ~/.bashrc.
+
+_wspipe() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev= prefix= i
+    (( COMP_CWORD > 0 )) && prev=${COMP_WORDS[COMP_CWORD-1]}
+    # No options after "--".
+    for (( i = 1; i < COMP_CWORD; i++ )); do
+        [[ ${COMP_WORDS[i]} == -- ]] && return 0
+    done
+    # --flag=value: bash splits the word at '=' when COMP_WORDBREAKS has it.
+    if [[ $cur == = ]]; then
+        cur=
+    elif [[ $prev == = ]] && (( COMP_CWORD > 1 )); then
+        prev=${COMP_WORDS[COMP_CWORD-2]}
+    elif [[ $cur == --*=* ]]; then
+        prev=${cur%%=*}
+        prefix=$prev=
+        cur=${cur#*=}
+    fi
+    case $prev in
+        --header-file|--cacert|--cert|--key|--on-connect-file)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+            _wspipe_prefix "$prefix"
+            return 0 ;;
+        --binary-output)
+            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- "$cur")
+            _wspipe_prefix "$prefix"
+            return 0 ;;
+        --route-errors)
+            mapfile -t COMPREPLY < <(compgen -W 'report ignore' -- "$cur")
+            _wspipe_prefix "$prefix"
+            return 0 ;;
+        --generate)
+            mapfile -t COMPREPLY < <(compgen -W 'man bash zsh fish' -- "$cur")
+            _wspipe_prefix "$prefix"
+            return 0 ;;
+        -H|--header|--origin|--user-agent|--protocol|--connect-timeout|--max-message-size|--type-key|--route|--max-messages|--close-timeout|--ping-interval|--ping-timeout|--backoff|--jitter|--max-retries|--queue-limit|--on-connect|--on-reconnect|--capture|--ack|--ack-timeout|--listen|--send-timeout)
+            # A value only the user knows.
+            return 0 ;;
+    esac
+    if [[ -z $prefix && $cur == -* ]]; then
+        mapfile -t COMPREPLY < <(compgen -W '--header -H --header-file --origin --user-agent --protocol --connect-timeout --max-message-size --insecure -k --cacert --cert --key --text -t --binary -b --nul -0 --binary-output --lenient --strict --type-key --route --route-errors --no-close -n --one-message -1 --max-messages --unidirectional -u --unidirectional-reverse -U --close-timeout --ping-interval --ping-timeout --backoff --jitter --max-retries --no-reconnect --wait --queue-limit --on-connect --on-connect-file --on-reconnect --capture --ack --ack-timeout --listen --once --tag --send-timeout --events --stats --help -h --version -V --generate --verbose -v --quiet -q' -- "$cur")
+    fi
+    return 0
+}
+
+# Completing --flag=value in one word: the replies need the "--flag=" too.
+_wspipe_prefix() {
+    [[ -n $1 ]] && COMPREPLY=("${COMPREPLY[@]/#/$1}")
+    return 0
+}
+
+complete -F _wspipe wspipe
