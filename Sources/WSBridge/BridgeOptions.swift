@@ -34,9 +34,29 @@ public struct BridgeOptions: Sendable {
                            maxPendingBytes: maxMessageSize)
     }
 
-    var formatter: OutputFormatter {
-        var f = OutputFormatter(format: format, binaryOutput: binaryOutput, separator: separator)
-        f.colorize = colorize
-        return f
+    /// Formatters for the lines of incoming messages: colours only ever go to
+    /// stdout at a terminal, never into a routed file or command.
+    var formatters: LineFormatters {
+        let plain = OutputFormatter(format: format, binaryOutput: binaryOutput, separator: separator)
+        var terminal = plain
+        terminal.colorize = colorize
+        return LineFormatters(plain: plain, terminal: terminal, colorize: colorize)
+    }
+}
+
+/// The plain formatter, and the one for stdout when it is a terminal.
+struct LineFormatters {
+    let plain: OutputFormatter
+    let terminal: OutputFormatter
+    let colorize: Bool
+
+    func appendText(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
+        let formatter = colorize && destination.spec == .stdout ? terminal : plain
+        formatter.appendText(payload, to: &destination.pending)
+    }
+
+    func appendBinary(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
+        let formatter = colorize && destination.spec == .stdout ? terminal : plain
+        formatter.appendBinary(payload, to: &destination.pending)
     }
 }

@@ -17,7 +17,7 @@ public final class ClientSession {
     private let events: EventSink
 
     private let loop = EventLoop()
-    private let formatter: OutputFormatter
+    private let formatter: LineFormatters
     private var routes: RouteTable!
     /// Whether a text message must be classified (type routes, or $text routed
     /// elsewhere than the fallback); without routes each line goes straight to stdout.
@@ -66,7 +66,7 @@ public final class ClientSession {
         self.policy = policy
         self.log = log
         self.events = events
-        self.formatter = bridge.formatter
+        self.formatter = bridge.formatters
         self.backoff = Backoff(policy: policy.backoff)
         self.captures = CaptureTable(policy.captures)
         self.ledger = policy.ackPath.map { AckLedger(path: $0) }
@@ -300,7 +300,7 @@ public final class ClientSession {
         case .binary(let payload):
             stats.messagesIn += 1
             stats.bytesIn += payload.count
-            if acceptMessage() { formatter.appendBinary(payload, to: &routes.binaryDestination.pending) }
+            if acceptMessage() { formatter.appendBinary(payload, to: routes.binaryDestination) }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -320,7 +320,7 @@ public final class ClientSession {
 
     private func received(text payload: UnsafeRawBufferPointer) {
         guard ledger != nil || !captures.isEmpty || classifiesText else {
-            if acceptMessage() { formatter.appendText(payload, to: &routes.fallback.pending) }
+            if acceptMessage() { formatter.appendText(payload, to: routes.fallback) }
             return
         }
         var destination = routes.textDestination
@@ -334,7 +334,7 @@ public final class ClientSession {
                 if ledger!.isEmpty { finishCheckPending = true }
             }
         }
-        if acceptMessage() { formatter.appendText(payload, to: &destination.pending) }
+        if acceptMessage() { formatter.appendText(payload, to: destination) }
     }
 
     /// Counts a data message; false once --max-messages is reached or with -u.

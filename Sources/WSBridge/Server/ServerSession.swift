@@ -35,7 +35,7 @@ public final class ServerSession {
     private let bridge: BridgeOptions
     private let log: Diagnostics
     private let events: EventSink
-    private let formatter: OutputFormatter
+    private let formatter: LineFormatters
     /// --tag applies to JSON lines; raw line mode has no objects to tag.
     private let tagging: Bool
     private var stats = SessionStats()
@@ -81,7 +81,7 @@ public final class ServerSession {
         self.bridge = bridge
         self.log = log
         self.events = events
-        self.formatter = bridge.formatter
+        self.formatter = bridge.formatters
         self.tagging = options.tag && bridge.format == .json
     }
 
@@ -216,7 +216,7 @@ public final class ServerSession {
             guard acceptMessage() else { return }
             let destination = textDestination(payload)
             let start = destination.pending.count
-            formatter.appendText(payload, to: &destination.pending)
+            formatter.appendText(payload, to: destination)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .binary(let payload):
             stats.messagesIn += 1
@@ -224,7 +224,7 @@ public final class ServerSession {
             guard acceptMessage() else { return }
             let destination = routes.binaryDestination
             let start = destination.pending.count
-            formatter.appendBinary(payload, to: &destination.pending)
+            formatter.appendBinary(payload, to: destination)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .ping, .pong:
             break
