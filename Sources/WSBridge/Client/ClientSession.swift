@@ -17,12 +17,7 @@ public final class ClientSession {
     private let events: EventSink
 
     private let loop = EventLoop()
-    private let formatter: LineFormatters
-    private var routes: RouteTable!
-    /// Whether a text message must be classified (type routes, or $text routed
-    /// elsewhere than the fallback); without routes each line goes straight to stdout.
-    private var classifiesText = false
-    private var routeFailures = 0
+    private var output: MessageOutput!
     private var stdin: StdinPump?
     private var signals: SignalWatcher?
     private var tls: TLSContext?
@@ -66,7 +61,6 @@ public final class ClientSession {
         self.policy = policy
         self.log = log
         self.events = events
-        self.formatter = bridge.formatters
         self.backoff = Backoff(policy: policy.backoff)
         self.captures = CaptureTable(policy.captures)
         self.ledger = policy.ackPath.map { AckLedger(path: $0) }
@@ -78,23 +72,18 @@ public final class ClientSession {
         defer { StdioMode.restoreAll() }
         watchSignals()
         do {
-            routes = try RouteTable(routes: bridge.routes, typeKey: bridge.typeKey, loop: loop) { [unowned self] in
-                self.destinationFailed($0, $1)
-            }
+            output = try MessageOutput(bridge: bridge, loop: loop, log: log, events: events)
             tls = client.url.secure ? try TLSContext.client(client.tls) : nil
         } catch {
             log.fatal("\(error)")
             return .runtimeError
         }
-        classifiesText = routes.usesTypeKey || routes.textDestination !== routes.fallback
-        routes.onDrained = { [unowned self] in self.channel?.setReadPaused(false) }
-        events.destination = routes.eventDestination
+        output.onStdoutLost = { [unowned self] error in self.stdoutLost(error) }
+        output.routes.onDrained = { [unowned self] in self.channel?.setReadPaused(false) }
         connect()
         loop.run()
-        // Blocking: every line reaches its destination and every |command has
-        // exited before wspipe does, so their output is complete.
-        routes.finish()
-        if routeFailures > 0 && !bridge.routeErrorsIgnored { status = status.combined(with: .runtimeError) }
+        output.finish(&status, ignoringRouteErrors: bridge.routeErrorsIgnored)
+        stats.invalidLines = stdin?.rejectedLines ?? 0
         if bridge.stats { events.write(stats.jsonLine()) }
         return status
     }
@@ -196,12 +185,7 @@ public final class ClientSession {
                              deliver: { [unowned self] message in self.deliver(message) },
                              afterBatch: { [unowned self] in self.afterStdinBatch() },
                              onEnd: { [unowned self] in self.stdinFinished() })
-        pump.onReject = { [unowned self] rejection in
-            self.stats.invalidLines += 1
-            self.log.warning(rejection.message)
-            self.events.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column,
-                                                    reason: rejection.reason))
-        }
+        pump.events = events
         stdin = pump
         pump.resume()
     }
@@ -284,8 +268,8 @@ public final class ClientSession {
         switch event {
         case .message(let message): connectionEvent(message)
         case .processed:
-            routes.flushAll()
-            channel?.setReadPaused(routes.isBackedUp)
+            output.routes.flushAll()
+            channel?.setReadPaused(output.routes.isBackedUp)
             if finishCheckPending { finishCheckPending = false; tryFinish() }
         case .ended(let reason): channelEnded(reason)
         }
@@ -300,7 +284,7 @@ public final class ClientSession {
         case .binary(let payload):
             stats.messagesIn += 1
             stats.bytesIn += payload.count
-            if acceptMessage() { formatter.appendBinary(payload, to: routes.binaryDestination) }
+            if acceptMessage() { output.appendBinary(payload) }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -319,13 +303,13 @@ public final class ClientSession {
     }
 
     private func received(text payload: UnsafeRawBufferPointer) {
-        guard ledger != nil || !captures.isEmpty || classifiesText else {
-            if acceptMessage() { formatter.appendText(payload, to: routes.fallback) }
+        guard ledger != nil || !captures.isEmpty || output.classifiesText else {
+            if acceptMessage() { output.appendText(payload, to: output.routes.fallback) }
             return
         }
-        var destination = routes.textDestination
+        var valid = false
         if case .valid = JSONScanner.validate(payload) {
-            destination = classifiesText ? routes.destination(forJSON: payload) : routes.fallback
+            valid = true
             captures.observe(payload)
             if ledger != nil, let key = ledger!.receivedAck(payload)?.key {
                 events.emit(EventLine.acked(key: key))
@@ -334,7 +318,7 @@ public final class ClientSession {
                 if ledger!.isEmpty { finishCheckPending = true }
             }
         }
-        if acceptMessage() { formatter.appendText(payload, to: destination) }
+        if acceptMessage() { output.appendText(payload, to: output.destination(forText: payload, isValidJSON: valid)) }
     }
 
     /// Counts a data message; false once --max-messages is reached or with -u.
@@ -506,17 +490,11 @@ public final class ClientSession {
         status = status.combined(with: .inputRejected)
     }
 
-    /// A destination failed (SPEC §3): reported once with its name; the
-    /// other routes keep working. A closed stdout (`| head -1`) is a normal
-    /// way to stop reading: the session then ends quietly, after a Close.
-    private func destinationFailed(_ destination: Destination, _ reason: String) {
-        guard destination === routes.fallback, destination.spec == .stdout else {
-            log.warning("route to \(destination.name) failed: \(reason); its lines are dropped from now on")
-            routeFailures += 1
-            return
-        }
-        if reason != "closed" {
-            log.fatal("writing stdout: \(reason)")
+    /// stdout went away: quietly for a reader that stopped (`| head -1`),
+    /// with the error otherwise; the session ends after a clean Close.
+    private func stdoutLost(_ error: String?) {
+        if let error {
+            log.fatal(error)
             status = status.combined(with: .runtimeError)
         }
         stdin?.stop()

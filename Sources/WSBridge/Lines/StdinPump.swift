@@ -15,8 +15,8 @@ final class StdinPump {
     /// Sends one message; returns false when it could not be sent.
     private let deliver: (OutgoingMessage) -> Bool
     private let onEnd: () -> Void
-    /// Told about every line that is not sent (after it is counted).
-    var onReject: ((InputTranslator.Rejection) -> Void)?
+    /// `--events`: an `invalid_input` event for every rejected line.
+    var events: EventSink?
     /// Called after each batch of lines, so the sends go out in one write.
     private let afterBatch: () -> Void
     private var watching = false
@@ -119,7 +119,8 @@ final class StdinPump {
     private func handle(_ outcome: InputTranslator.Outcome) {
         guard case .rejected(let rejection) = outcome else { return }
         rejectedLines += 1
-        if let onReject { onReject(rejection) } else { log.warning(rejection.message) }
+        log.warning(rejection.message)
+        events?.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column, reason: rejection.reason))
         if strict {
             log.warning("stopping at the first invalid line (--strict)")
             stop()

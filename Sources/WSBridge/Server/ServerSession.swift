@@ -35,14 +35,11 @@ public final class ServerSession {
     private let bridge: BridgeOptions
     private let log: Diagnostics
     private let events: EventSink
-    private let formatter: LineFormatters
     /// --tag applies to JSON lines; raw line mode has no objects to tag.
     private let tagging: Bool
     private var stats = SessionStats()
     private let loop = EventLoop()
-    private var routes: RouteTable!
-    private var classifiesText = false
-    private var routeFailures = 0
+    private var output: MessageOutput!
     private var stdin: StdinPump?
     private var listener: TCPListener?
     private var tlsContext: TLSContext?
@@ -81,31 +78,25 @@ public final class ServerSession {
         self.bridge = bridge
         self.log = log
         self.events = events
-        self.formatter = bridge.formatters
         self.tagging = options.tag && bridge.format == .json
     }
 
     public func run() -> ExitStatus {
         defer { StdioMode.restoreAll() }
         do {
-            routes = try RouteTable(routes: bridge.routes, typeKey: bridge.typeKey, loop: loop) { [unowned self] in
-                self.destinationFailed($0, $1)
-            }
+            output = try MessageOutput(bridge: bridge, loop: loop, log: log, events: events)
             try listen()
         } catch {
             log.fatal("\(error)")
             return .runtimeError
         }
-        classifiesText = routes.usesTypeKey || routes.textDestination !== routes.fallback
-        routes.onDrained = { [unowned self] in self.routesDrained() }
-        events.destination = routes.eventDestination
+        output.onStdoutLost = { [unowned self] error in self.stdoutLost(error) }
+        output.routes.onDrained = { [unowned self] in self.routesDrained() }
         watchSignals()
         if !bridge.receiveOnly { startStdin() }
         loop.run()
-        // Blocking: every line reaches its destination and every |command has
-        // exited before wspipe does.
-        routes.finish()
-        if routeFailures > 0 && !bridge.routeErrorsIgnored { status = status.combined(with: .runtimeError) }
+        output.finish(&status, ignoringRouteErrors: bridge.routeErrorsIgnored)
+        stats.invalidLines = stdin?.rejectedLines ?? 0
         reportInput()
         if bridge.stats { events.write(stats.jsonLine()) }
         return status
@@ -128,12 +119,7 @@ public final class ServerSession {
                              deliver: { [unowned self] message in self.deliver(message) },
                              afterBatch: { [unowned self] in self.flushClients() },
                              onEnd: { [unowned self] in self.stdinEnded() })
-        pump.onReject = { [unowned self] rejection in
-            self.stats.invalidLines += 1
-            self.log.warning(rejection.message)
-            self.events.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column,
-                                                    reason: rejection.reason))
-        }
+        pump.events = events
         stdin = pump
     }
 
@@ -202,8 +188,8 @@ public final class ServerSession {
         switch event {
         case .message(let message): clientMessage(message, from: client)
         case .processed:
-            routes.flushAll()
-            client.channel?.setReadPaused(routes.isBackedUp)
+            output.routes.flushAll()
+            client.channel?.setReadPaused(output.routes.isBackedUp)
         case .ended: clientEnded(client)
         }
     }
@@ -214,17 +200,17 @@ public final class ServerSession {
             stats.messagesIn += 1
             stats.bytesIn += payload.count
             guard acceptMessage() else { return }
-            let destination = textDestination(payload)
+            let destination = output.destination(forText: payload)
             let start = destination.pending.count
-            formatter.appendText(payload, to: destination)
+            output.appendText(payload, to: destination)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .binary(let payload):
             stats.messagesIn += 1
             stats.bytesIn += payload.count
             guard acceptMessage() else { return }
-            let destination = routes.binaryDestination
+            let destination = output.routes.binaryDestination
             let start = destination.pending.count
-            formatter.appendBinary(payload, to: destination)
+            output.appendBinary(payload)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .ping, .pong:
             break
@@ -466,29 +452,16 @@ public final class ServerSession {
         loop.stop()
     }
 
-    /// Where a client's text message goes (SPEC §3): by its type when routes
-    /// ask for it, `$text` for non-JSON; without routes straight to stdout.
-    private func textDestination(_ payload: UnsafeRawBufferPointer) -> Destination {
-        guard classifiesText else { return routes.fallback }
-        guard case .valid = JSONScanner.validate(payload) else { return routes.textDestination }
-        return routes.destination(forJSON: payload)
-    }
-
     /// The destinations caught up: resume reading the clients.
     private func routesDrained() {
         for client in connected { client.channel?.setReadPaused(false) }
     }
 
-    /// A destination failed: reported once with its name, the others keep
-    /// working. A closed stdout ends the server quietly.
-    private func destinationFailed(_ destination: Destination, _ reason: String) {
-        guard destination === routes.fallback, destination.spec == .stdout else {
-            log.warning("route to \(destination.name) failed: \(reason); its lines are dropped from now on")
-            routeFailures += 1
-            return
-        }
-        if reason != "closed" {
-            log.fatal("writing stdout: \(reason)")
+    /// stdout went away: quietly for a reader that stopped, with the error
+    /// otherwise; the clients are closed and the server ends.
+    private func stdoutLost(_ error: String?) {
+        if let error {
+            log.fatal(error)
             status = status.combined(with: .runtimeError)
         }
         shutdown(code: .goingAway)

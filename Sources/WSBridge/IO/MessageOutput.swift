@@ -1,0 +1,61 @@
+import WSTransport
+
+/// Where the lines of incoming messages go (SPEC §2, §3), shared by the
+/// client and the server: the route table, the formatters, and what a failed
+/// destination means. Each line goes to exactly one destination.
+final class MessageOutput {
+    let routes: RouteTable
+    private let formatters: LineFormatters
+    /// Whether a text message must be classified (type routes, or `$text`
+    /// routed elsewhere than the fallback); otherwise it goes straight out.
+    let classifiesText: Bool
+    private let log: Diagnostics
+    private(set) var failures = 0
+    /// stdout closed or failed: `nil` for a reader that went away (`| head`,
+    /// a normal way to stop reading), else the error to report.
+    var onStdoutLost: ((String?) -> Void)?
+
+    init(bridge: BridgeOptions, loop: EventLoop, log: Diagnostics, events: EventSink) throws(RouteSpecError) {
+        var failed: ((Destination, String) -> Void)?
+        routes = try RouteTable(routes: bridge.routes, typeKey: bridge.typeKey, loop: loop) { failed?($0, $1) }
+        formatters = bridge.formatters
+        classifiesText = routes.usesTypeKey || routes.textDestination !== routes.fallback
+        self.log = log
+        events.destination = routes.eventDestination
+        failed = { [unowned self] in self.destinationFailed($0, $1) }
+    }
+
+    /// The destination of a text message; `isValidJSON` when already known.
+    func destination(forText payload: UnsafeRawBufferPointer, isValidJSON: Bool? = nil) -> Destination {
+        guard classifiesText else { return routes.fallback }
+        let valid: Bool
+        if let isValidJSON { valid = isValidJSON } else if case .valid = JSONScanner.validate(payload) { valid = true } else { valid = false }
+        return valid ? routes.destination(forJSON: payload) : routes.textDestination
+    }
+
+    func appendText(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
+        formatters.appendText(payload, to: destination)
+    }
+
+    func appendBinary(_ payload: UnsafeRawBufferPointer) {
+        formatters.appendBinary(payload, to: routes.binaryDestination)
+    }
+
+    /// Blocking, after the loop: every line reaches its destination and every
+    /// |command has exited, so its output is complete. A failed route makes
+    /// the status 1 unless --route-errors ignore.
+    func finish(_ status: inout ExitStatus, ignoringRouteErrors: Bool) {
+        routes.finish()
+        if failures > 0 && !ignoringRouteErrors { status = status.combined(with: .runtimeError) }
+    }
+
+    /// Reported once with its name; the other routes keep working.
+    private func destinationFailed(_ destination: Destination, _ reason: String) {
+        guard destination === routes.fallback, destination.spec == .stdout else {
+            log.warning("route to \(destination.name) failed: \(reason); its lines are dropped from now on")
+            failures += 1
+            return
+        }
+        onStdoutLost?(reason == "closed" ? nil : "writing stdout: \(reason)")
+    }
+}
