@@ -4,6 +4,11 @@
 // systemLibrary targets (OpenSSL for TLS and SHA-1, zlib for deflate).
 import PackageDescription
 
+// Release builds skip the run-time exclusivity checks: the event loop is
+// single-threaded and the checks cost a call per message on the hot path.
+// Debug builds (and so the unit tests) keep them.
+let releaseSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "wspipe",
     products: [
@@ -17,13 +22,13 @@ let package = Package(
             name: "CZlib", path: "Sources/CZlib",
             providers: [.apt(["zlib1g-dev"])]),
         // Layer 1: the sans-I/O protocol core (frames, handshake, UTF-8, close codes).
-        .target(name: "WSCore", dependencies: ["COpenSSL"]),
+        .target(name: "WSCore", dependencies: ["COpenSSL"], swiftSettings: releaseSettings),
         // Layer 2: sockets, TLS and the poll() event loop.
-        .target(name: "WSTransport", dependencies: ["COpenSSL"]),
+        .target(name: "WSTransport", dependencies: ["COpenSSL"], swiftSettings: releaseSettings),
         // Layer 3: JSON lines, base64 framing, client and server sessions.
-        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport"]),
+        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport"], swiftSettings: releaseSettings),
         // Layer 4: the flag table, option parsing, help and the program's entry.
-        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSBridge"]),
+        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSBridge"], swiftSettings: releaseSettings),
         .executableTarget(
             name: "wspipe", dependencies: ["WSCLI"],
             // A static Swift runtime halves start-up time and RSS (see README).
