@@ -1,4 +1,4 @@
-/// How the bridge moves lines and messages and when it stops (SPEC §2, §6),
+/// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.
 public struct BridgeOptions: Sendable {
     public var format: LineFormat = .json
@@ -19,7 +19,7 @@ public struct BridgeOptions: Sendable {
     public var maxMessageSize = 64 << 20
     /// --stats: a final JSON summary on stderr.
     public var stats = false
-    /// --route VALUE=DEST and --type-key (SPEC §3).
+    /// --route VALUE=DEST and --type-key (wspipe(1): ROUTING).
     public var routes: [RouteSpec] = []
     public var typeKey: [String] = ["type"]
     /// --route-errors ignore: a failed destination does not change the exit status.

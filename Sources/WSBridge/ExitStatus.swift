@@ -1,4 +1,4 @@
-/// Exit statuses (SPEC §8). When several apply, the most serious wins:
+/// Exit statuses (wspipe(1): EXIT STATUS). When several apply, the most serious wins:
 /// interrupted, then connection problems, then rejected input.
 public enum ExitStatus: Int32, Sendable {
     case success = 0

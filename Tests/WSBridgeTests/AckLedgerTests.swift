@@ -1,7 +1,7 @@
 import XCTest
 @testable import WSBridge
 
-/// --ack KEYPATH: holding sent messages until the same value comes back (SPEC §5).
+/// --ack KEYPATH: holding sent messages until the same value comes back (wspipe(1): RECONNECT AND REPLAY).
 final class AckLedgerTests: XCTestCase {
     @discardableResult
     private func send(_ ledger: inout AckLedger, _ text: String) -> String? {

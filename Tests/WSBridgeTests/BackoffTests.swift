@@ -1,7 +1,7 @@
 import XCTest
 @testable import WSBridge
 
-/// Backoff delays (SPEC §5 --backoff/--jitter) with a fixed random source.
+/// Backoff delays (wspipe(1): RECONNECT AND REPLAY --backoff/--jitter) with a fixed random source.
 final class BackoffTests: XCTestCase {
     private let second: Int64 = 1_000_000_000
 

@@ -1,7 +1,7 @@
 import XCTest
 @testable import WSBridge
 
-/// --capture NAME=KEYPATH and ${NAME} substitution (SPEC §5).
+/// --capture NAME=KEYPATH and ${NAME} substitution (wspipe(1): RECONNECT AND REPLAY).
 final class CaptureTableTests: XCTestCase {
     private func observe(_ table: inout CaptureTable, _ text: String) {
         let bytes = Array(text.utf8)

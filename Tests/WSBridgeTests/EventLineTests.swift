@@ -1,7 +1,7 @@
 import XCTest
 @testable import WSBridge
 
-/// The exact bytes of every {"$event":...} line (SPEC §7).
+/// The exact bytes of every {"$event":...} line (wspipe(1): OPTIONS, Diagnostics).
 final class EventLineTests: XCTestCase {
     private func assertLine(_ line: [UInt8], _ expected: String,
                             file: StaticString = #filePath, line number: UInt = #line) {

@@ -1,7 +1,7 @@
 import XCTest
 @testable import WSBridge
 
-/// RetryPolicy.verdict for every kind of Disconnect (SPEC §5, §8).
+/// RetryPolicy.verdict for every kind of Disconnect (wspipe(1): RECONNECT AND REPLAY; EXIT STATUS).
 final class RetryPolicyTests: XCTestCase {
     private func verdict(_ disconnect: Disconnect) -> RetryVerdict {
         RetryPolicy.verdict(for: disconnect)

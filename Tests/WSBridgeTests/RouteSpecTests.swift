@@ -1,7 +1,7 @@
 import XCTest
 @testable import WSBridge
 
-/// `--route VALUE=DEST` parsing (SPEC §3): every VALUE and DEST form, and the errors.
+/// `--route VALUE=DEST` parsing (wspipe(1): ROUTING): every VALUE and DEST form, and the errors.
 final class RouteSpecTests: XCTestCase {
     private func route(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> RouteSpec? {
         switch RouteSpec.parse(text) {

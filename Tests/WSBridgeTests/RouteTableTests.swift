@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// RouteTable and Destination (SPEC §3): which destination a message goes to,
+/// RouteTable and Destination (wspipe(1): ROUTING): which destination a message goes to,
 /// and how files, commands and fds receive lines, fail and push back.
 final class RouteTableTests: XCTestCase {
     private var directory = ""

@@ -1,7 +1,7 @@
 import XCTest
 @testable import WSBridge
 
-/// The --stats summary line (SPEC §7).
+/// The --stats summary line (wspipe(1): OPTIONS, Diagnostics).
 final class SessionStatsTests: XCTestCase {
     func testZeroLine() {
         XCTAssertEqual(String(decoding: SessionStats().jsonLine(), as: UTF8.self),

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import WSCLI
 
-/// The man page and the completion scripts (SPEC §10): generated from the flag
+/// The man page and the completion scripts (README, Install): generated from the flag
 /// table, committed, and checked by the tools that read them.
 ///
 /// `WSPIPE_REGENERATE=1 swift test --filter DocGeneratorTests` rewrites the

@@ -1,8 +1,8 @@
 import XCTest
 @testable import WSCLI
 
-/// The keepalive, reconnect, queue, replay and ack flags (SPEC §5) and
-/// --events/--stats (SPEC §7): values stored, defaults, every error text.
+/// The keepalive, reconnect, queue, replay and ack flags (wspipe(1): RECONNECT AND REPLAY) and
+/// --events/--stats (wspipe(1): OPTIONS, Diagnostics): values stored, defaults, every error text.
 final class ReconnectFlagsTests: XCTestCase {
     // MARK: Defaults
 

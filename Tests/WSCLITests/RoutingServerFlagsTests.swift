@@ -1,8 +1,8 @@
 import XCTest
 @testable import WSCLI
 
-/// The routing flags (SPEC §3), the server-mode flags --tag and
-/// --send-timeout (SPEC §9) and --generate (SPEC §10): values stored,
+/// The routing flags (wspipe(1): ROUTING), the server-mode flags --tag and
+/// --send-timeout (wspipe(1): OPTIONS, Server mode) and --generate (README, Install): values stored,
 /// defaults, every error text, and where --help lists them.
 final class RoutingServerFlagsTests: XCTestCase {
     let listen = ["--listen", "8080"]

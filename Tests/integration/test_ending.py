@@ -127,7 +127,7 @@ def test_sigint_sends_close_1000_and_exit_130(spawn, ws_server):
 
 
 def test_messages_arriving_while_closing_are_still_printed(spawn, raw_peer):
-    """At stdin EOF the Close goes out at once (SPEC §6), but data frames the
+    """At stdin EOF the Close goes out at once (wspipe(1): OPTIONS, Ending), but data frames the
     server sends before its own Close are still data of the session
     (RFC 6455 §1.4) and reach stdout."""
     peer = raw_peer()

@@ -1,4 +1,4 @@
-"""--events and --stats (SPEC §7): JSON lines on stderr, never on stdout."""
+"""--events and --stats (wspipe(1): OPTIONS, Diagnostics): JSON lines on stderr, never on stdout."""
 
 from __future__ import annotations
 

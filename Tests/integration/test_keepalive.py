@@ -1,4 +1,4 @@
-"""Keepalive (SPEC §5): --ping-interval / --ping-timeout.
+"""Keepalive (wspipe(1): RECONNECT AND REPLAY): --ping-interval / --ping-timeout.
 
 The silent peers here keep the TCP connection open and never answer a ping
 nor a Close, so only wspipe's own timeout can end the connection; they run

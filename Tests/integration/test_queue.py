@@ -1,4 +1,4 @@
-"""The outage queue (SPEC §5): lines read while disconnected are kept in
+"""The outage queue (wspipe(1): RECONNECT AND REPLAY): lines read while disconnected are kept in
 order and sent after the reconnect; --queue-limit bounds the queue, and a
 full queue stops wspipe reading stdin (back-pressure) without dropping.
 

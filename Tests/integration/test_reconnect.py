@@ -1,4 +1,4 @@
-"""Reconnection (SPEC §5, §8): what is retried, what is fatal, the backoff
+"""Reconnection (wspipe(1): RECONNECT AND REPLAY; EXIT STATUS): what is retried, what is fatal, the backoff
 delays, --wait, --max-retries, --no-reconnect, and lines written during an
 outage.
 

@@ -1,4 +1,4 @@
-"""Replay and acknowledgements (SPEC §5): --on-connect, --on-connect-file,
+"""Replay and acknowledgements (wspipe(1): RECONNECT AND REPLAY): --on-connect, --on-connect-file,
 --on-reconnect, --capture, --ack, --ack-timeout, and the realtime-session
 scenario that ties them together."""
 

@@ -1,4 +1,4 @@
-"""Routing by message type (SPEC §3): --type-key, --route VALUE=DEST, --route-errors.
+"""Routing by message type (wspipe(1): ROUTING): --type-key, --route VALUE=DEST, --route-errors.
 
 Every test has a websockets server send a known list of messages and close
 with 1000, so wspipe ends by itself (exit 0 unless a route failed). Each

@@ -1,4 +1,4 @@
-"""Server mode with many clients (SPEC §9): broadcast, --tag and per-client
+"""Server mode with many clients (wspipe(1): OPTIONS, Server mode): broadcast, --tag and per-client
 addressing, slow clients (--send-timeout or back-pressure), TLS, wrong path,
 --once, client_connected/client_disconnected events.
 

@@ -1,7 +1,7 @@
 import WSCore
 import WSTransport
 
-/// What the client needs to open a connection (SPEC §4).
+/// What the client needs to open a connection (wspipe(1): OPTIONS, Connection).
 public struct ClientOptions {
     public var url: WebSocketURL
     public var headers: [(name: String, value: String)] = []

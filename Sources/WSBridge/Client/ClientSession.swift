@@ -1,9 +1,9 @@
 import WSCore
 import WSTransport
 
-/// The client mode (SPEC §1, §5, §6): connect, pump stdin lines to the server
+/// The client mode (wspipe(1): SYNOPSIS; RECONNECT AND REPLAY; OPTIONS, Ending): connect, pump stdin lines to the server
 /// and its messages to stdout, survive drops (backoff, keepalive, a queue,
-/// replay and acks), then end as SPEC §6 says. Returns the exit status.
+/// replay and acks), then end as wspipe(1): OPTIONS, Ending says. Returns the exit status.
 ///
 /// Outgoing messages take one of two paths: straight into the connection when
 /// it is open and nothing is waiting, or into the queue, which is emptied into
@@ -147,7 +147,7 @@ public final class ClientSession {
         keepAlive.start()
     }
 
-    /// SPEC §5: a connection declared dead is dropped at once, no Close handshake.
+    /// wspipe(1): RECONNECT AND REPLAY: a connection declared dead is dropped at once, no Close handshake.
     private func peerSilent() {
         guard let channel else { return }
         log.info("no pong within the ping timeout; dropping the connection")
@@ -156,7 +156,7 @@ public final class ClientSession {
     }
 
     /// On-connect (or on-reconnect) messages, then the messages still waiting
-    /// for an ack, before anything queued (SPEC §5).
+    /// for an ack, before anything queued (wspipe(1): RECONNECT AND REPLAY).
     private func replay(isReconnect: Bool, on channel: WebSocketChannel) {
         let templates = isReconnect && !policy.onReconnect.isEmpty ? policy.onReconnect : policy.onConnect
         for template in templates {
@@ -230,7 +230,7 @@ public final class ClientSession {
         tryFinish()
     }
 
-    /// Back-pressure (SPEC §5): stop reading stdin while the queue is at its
+    /// Back-pressure (wspipe(1): RECONNECT AND REPLAY): stop reading stdin while the queue is at its
     /// limit or the socket is not keeping up.
     private func updateStdinFlow() {
         guard let stdin, !stdin.finished else { return }
@@ -244,7 +244,7 @@ public final class ClientSession {
         tryFinish()
     }
 
-    /// At stdin EOF (SPEC §6): flush the queue, wait for acks, then Close 1000.
+    /// At stdin EOF (wspipe(1): OPTIONS, Ending): flush the queue, wait for acks, then Close 1000.
     private func tryFinish() {
         guard stdinEnded, !closing, !ending, let channel, channel.isOpen, queue.isEmpty else { return }
         if let ledger, !ledger.isEmpty, !ackWaitOver {

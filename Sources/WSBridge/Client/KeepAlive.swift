@@ -1,6 +1,6 @@
 import WSTransport
 
-/// --ping-interval / --ping-timeout (SPEC §5): sends a ping every interval and
+/// --ping-interval / --ping-timeout (wspipe(1): RECONNECT AND REPLAY): sends a ping every interval and
 /// declares the connection dead when the pong to *our* ping (same payload,
 /// RFC 6455 §5.5.3) does not come back within the timeout. Unsolicited pongs
 /// and pongs to older pings clear nothing.

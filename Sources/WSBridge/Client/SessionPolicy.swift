@@ -1,4 +1,4 @@
-/// How a client session survives the network (SPEC §5): reconnection,
+/// How a client session survives the network (wspipe(1): RECONNECT AND REPLAY): reconnection,
 /// keepalive, the queue, replay on connect and acknowledgements.
 public struct SessionPolicy {
     /// Reconnect after a connection that had succeeded is lost (not --no-reconnect).

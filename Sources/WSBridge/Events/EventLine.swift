@@ -1,4 +1,4 @@
-/// {"$event":...} lines (SPEC §7), each ending in "\n".
+/// {"$event":...} lines (wspipe(1): OPTIONS, Diagnostics), each ending in "\n".
 ///
 /// Members always come in the order shown, e.g.
 /// `{"$event":"connected","url":"ws://127.0.0.1:9/x","attempt":1}`,

@@ -1,5 +1,5 @@
 /// A tiny appender for one-line JSON objects, `{"k":v,...}` followed by "\n",
-/// as written for events and stats (SPEC §7). Members come out in the order
+/// as written for events and stats (wspipe(1): OPTIONS, Diagnostics). Members come out in the order
 /// they are added; strings are escaped by `JSONScanner.appendQuoted`, numbers
 /// are written as plain decimal integers and raw values are inserted as they are
 /// (the caller vouches they are JSON).

@@ -1,4 +1,4 @@
-/// --stats: counters and the final one-line summary (SPEC §7), written on stderr.
+/// --stats: counters and the final one-line summary (wspipe(1): OPTIONS, Diagnostics), written on stderr.
 public struct SessionStats: Equatable, Sendable {
     /// Messages and payload bytes sent to the peer(s).
     public var messagesOut = 0, bytesOut = 0

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Everything wspipe says on stderr goes through here, as `wspipe: message`
-/// lines (SPEC §7), so stdout only ever carries message lines.
+/// lines (wspipe(1): OPTIONS, Diagnostics), so stdout only ever carries message lines.
 public final class Diagnostics {
     public enum Level: Int, Comparable, Sendable {
         /// Always shown: the reason wspipe stops with an error.

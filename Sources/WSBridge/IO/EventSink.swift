@@ -1,4 +1,4 @@
-/// Where `--events` lines go (SPEC §7): stderr, one JSON line each, written
+/// Where `--events` lines go (wspipe(1): OPTIONS, Diagnostics): stderr, one JSON line each, written
 /// at once so they interleave correctly with `wspipe: ...` notices.
 public final class EventSink {
     public let enabled: Bool

@@ -1,6 +1,6 @@
 import WSTransport
 
-/// Where the lines of incoming messages go (SPEC §2, §3), shared by the
+/// Where the lines of incoming messages go (wspipe(1): LINES AND MESSAGES; ROUTING), shared by the
 /// client and the server: the route table, the formatters, and what a failed
 /// destination means. Each line goes to exactly one destination.
 final class MessageOutput {

@@ -1,6 +1,6 @@
 import WSCore
 
-/// Turns stdin lines into outgoing messages (SPEC §2, "Outgoing"): validates
+/// Turns stdin lines into outgoing messages (wspipe(1): LINES AND MESSAGES, "Outgoing"): validates
 /// JSON, unwraps `{"$text":…}` / `{"$binary":…}`, joins a pretty-printed value
 /// spread over several lines, and reports every line it cannot send with its
 /// position, so that no line is ever dropped silently.

@@ -1,4 +1,4 @@
-/// How stdin lines become messages and messages become stdout lines (SPEC §2).
+/// How stdin lines become messages and messages become stdout lines (wspipe(1): LINES AND MESSAGES).
 public enum LineFormat: Sendable {
     /// NDJSON both ways, with `$text` / `$binary` envelopes (the default).
     case json

@@ -1,6 +1,6 @@
 import WSCore
 
-/// Turns incoming messages into stdout bytes (SPEC §2, "Incoming"): in JSON
+/// Turns incoming messages into stdout bytes (wspipe(1): LINES AND MESSAGES, "Incoming"): in JSON
 /// mode exactly one NDJSON line per message; in raw mode the payload and the
 /// separator. Appends to the caller's buffer so a burst of messages becomes
 /// one write(2).

@@ -1,7 +1,7 @@
 /// --ack KEYPATH: sent messages with a value at KEYPATH are held until an
 /// incoming message carries the same value (raw JSON bytes, after trimming) there.
 ///
-/// SPEC §5: held messages are re-sent, in their original order, after a
+/// wspipe(1): RECONNECT AND REPLAY: held messages are re-sent, in their original order, after a
 /// reconnect, and whatever is still held at the end is reported (exit 6).
 ///
 /// Keys compare as the raw JSON bytes of the value with surrounding whitespace
@@ -85,7 +85,7 @@ public struct AckLedger {
         receivedAck(payload)?.message
     }
 
-    /// Like `received`, and also returns the key, for the `acked` event (SPEC §7).
+    /// Like `received`, and also returns the key, for the `acked` event (wspipe(1): OPTIONS, Diagnostics).
     public mutating func receivedAck(_ payload: UnsafeRawBufferPointer) -> (key: [UInt8], message: [UInt8])? {
         guard count > 0, let base = payload.baseAddress,
               let found = JSONScanner.valueRange(atPath: path, in: payload) else { return nil }

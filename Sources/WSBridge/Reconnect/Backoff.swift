@@ -38,7 +38,7 @@ public struct Backoff {
         return Backoff.nanos(delay)
     }
 
-    /// After a successful connection: the next delay is MIN again (SPEC §5).
+    /// After a successful connection: the next delay is MIN again (wspipe(1): RECONNECT AND REPLAY).
     public mutating func reset() {
         failures = 0
         nextBase = Double(policy.minNanos)

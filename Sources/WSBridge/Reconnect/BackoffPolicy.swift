@@ -1,5 +1,5 @@
 /// The numbers behind `--backoff MIN[:MAX[:FACTOR]]` and `--jitter FRACTION`
-/// (SPEC §5). Defaults: 1s:30s:2 with 20 % jitter.
+/// (wspipe(1): RECONNECT AND REPLAY). Defaults: 1s:30s:2 with 20 % jitter.
 public struct BackoffPolicy: Equatable, Sendable {
     /// The first delay, before jitter.
     public var minNanos: Int64 = 1_000_000_000

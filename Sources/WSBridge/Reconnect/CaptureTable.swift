@@ -1,6 +1,6 @@
 /// --capture NAME=KEYPATH: remembers the latest raw JSON value seen at each path.
 ///
-/// SPEC §5: `${NAME}` in --on-connect and --on-reconnect messages is replaced
+/// wspipe(1): RECONNECT AND REPLAY: `${NAME}` in --on-connect and --on-reconnect messages is replaced
 /// by the value (as JSON), so a session id or a cursor handed out by the server
 /// can be presented again after a reconnect.
 public struct CaptureTable {

@@ -1,4 +1,4 @@
-/// The one place that decides retryable vs fatal (SPEC §5, §8).
+/// The one place that decides retryable vs fatal (wspipe(1): RECONNECT AND REPLAY; EXIT STATUS).
 public enum RetryPolicy {
     /// unreachable, dropped, pingTimeout -> retry; closedByServer 1000 or no code -> finished,
     /// any other code -> retry; handshakeRejected 408, 429, 5xx -> retry, 401/403 and other
@@ -9,7 +9,7 @@ public enum RetryPolicy {
         case .unreachable, .dropped, .pingTimeout:
             return .retry
         case .closedByServer(let code, _):
-            // SPEC §5: reconnect on "a server Close other than 1000"; a Close
+            // wspipe(1): RECONNECT AND REPLAY: reconnect on "a server Close other than 1000"; a Close
             // without a status (1005) is read as a normal end too.
             guard let code, code != 1000 else { return .finished }
             return .retry

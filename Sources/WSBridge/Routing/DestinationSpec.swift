@@ -1,4 +1,4 @@
-/// Where a route sends its lines (SPEC §3), as parsed from the DEST of
+/// Where a route sends its lines (wspipe(1): ROUTING), as parsed from the DEST of
 /// `--route VALUE=DEST`. Nothing is opened here: `RouteTable` does that.
 public enum DestinationSpec: Equatable, Sendable, CustomStringConvertible {
     case stdout

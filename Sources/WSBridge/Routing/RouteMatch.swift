@@ -1,4 +1,4 @@
-/// What a route's VALUE selects (SPEC §3).
+/// What a route's VALUE selects (wspipe(1): ROUTING).
 ///
 /// `.type` matches a JSON message whose type key holds exactly that string
 /// (compared after unescaping, byte for byte). The special values cover the

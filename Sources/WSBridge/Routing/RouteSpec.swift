@@ -1,4 +1,4 @@
-/// One `--route VALUE=DEST` (SPEC §3).
+/// One `--route VALUE=DEST` (wspipe(1): ROUTING).
 public struct RouteSpec: Equatable, Sendable, CustomStringConvertible {
     public var match: RouteMatch
     public var destination: DestinationSpec

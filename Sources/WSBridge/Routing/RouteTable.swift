@@ -5,7 +5,7 @@ import Darwin
 #endif
 import WSTransport
 
-/// Routing by message type (SPEC §3): which `Destination` each incoming
+/// Routing by message type (wspipe(1): ROUTING): which `Destination` each incoming
 /// message's line goes to. Every line goes to exactly one place; a destination
 /// that fails is reported once and the others carry on.
 public final class RouteTable {

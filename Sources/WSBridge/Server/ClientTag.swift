@@ -1,4 +1,4 @@
-/// `--tag` (SPEC §9): the `"$client":N` member that says which client a line
+/// `--tag` (wspipe(1): OPTIONS, Server mode): the `"$client":N` member that says which client a line
 /// came from (stdout) or is for (stdin). Both directions work on the bytes
 /// as they are: no tree is built and every other byte stays where it was.
 enum ClientTag {

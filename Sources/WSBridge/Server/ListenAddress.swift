@@ -1,4 +1,4 @@
-/// `--listen [HOST:]PORT[/PATH]` (SPEC §9).
+/// `--listen [HOST:]PORT[/PATH]` (wspipe(1): OPTIONS, Server mode).
 public struct ListenAddress: Equatable, Sendable {
     /// nil: every interface.
     public var host: String?

@@ -1,4 +1,4 @@
-/// `--send-timeout` (SPEC §9): tells when a client whose unsent output went
+/// `--send-timeout` (wspipe(1): OPTIONS, Server mode): tells when a client whose unsent output went
 /// above the high water has let it sit without shrinking for too long.
 ///
 /// The channel only reports a complete drain, so the session looks at the

@@ -18,7 +18,7 @@ final class ServerClient {
     private let opened: (ServerClient) -> Void
     private let maxMessageSize: Int
 
-    // What the session keeps per client (SPEC §9: events, back-pressure).
+    // What the session keeps per client (wspipe(1): OPTIONS, Server mode: events, back-pressure).
     /// Takes broadcast messages: upgraded, not closing, not ended.
     var live = false
     /// Its unsent output went above the high water: stdin waits for it.

@@ -1,4 +1,4 @@
-/// Server-only `{"$event":...}` lines (SPEC §7, §9), next to the shared ones
+/// Server-only `{"$event":...}` lines (wspipe(1): OPTIONS, Diagnostics; OPTIONS, Server mode), next to the shared ones
 /// in `EventLine`, each ending in "\n".
 enum ServerEvents {
     /// `{"$event":"send_timeout","id":N}`: client N kept more than the high

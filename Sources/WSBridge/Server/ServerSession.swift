@@ -1,7 +1,7 @@
 import WSCore
 import WSTransport
 
-/// What the server needs (SPEC §9).
+/// What the server needs (wspipe(1): OPTIONS, Server mode).
 public struct ServerOptions: Sendable {
     public var address: ListenAddress
     public var once = false
@@ -415,7 +415,7 @@ public final class ServerSession {
         if !bridge.noClose { shutdown(code: .normal) }
     }
 
-    /// Lines that were not sent make the exit status 6 (SPEC §2, §9).
+    /// Lines that were not sent make the exit status 6 (wspipe(1): LINES AND MESSAGES; OPTIONS, Server mode).
     private func reportInput() {
         guard let pump = stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines

@@ -1,4 +1,4 @@
-/// `--backoff MIN[:MAX[:FACTOR]]` (SPEC §5): the first reconnect delay, its
+/// `--backoff MIN[:MAX[:FACTOR]]` (wspipe(1): RECONNECT AND REPLAY): the first reconnect delay, its
 /// ceiling, and what each failure multiplies it by.
 struct BackoffValue: Equatable {
     var minNanos: Int64

@@ -1,6 +1,6 @@
 /// `wspipe --generate KIND`: the man page and the shell completion scripts.
 /// Every one of them is rendered by walking `flagTable`, so none can list a
-/// flag the parser does not know or miss one it does (SPEC §10).
+/// flag the parser does not know or miss one it does (README, Install).
 public enum DocGenerator {
     /// The kinds `--generate` accepts, in the order its help lists them.
     public static let kinds = ["man", "bash", "zsh", "fish"]

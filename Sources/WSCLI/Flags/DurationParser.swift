@@ -1,4 +1,4 @@
-/// Parses durations as the spec writes them (SPEC §1): "250ms", "2s", "1.5m",
+/// Parses durations as the spec writes them (wspipe(1): SYNOPSIS): "250ms", "2s", "1.5m",
 /// "1h", or a bare number of seconds ("3", "0.5"). Fractions are allowed,
 /// negative values and other units are not.
 public enum DurationParser {

@@ -2,7 +2,7 @@
 /// category. This list is the single source of the parser, `--help`, the man
 /// page and the shell completions: adding a flag is adding an entry here.
 public let flagTable: [Flag] = [
-    // MARK: Connection (SPEC §4)
+    // MARK: Connection (wspipe(1): OPTIONS, Connection)
     Flag(long: "header", short: "H", valueName: "NAME: VALUE",
          help: "Send this header with the handshake request; repeat for more headers.",
          category: .connection, repeatable: true,
@@ -37,7 +37,7 @@ public let flagTable: [Flag] = [
          category: .connection, defaultValue: "64M",
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
 
-    // MARK: TLS (SPEC §4)
+    // MARK: TLS (wspipe(1): OPTIONS, Connection)
     .toggle("insecure", "k", .tls,
             help: "Skip TLS certificate and hostname verification.",
             apply: { $0.insecure = true }),
@@ -54,7 +54,7 @@ public let flagTable: [Flag] = [
          category: .tls, completion: .file,
          apply: { o, v throws(UsageError) in o.key = try FlagValue.nonEmpty("key", v) }),
 
-    // MARK: Lines and messages (SPEC §2)
+    // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
             conflicts: ["binary"],
@@ -85,7 +85,7 @@ public let flagTable: [Flag] = [
             conflicts: ["lenient"],
             apply: { $0.strict = true }),
 
-    // MARK: Routing (SPEC §3)
+    // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
          help: "Read the type that --route matches at this dotted key path of incoming JSON messages.",
          category: .routing, defaultValue: "type",
@@ -112,7 +112,7 @@ public let flagTable: [Flag] = [
              o.routeErrorsIgnored = mode == .ignore
          }),
 
-    // MARK: Ending (SPEC §6)
+    // MARK: Ending (wspipe(1): OPTIONS, Ending)
     .toggle("no-close", "n", .ending,
             help: "At stdin EOF keep receiving until the server closes.",
             apply: { $0.noClose = true }),
@@ -136,7 +136,7 @@ public let flagTable: [Flag] = [
          category: .ending, defaultValue: "2s",
          apply: { o, v throws(UsageError) in o.closeTimeoutNanos = try FlagValue.duration("close-timeout", v) }),
 
-    // MARK: Keepalive, reconnect and replay (SPEC §5)
+    // MARK: Keepalive, reconnect and replay (wspipe(1): RECONNECT AND REPLAY)
     Flag(long: "ping-interval", valueName: "DURATION",
          help: "Send a ping this often to keep the connection alive.",
          category: .reconnect, defaultValue: "off",
@@ -205,7 +205,7 @@ public let flagTable: [Flag] = [
          category: .reconnect, defaultValue: "10s", requires: ["ack"],
          apply: { o, v throws(UsageError) in o.ackTimeoutNanos = try FlagValue.duration("ack-timeout", v) }),
 
-    // MARK: Server mode (SPEC §9)
+    // MARK: Server mode (wspipe(1): OPTIONS, Server mode)
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
          help: "Accept WebSocket clients on this address instead of connecting to a URL.",
          category: .server,
@@ -224,7 +224,7 @@ public let flagTable: [Flag] = [
          category: .server, defaultValue: "off", requires: ["listen"],
          apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDuration("send-timeout", v) }),
 
-    // MARK: Diagnostics (SPEC §7)
+    // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,
             help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.",
             apply: { $0.events = true }),
@@ -232,7 +232,7 @@ public let flagTable: [Flag] = [
             help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.",
             apply: { $0.stats = true }),
 
-    // MARK: General (SPEC §1, §7)
+    // MARK: General (wspipe(1): SYNOPSIS; OPTIONS, Diagnostics)
     .toggle("help", "h", .general,
             help: "Print this help and exit.",
             apply: { $0.showHelp = true }),

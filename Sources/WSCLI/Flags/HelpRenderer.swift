@@ -1,7 +1,7 @@
 /// Renders `--help` from `flagTable`, so the help can never list a flag the
 /// parser does not know or miss one it does.
 public enum HelpRenderer {
-    /// The two invocation forms (SPEC §1), without the "Usage: " prefix.
+    /// The two invocation forms (wspipe(1): SYNOPSIS), without the "Usage: " prefix.
     public static let usageLines = [
         "wspipe [OPTIONS] URL",
         "wspipe [OPTIONS] --listen [HOST:]PORT[/PATH]",
@@ -12,7 +12,7 @@ public enum HelpRenderer {
         "Bridge stdin/stdout and a WebSocket: each line in becomes a message out, "
         + "each message in becomes a line out (NDJSON by default)."
 
-    /// Exit statuses (SPEC §8), for `--help` and the man page.
+    /// Exit statuses (wspipe(1): EXIT STATUS), for `--help` and the man page.
     public static let exitStatuses: [(code: Int32, meaning: String)] = [
         (0, "success"),
         (1, "runtime error"),

@@ -1,6 +1,6 @@
 /// Renders `man/wspipe.1` (roff, man macros). The OPTIONS section walks
 /// `flagTable` with the same categories, order, help and defaults as
-/// `--help`; the other sections are prose from SPEC §1–§9, where every option
+/// `--help`; the other sections are prose of the product contract, where every option
 /// named is set in bold by `Roff.prose` (and a test checks it is a real flag).
 public enum ManPageRenderer {
     public static func render(_ table: [Flag] = flagTable) -> String {

@@ -1,14 +1,14 @@
-/// How raw line mode (`-t`/`-b`) writes incoming binary messages (SPEC §2).
+/// How raw line mode (`-t`/`-b`) writes incoming binary messages (wspipe(1): LINES AND MESSAGES).
 public enum BinaryOutput: String, CaseIterable, Sendable {
     case raw, base64, drop
 }
 
-/// `--route-errors`: what happens when a route destination fails (SPEC §3).
+/// `--route-errors`: what happens when a route destination fails (wspipe(1): ROUTING).
 public enum RouteErrors: String, CaseIterable, Sendable {
     case report, ignore
 }
 
-/// What a stdin line becomes and how messages are written (SPEC §2).
+/// What a stdin line becomes and how messages are written (wspipe(1): LINES AND MESSAGES).
 public enum LineMode: Sendable, Equatable {
     /// The default: NDJSON both ways, `$text`/`$binary` wrappers.
     case json
@@ -115,5 +115,5 @@ public struct Options: Sendable {
     public var effectiveUserAgent: String { userAgent ?? defaultUserAgent }
 }
 
-/// Sent when `--user-agent` is not given (SPEC §4).
+/// Sent when `--user-agent` is not given (wspipe(1): OPTIONS, Connection).
 let defaultUserAgent = "wspipe/" + wspipeVersion

@@ -1,4 +1,4 @@
-/// Parses byte sizes (SPEC §1): a whole number of bytes ("100", "100B") or
+/// Parses byte sizes (wspipe(1): SYNOPSIS): a whole number of bytes ("100", "100B") or
 /// one with a binary multiplier: K/M/G, lowercase k/m/g, optionally followed
 /// by "i" and/or "B" ("64M", "64MiB", "16KB", "1g"). K is 1024, never 1000.
 public enum SizeParser {

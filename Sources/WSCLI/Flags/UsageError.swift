@@ -1,5 +1,5 @@
 /// A command-line mistake: the message is printed as `wspipe: <message>` on
-/// stderr and the program exits with status 2 (SPEC §8).
+/// stderr and the program exits with status 2 (wspipe(1): EXIT STATUS).
 public struct UsageError: Error, Equatable, CustomStringConvertible {
     /// Ready for the user; names the flag involved, e.g. "missing value for --header".
     public var message: String
