@@ -52,4 +52,26 @@ public struct CloseCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     }
 
     public var description: String { String(rawValue) }
+
+    /// The code's name for messages (RFC 6455 §7.4.1 and the IANA registry),
+    /// nil for codes without one (4000-4999 belong to the application).
+    public var name: String? {
+        switch rawValue {
+        case 1000: return "normal closure"
+        case 1001: return "going away"
+        case 1002: return "protocol error"
+        case 1003: return "unsupported data"
+        case 1005: return "no status code"
+        case 1006: return "abnormal closure"
+        case 1007: return "invalid payload data"
+        case 1008: return "policy violation"
+        case 1009: return "message too big"
+        case 1010: return "mandatory extension"
+        case 1011: return "internal error"
+        case 1012: return "service restart"
+        case 1013: return "try again later"
+        case 1014: return "bad gateway"
+        default: return nil
+        }
+    }
 }

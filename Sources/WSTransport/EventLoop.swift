@@ -31,6 +31,7 @@ public final class EventLoop {
 
     public struct TimerID: Hashable, Sendable {
         let raw: UInt64
+        public init(raw: UInt64) { self.raw = raw }
     }
 
     /// One registration per fd, indexed by fd number. `serial` is unique per

@@ -62,6 +62,7 @@ final class ClientConnector {
     private var tlsStream: TLSStream?
     private var handshake: ClientHandshake
     private var request: ByteBuffer
+    private var reader = HandshakeReader(chunkSize: 16 << 10)
     private var timer: EventLoop.TimerID?
     private var completion: ((Result<OpenedConnection, ConnectFailure>) -> Void)?
     private let log: Diagnostics
@@ -166,20 +167,11 @@ final class ClientConnector {
     }
 
     private func readResponse(_ stream: ByteStream) {
-        var chunk = [UInt8](repeating: 0, count: 16 << 10)
-        while true {
-            let result = chunk.withUnsafeMutableBytes { stream.read(into: $0) }
-            switch result {
-            case .bytes(let n):
-                let outcome = chunk.withUnsafeBytes { handshake.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-                if handle(outcome, stream) { return }
-            case .wouldBlock:
-                watch(stream.fd, stream.wants.isEmpty ? .read : stream.wants); return
-            case .eof:
-                fail(.invalidHandshake("connection closed before the server answered the upgrade")); return
-            case .error(let text):
-                fail(.unreachable("reading the handshake from \(options.url.hostHeader): \(text)")); return
-            }
+        switch reader.read(from: stream, { handle(handshake.receive($0), stream) }) {
+        case .decided: return
+        case .wouldBlock: watch(stream.fd, HandshakeReader.interest(of: stream))
+        case .eof: fail(.invalidHandshake("connection closed before the server answered the upgrade"))
+        case .failed(let text): fail(.unreachable("reading the handshake from \(options.url.hostHeader): \(text)"))
         }
     }
 

@@ -5,7 +5,7 @@ import WSTransport
 /// RFC 6455 §5.5.3) does not come back within the timeout. Unsolicited pongs
 /// and pongs to older pings clear nothing.
 final class KeepAlive {
-    private let loop: EventLoop
+    private let scheduler: TimerScheduling
     private let intervalNanos: Int64
     private let timeoutNanos: Int64
     private let sendPing: ([UInt8]) -> Void
@@ -15,9 +15,9 @@ final class KeepAlive {
     private var pingTimer: EventLoop.TimerID?
     private var deadline: EventLoop.TimerID?
 
-    init(loop: EventLoop, intervalNanos: Int64, timeoutNanos: Int64,
+    init(scheduler: TimerScheduling, intervalNanos: Int64, timeoutNanos: Int64,
          sendPing: @escaping ([UInt8]) -> Void, onDead: @escaping () -> Void) {
-        self.loop = loop
+        self.scheduler = scheduler
         self.intervalNanos = intervalNanos
         self.timeoutNanos = timeoutNanos
         self.sendPing = sendPing
@@ -30,8 +30,8 @@ final class KeepAlive {
     }
 
     func stop() {
-        if let pingTimer { loop.cancel(pingTimer) }
-        if let deadline { loop.cancel(deadline) }
+        if let pingTimer { scheduler.cancel(pingTimer) }
+        if let deadline { scheduler.cancel(deadline) }
         pingTimer = nil
         deadline = nil
         outstanding = nil
@@ -40,12 +40,12 @@ final class KeepAlive {
     func pongReceived(_ payload: UnsafeRawBufferPointer) {
         guard let expected = outstanding, payload.elementsEqual(expected) else { return }
         outstanding = nil
-        if let deadline { loop.cancel(deadline) }
+        if let deadline { scheduler.cancel(deadline) }
         deadline = nil
     }
 
     private func schedulePing() {
-        pingTimer = loop.schedule(afterNanos: intervalNanos) { [weak self] in self?.ping() }
+        pingTimer = scheduler.schedule(afterNanos: intervalNanos) { [weak self] in self?.ping() }
     }
 
     private func ping() {
@@ -57,7 +57,7 @@ final class KeepAlive {
             let payload = Array("wspipe-\(counter)".utf8)
             outstanding = payload
             sendPing(payload)
-            deadline = loop.schedule(afterNanos: timeoutNanos) { [weak self] in
+            deadline = scheduler.schedule(afterNanos: timeoutNanos) { [weak self] in
                 guard let self else { return }
                 self.stop()
                 self.onDead()

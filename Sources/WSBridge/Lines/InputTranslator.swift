@@ -23,9 +23,9 @@ struct InputTranslator {
     /// A JSON value not finished yet (its lines joined with '\n').
     private var pending: [UInt8] = []
     private var pendingFirstLine = 0
-    /// Reused for decoded envelopes and compacted JSON.
+    /// Reused for compacted JSON.
     private var scratch: [UInt8] = []
-    private var decoded: [UInt8] = []
+    private var envelopes = EnvelopeDecoder()
 
     init(format: LineFormat, lenient: Bool, maxPendingBytes: Int) {
         self.format = format
@@ -125,17 +125,17 @@ struct InputTranslator {
 
     private mutating func sendJSON(_ json: UnsafeRawBufferPointer, needsCompaction: Bool, firstLine: Int,
                                    _ send: (OutgoingMessage) -> Void) -> Outcome {
-        if Self.mayBeEnvelope(json), let member = JSONScanner.soleStringMember(json) {
-            if member.key.elementsEqual("$binary".utf8) {
-                return sendBinaryEnvelope(json, value: member.value, firstLine: firstLine, send)
-            }
-            if member.key.elementsEqual("$text".utf8) {
-                decoded.removeAll(keepingCapacity: true)
-                JSONScanner.appendUnescaped(stringToken: UnsafeRawBufferPointer(rebasing: json[member.value]), into: &decoded)
-                decoded.withUnsafeBytes { send(.text($0)) }
-                return .sent
+        let enveloped: Outcome? = envelopes.decode(json) { outcome in
+            switch outcome {
+            case .notEnvelope: return nil
+            case .text(let text): send(.text(text)); return .sent
+            case .binary(let bytes): send(.binary(bytes)); return .sent
+            case .invalidBase64(let offset):
+                // Columns are 1-based: the first byte inside the quotes.
+                return .rejected(Rejection(line: firstLine, column: offset + 1, reason: "invalid base64 in $binary"))
             }
         }
+        if let enveloped { return enveloped }
         if needsCompaction {
             scratch.removeAll(keepingCapacity: true)
             JSONScanner.compact(json, into: &scratch)
@@ -144,37 +144,5 @@ struct InputTranslator {
             send(.text(json))
         }
         return .sent
-    }
-
-    private mutating func sendBinaryEnvelope(_ json: UnsafeRawBufferPointer, value: Range<Int>, firstLine: Int,
-                                             _ send: (OutgoingMessage) -> Void) -> Outcome {
-        // Base64 never needs escapes, but a JSON encoder may still write "\/".
-        let token = UnsafeRawBufferPointer(rebasing: json[(value.lowerBound + 1)..<(value.upperBound - 1)])
-        var ok: Bool
-        decoded.removeAll(keepingCapacity: true)
-        if token.contains(UInt8(ascii: "\\")) {
-            scratch.removeAll(keepingCapacity: true)
-            JSONScanner.appendUnescaped(stringToken: UnsafeRawBufferPointer(rebasing: json[value]), into: &scratch)
-            ok = scratch.withUnsafeBytes { Base64.decode($0, into: &decoded) }
-        } else {
-            ok = Base64.decode(token, into: &decoded)
-        }
-        guard ok else {
-            let column = value.lowerBound + 2   // first byte inside the quotes, 1-based
-            return .rejected(Rejection(line: firstLine, column: column, reason: "invalid base64 in $binary"))
-        }
-        decoded.withUnsafeBytes { send(.binary($0)) }
-        return .sent
-    }
-
-    /// Cheap test before the full member scan: `{`, blanks, `"$`.
-    private static func mayBeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
-        func skipBlanks() { while i < json.count, json[i] == 32 || json[i] == 9 || json[i] == 10 || json[i] == 13 { i += 1 } }
-        skipBlanks()
-        guard i < json.count, json[i] == UInt8(ascii: "{") else { return false }
-        i += 1
-        skipBlanks()
-        return i + 1 < json.count && json[i] == UInt8(ascii: "\"") && json[i + 1] == UInt8(ascii: "$")
     }
 }

@@ -1,3 +1,5 @@
+import WSCore
+
 /// Why a connection (or an attempt) ended, as far as retrying is concerned.
 /// `RetryPolicy` turns it into a verdict.
 public enum Disconnect: Equatable, Sendable {
@@ -18,4 +20,31 @@ public enum Disconnect: Equatable, Sendable {
     case pingTimeout
     /// We failed the connection (1002/1007/1009) because of what the peer sent.
     case protocolViolation(code: UInt16, reason: String)
+}
+
+extension Disconnect: CustomStringConvertible {
+    /// The reason as a user reads it: "closed by the server with 1008
+    /// (policy violation): invalid token".
+    public var description: String {
+        switch self {
+        case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
+        case .handshakeRejected(_, let line): return "handshake rejected by the server: \(line)"
+        case .invalidHandshake(let text): return "invalid handshake response: \(text)"
+        case .closedByServer(let code, let reason):
+            let name = code.map { code in CloseCode(rawValue: code).name.map { "\(code) (\($0))" } ?? "\(code)" }
+            return "closed by the server with \(name ?? "no status code")" + (reason.isEmpty ? "" : ": \(reason)")
+        case .pingTimeout: return "ping timeout"
+        case .protocolViolation(_, let reason): return "protocol error: \(reason)"
+        }
+    }
+
+    /// The close code and wasClean of the `disconnected` event (RFC 6455
+    /// §7.1.5: 1006 when no Close frame was received).
+    var closeCode: (code: UInt16, clean: Bool) {
+        switch self {
+        case .closedByServer(let code, _): return (code ?? 1005, true)
+        case .protocolViolation(let code, _): return (code, false)
+        default: return (1006, false)
+        }
+    }
 }

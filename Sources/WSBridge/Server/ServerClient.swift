@@ -10,6 +10,7 @@ final class ServerClient {
     private let stream: ByteStream
     private var tls: TLSStream?
     private var handshake = ServerHandshake()
+    private var reader = HandshakeReader(chunkSize: 8 << 10)
     private(set) var channel: WebSocketChannel?
     private var timer: EventLoop.TimerID?
     private let accept: (UpgradeRequest) -> Result<String?, HTTPRefusal>
@@ -72,24 +73,22 @@ final class ServerClient {
     }
 
     private func readRequest() {
-        var chunk = [UInt8](repeating: 0, count: 8 << 10)
-        while true {
-            let result = chunk.withUnsafeMutableBytes { stream.read(into: $0) }
-            switch result {
-            case .bytes(let n):
-                let outcome = chunk.withUnsafeBytes { handshake.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-                switch outcome {
-                case .needMoreData: continue
-                case .request(let request, let leftover): upgrade(request, leftover: leftover); return
-                case .invalid(let status, let reason): refuse(HTTPRefusal(status: status, reason: reason)); return
-                }
-            case .wouldBlock:
-                loop.setInterest(stream.fd, stream.wants.isEmpty ? .read : stream.wants); return
-            case .eof:
-                abandon("closed before the upgrade"); return
-            case .error(let text):
-                abandon(text); return
+        var outcome: ServerHandshakeResult = .needMoreData
+        let step = reader.read(from: stream) { bytes in
+            outcome = handshake.receive(bytes)
+            if case .needMoreData = outcome { return false }
+            return true
+        }
+        switch step {
+        case .decided:
+            switch outcome {
+            case .needMoreData: break
+            case .request(let request, let leftover): upgrade(request, leftover: leftover)
+            case .invalid(let status, let reason): refuse(HTTPRefusal(status: status, reason: reason))
             }
+        case .wouldBlock: loop.setInterest(stream.fd, HandshakeReader.interest(of: stream))
+        case .eof: abandon("closed before the upgrade")
+        case .failed(let text): abandon(text)
         }
     }
 

@@ -1,0 +1,296 @@
+import WSCore
+
+/// The client's lifecycle as a pure state machine: events in, actions out;
+/// no I/O, no timers, no clock of its own. `ClientSession` feeds it and
+/// performs what it returns. Each phase runs at most one timer (`timerNanos`),
+/// so timers start and stop only when the phase changes.
+///
+///     idle ─start─▶ connecting ─connected─▶ open(streaming) ─stdin EOF─▶ open(flushing)
+///                    ▲     │ failed                                        │ queue empty
+///         retry timer│     ▼                                               ▼
+///                 waitingToRetry ◀─lost──── open(…)          open(awaitingAcks) ─acks, timer─┐
+///                                                                                            ▼
+///     ended ◀─server Close, timer── closing ◀─replies, timer── open(lingering) ◀─────────────┘
+///                                                    (-n: open(holding) until the server closes)
+///
+/// A stop (--max-messages, stdout gone, SIGINT, …) closes an open connection
+/// and ends any other phase at once. The retry decisions (RetryPolicy, the
+/// backoff, --max-retries, --wait, --no-reconnect) are made here too.
+struct ClientLifecycle {
+    enum Phase: Equatable {
+        case idle
+        /// One attempt in flight: TCP, TLS and the upgrade.
+        case connecting
+        /// Waiting out the backoff delay before the next attempt.
+        case waitingToRetry(delayNanos: Int64)
+        case open(Stage)
+        /// Our Close is out; waiting for the server's (at most --close-timeout).
+        case closing
+        case ended
+    }
+
+    /// Where an open connection is in the ending that stdin EOF starts
+    /// (wspipe(1): OPTIONS, Ending).
+    enum Stage: Equatable {
+        /// stdin lines flow to the server.
+        case streaming
+        /// stdin is over; queued lines are still going out.
+        case flushing
+        /// Everything is out; sent messages wait for their --ack (at most --ack-timeout).
+        case awaitingAcks
+        /// Replies still owed get a short chance to arrive before the Close.
+        case lingering
+        /// -n: keep receiving until the server closes.
+        case holding
+    }
+
+    /// What the session knows about delivery when an event comes in.
+    struct Progress: Equatable {
+        /// Nothing waits in the queue for the connection.
+        var queueEmpty = true
+        /// Messages are still held for their --ack.
+        var acksPending = false
+        /// Replies are still owed for messages sent on this connection.
+        var repliesOwed = false
+    }
+
+    /// An ending wspipe chooses (not a failure of the connection).
+    enum StopReason: Equatable {
+        case maxMessages, stdoutLost, interrupted
+    }
+
+    enum Event {
+        case start
+        case connected(inputEnded: Bool, progress: Progress)
+        case attemptFailed(Disconnect)
+        case connectionEnded(Disconnect)
+        /// wspipe failed the connection for what the server sent (the core
+        /// has queued the Close); what remains is waiting for the transport to end.
+        case peerFailed
+        case inputEnded(Progress)
+        case progressed(Progress)
+        /// The current phase's timer ran out.
+        case timerFired(Progress)
+        case stop(StopReason)
+    }
+
+    /// How the session ended, for its last words and exit status.
+    enum Outcome: Equatable {
+        /// An ending wspipe chose, or the closing handshake it started.
+        case completed
+        /// The server ended the session normally (Close 1000 or no code).
+        case finishedByServer(Disconnect)
+        case fatal(Disconnect, ExitStatus)
+        /// The first attempt failed and --wait was not given.
+        case firstAttemptFailed(Disconnect)
+        /// An established connection was lost with --no-reconnect.
+        case lostWithoutReconnect(Disconnect)
+        /// --max-retries attempts in a row failed.
+        case gaveUp(attempts: Int, Disconnect)
+    }
+
+    enum Action: Equatable {
+        case connect(attempt: Int)
+        /// Tell about the coming retry (the phase's timer waits for it).
+        case announceRetry(attempt: Int, delayNanos: Int64, cause: Disconnect, wasOpen: Bool)
+        case sendClose(CloseCode)
+        /// The close timer ran out: drop the transport.
+        case dropConnection
+        case cancelAttempt
+        /// The --ack-timeout ran out: report what is still held.
+        case reportUnacked
+        case stopInput
+        case finish(Outcome)
+    }
+
+    struct Policy {
+        var reconnect = true
+        var waitForFirstConnection = false
+        var maxRetries: Int? = nil
+        /// -n: at stdin EOF keep receiving instead of closing.
+        var holdAfterInput = false
+        var closeTimeoutNanos: Int64 = 2_000_000_000
+        var ackTimeoutNanos: Int64 = 10_000_000_000
+        /// How long owed replies may take at stdin EOF; 0 closes at once.
+        var lingerNanos: Int64 = 0
+    }
+
+    let policy: Policy
+    private(set) var phase: Phase = .idle
+    private var backoff: Backoff
+    /// Attempts made so far (the first connection is attempt 1).
+    private(set) var attempts = 0
+    private(set) var everConnected = false
+
+    init(policy: Policy, backoff: Backoff) {
+        self.policy = policy
+        self.backoff = backoff
+    }
+
+    /// The timer that runs while in `phase`, if any.
+    var timerNanos: Int64? {
+        switch phase {
+        case .waitingToRetry(let delay): return delay
+        case .closing: return policy.closeTimeoutNanos
+        case .open(.awaitingAcks): return policy.ackTimeoutNanos
+        case .open(.lingering): return policy.lingerNanos
+        default: return nil
+        }
+    }
+
+    /// Does the session need to report delivery progress now?
+    var wantsProgress: Bool {
+        switch phase {
+        case .open(.flushing), .open(.awaitingAcks), .open(.lingering): return true
+        default: return false
+        }
+    }
+
+    var isOpen: Bool {
+        if case .open = phase { return true }
+        return false
+    }
+
+    mutating func handle(_ event: Event) -> [Action] {
+        switch event {
+        case .start:
+            guard phase == .idle else { return [] }
+            return connect()
+        case .connected(let inputEnded, let progress):
+            guard phase == .connecting else { return [] }
+            everConnected = true
+            backoff.reset()
+            phase = .open(.streaming)
+            return inputEnded ? settle(from: .flushing, progress) : []
+        case .attemptFailed(let cause):
+            guard phase == .connecting else { return [] }
+            return decide(after: cause, wasOpen: false)
+        case .connectionEnded(let cause):
+            return connectionEnded(cause)
+        case .peerFailed:
+            guard isOpen else { return [] }
+            phase = .closing
+            return [.stopInput]
+        case .inputEnded(let progress):
+            guard phase == .open(.streaming) else { return [] }
+            return settle(from: .flushing, progress)
+        case .progressed(let progress):
+            guard case .open(let stage) = phase, wantsProgress else { return [] }
+            return settle(from: stage, progress)
+        case .timerFired(let progress):
+            return timerFired(progress)
+        case .stop(let reason):
+            return stop(reason)
+        }
+    }
+
+    private mutating func connect() -> [Action] {
+        attempts += 1
+        phase = .connecting
+        return [.connect(attempt: attempts)]
+    }
+
+    private mutating func connectionEnded(_ cause: Disconnect) -> [Action] {
+        switch phase {
+        case .open:
+            return decide(after: cause, wasOpen: true)
+        case .closing:
+            // The ending we started is complete, unless the server broke the
+            // protocol on the way out.
+            if case .protocolViolation = cause, case .fatal(let status) = RetryPolicy.verdict(for: cause) {
+                return end(.fatal(cause, status))
+            }
+            return end(.completed)
+        default:
+            return []
+        }
+    }
+
+    /// After a failed attempt or a lost connection: RetryPolicy says retry,
+    /// finished or fatal; the options say whether and when to retry.
+    private mutating func decide(after cause: Disconnect, wasOpen: Bool) -> [Action] {
+        switch RetryPolicy.verdict(for: cause) {
+        case .finished:
+            return end(.finishedByServer(cause))
+        case .fatal(let status):
+            return end(.fatal(cause, status))
+        case .retry:
+            if !everConnected && !policy.waitForFirstConnection { return end(.firstAttemptFailed(cause)) }
+            if everConnected && !policy.reconnect { return end(.lostWithoutReconnect(cause)) }
+            if let max = policy.maxRetries, backoff.failures >= max { return end(.gaveUp(attempts: attempts, cause)) }
+            let delay = backoff.nextDelayNanos()
+            phase = .waitingToRetry(delayNanos: delay)
+            return [.announceRetry(attempt: attempts + 1, delayNanos: delay, cause: cause, wasOpen: wasOpen)]
+        }
+    }
+
+    /// Moves an open connection whose input is over through its stages,
+    /// leaving each one as soon as what it waits for is done.
+    private mutating func settle(from stage: Stage, _ progress: Progress) -> [Action] {
+        switch stage {
+        case .streaming, .holding:
+            return []
+        case .flushing:
+            if !progress.queueEmpty { phase = .open(.flushing); return [] }
+            return settle(from: .awaitingAcks, progress)
+        case .awaitingAcks:
+            if progress.acksPending { phase = .open(.awaitingAcks); return [] }
+            if policy.holdAfterInput { phase = .open(.holding); return [] }
+            return settle(from: .lingering, progress)
+        case .lingering:
+            if progress.repliesOwed && policy.lingerNanos > 0 { phase = .open(.lingering); return [] }
+            return close()
+        }
+    }
+
+    private mutating func timerFired(_ progress: Progress) -> [Action] {
+        switch phase {
+        case .waitingToRetry:
+            return connect()
+        case .closing:
+            return [.dropConnection]
+        case .open(.awaitingAcks):
+            // What is still held is reported; the ending goes on without it.
+            var rest = progress
+            rest.acksPending = false
+            return [.reportUnacked] + settle(from: .awaitingAcks, rest)
+        case .open(.lingering):
+            return close()
+        default:
+            return []
+        }
+    }
+
+    /// An open connection is closed; a closing one only waits on unless
+    /// nobody is left to tell (stdout gone) or the user insists (SIGINT).
+    private mutating func stop(_ reason: StopReason) -> [Action] {
+        switch phase {
+        case .open: return close()
+        case .ended: return []
+        case .closing: return reason == .maxMessages ? [] : end(.completed)
+        default: return end(.completed)
+        }
+    }
+
+    private mutating func close() -> [Action] {
+        phase = .closing
+        return [.stopInput, .sendClose(.normal)]
+    }
+
+    private mutating func end(_ outcome: Outcome) -> [Action] {
+        let attempting = phase == .connecting
+        phase = .ended
+        return (attempting ? [.cancelAttempt] : []) + [.stopInput, .finish(outcome)]
+    }
+}
+
+extension ClientLifecycle.Policy {
+    init(_ session: SessionPolicy, _ bridge: BridgeOptions) {
+        reconnect = session.reconnect
+        waitForFirstConnection = session.waitForFirstConnection
+        maxRetries = session.maxRetries
+        holdAfterInput = bridge.noClose
+        closeTimeoutNanos = bridge.closeTimeoutNanos
+        ackTimeoutNanos = session.ackTimeoutNanos
+    }
+}

@@ -1,0 +1,44 @@
+import WSTransport
+
+/// The read loop of an opening handshake, shared by the client (reading the
+/// server's response) and the server (reading a client's request): read
+/// until the HTTP head parser decides, the stream would block, or it ends.
+/// The parsers cap the head at 16 KiB, so the reads are bounded too.
+struct HandshakeReader {
+    enum Step {
+        /// `feed` returned true: the handshake is decided.
+        case decided
+        /// Nothing more to read now: wait for `interest(of:)`.
+        case wouldBlock
+        case eof
+        case failed(String)
+    }
+
+    private var chunk: [UInt8]
+
+    init(chunkSize: Int) {
+        chunk = [UInt8](repeating: 0, count: chunkSize)
+    }
+
+    /// Reads and hands each piece to `feed`, which returns true once it has
+    /// decided. TLS may hold decrypted bytes poll(2) cannot see, so reading
+    /// goes on until the stream says it would block.
+    mutating func read(from stream: ByteStream, _ feed: (UnsafeRawBufferPointer) -> Bool) -> Step {
+        while true {
+            let result = chunk.withUnsafeMutableBytes { stream.read(into: $0) }
+            switch result {
+            case .bytes(let n):
+                let decided = chunk.withUnsafeBytes { feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                if decided { return .decided }
+            case .wouldBlock: return .wouldBlock
+            case .eof: return .eof
+            case .error(let error): return .failed("\(error)")
+            }
+        }
+    }
+
+    /// What to wait for after `.wouldBlock` (TLS may need to write first).
+    static func interest(of stream: ByteStream) -> EventLoop.Interest {
+        stream.wants.isEmpty ? .read : stream.wants
+    }
+}

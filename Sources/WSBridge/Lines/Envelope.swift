@@ -1,0 +1,60 @@
+import WSCore
+
+/// The `{"$text":"…"}` and `{"$binary":"…"}` envelopes (wspipe(1): LINES AND
+/// MESSAGES): a JSON object whose only member is one of those keys stands for
+/// a text or binary message rather than for itself. One decoder for stdin
+/// lines and for lines addressed to one client with `--tag`.
+struct EnvelopeDecoder {
+    enum Outcome {
+        /// Not an envelope: send the JSON itself.
+        case notEnvelope
+        /// The message the envelope stands for; bytes valid until the next call.
+        case text(UnsafeRawBufferPointer)
+        case binary(UnsafeRawBufferPointer)
+        /// A `$binary` string that is not base64; `offset` is its first byte
+        /// inside the quotes, from the start of the JSON.
+        case invalidBase64(offset: Int)
+    }
+
+    /// Reused for the unescaped string and the decoded bytes.
+    private var unescaped: [UInt8] = []
+    private var decoded: [UInt8] = []
+
+    /// Decodes `json` (valid JSON) if it is an envelope and hands the outcome
+    /// to `body`, whose buffers point into this decoder's storage.
+    mutating func decode<R>(_ json: UnsafeRawBufferPointer, _ body: (Outcome) -> R) -> R {
+        guard Self.mayBeEnvelope(json), let member = JSONScanner.soleStringMember(json) else {
+            return body(.notEnvelope)
+        }
+        let token = UnsafeRawBufferPointer(rebasing: json[member.value])
+        if member.key.elementsEqual("$text".utf8) {
+            decoded.removeAll(keepingCapacity: true)
+            JSONScanner.appendUnescaped(stringToken: token, into: &decoded)
+            return decoded.withUnsafeBytes { body(.text($0)) }
+        }
+        guard member.key.elementsEqual("$binary".utf8) else { return body(.notEnvelope) }
+        guard decodeBase64(token) else { return body(.invalidBase64(offset: member.value.lowerBound + 1)) }
+        return decoded.withUnsafeBytes { body(.binary($0)) }
+    }
+
+    /// Base64 needs no escapes, but a JSON encoder may still write "\/".
+    private mutating func decodeBase64(_ token: UnsafeRawBufferPointer) -> Bool {
+        decoded.removeAll(keepingCapacity: true)
+        let inner = UnsafeRawBufferPointer(rebasing: token[1 ..< token.count - 1])
+        guard inner.contains(UInt8(ascii: "\\")) else { return Base64.decode(inner, into: &decoded) }
+        unescaped.removeAll(keepingCapacity: true)
+        JSONScanner.appendUnescaped(stringToken: token, into: &unescaped)
+        return unescaped.withUnsafeBytes { Base64.decode($0, into: &decoded) }
+    }
+
+    /// Cheap test before the full member scan: `{`, blanks, `"$`.
+    static func mayBeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        func skipBlanks() { while i < json.count, json[i] == 32 || json[i] == 9 || json[i] == 10 || json[i] == 13 { i += 1 } }
+        skipBlanks()
+        guard i < json.count, json[i] == UInt8(ascii: "{") else { return false }
+        i += 1
+        skipBlanks()
+        return i + 1 < json.count && json[i] == UInt8(ascii: "\"") && json[i + 1] == UInt8(ascii: "$")
+    }
+}

@@ -1,0 +1,79 @@
+/// What makes a new connection carry on where the last one stopped
+/// (wspipe(1): RECONNECT AND REPLAY): the --on-connect / --on-reconnect
+/// messages with their `${NAME}` captures, then the messages still held for
+/// an --ack, in their original order, before anything queued.
+final class ReplayCoordinator {
+    private let onConnect: [String]
+    private let onReconnect: [String]
+    private var captures: CaptureTable
+    private var ledger: AckLedger?
+    private let ackPath: [[UInt8]]?
+    /// Validates the on-connect templates like stdin lines (envelopes too).
+    private var translator: InputTranslator
+    private var unackedReported = false
+
+    init(policy: SessionPolicy, maxMessageSize: Int) {
+        onConnect = policy.onConnect
+        onReconnect = policy.onReconnect
+        captures = CaptureTable(policy.captures)
+        ledger = policy.ackPath.map { AckLedger(path: $0) }
+        ackPath = policy.ackPath.map { $0.map { Array($0.utf8) } }
+        translator = InputTranslator(format: .json, lenient: false, maxPendingBytes: maxMessageSize)
+    }
+
+    /// Incoming text must be validated and looked at (acks or captures).
+    var watchesIncoming: Bool { ledger != nil || !captures.isEmpty }
+    var tracksAcks: Bool { ledger != nil }
+    var acksPending: Bool { !(ledger?.isEmpty ?? true) }
+
+    /// The messages a connection starts with: `send` gets the on-connect (or
+    /// on-reconnect) messages, which count as new; `resend` the held ones.
+    func replay(isReconnect: Bool, log: Diagnostics, send: (OutgoingMessage) -> Void,
+                resend: (UnsafeRawBufferPointer) -> Void) {
+        let templates = isReconnect && !onReconnect.isEmpty ? onReconnect : onConnect
+        for template in templates {
+            var line = captures.substitute(template)
+            let outcome = line.withUnsafeMutableBytes { translator.translate(UnsafeRawBufferPointer($0), send) }
+            if case .rejected(let rejection) = outcome {
+                log.warning("on-connect message not sent: \(rejection.reason): \(String(decoding: line, as: UTF8.self))")
+            }
+        }
+        guard let ledger, !ledger.isEmpty else { return }
+        log.info("re-sending \(ledger.count) unacknowledged message(s)")
+        ledger.forEachHeld(resend)
+    }
+
+    /// A text message went out: it is held if it carries an ack key.
+    func sent(text: UnsafeRawBufferPointer) {
+        if ledger != nil { ledger!.sent(text) }
+    }
+
+    /// An incoming message that is valid JSON: captures are updated and the
+    /// oldest message held under its key is released. Returns that key.
+    func received(json: UnsafeRawBufferPointer) -> [UInt8]? {
+        captures.observe(json)
+        guard ledger != nil else { return nil }
+        return ledger!.receivedAck(json)?.key
+    }
+
+    /// Is this unsent message held for an ack? Then the replay sends it again
+    /// and the queue must not.
+    func isHeld(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard let ledger, let path = ackPath, case .valid = JSONScanner.validate(text),
+              let found = JSONScanner.valueRange(atPath: path, in: text) else { return false }
+        // Keys are compared trimmed, as the ledger stores them.
+        return ledger.isHeld(key: Array(text[JSONSkipper.trimmingWhitespace(found, in: text)]))
+    }
+
+    /// Reports what is still held, once (at the --ack-timeout or at the end);
+    /// returns how many.
+    func reportUnacked(log: Diagnostics, events: EventSink) -> Int {
+        guard !unackedReported, let ledger, !ledger.isEmpty else { return 0 }
+        unackedReported = true
+        let keys = ledger.heldKeys
+        let list = keys.prefix(20).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")
+        log.warning("\(keys.count) message(s) not acknowledged: \(list)\(keys.count > 20 ? ", ..." : "")")
+        events.emit(EventLine.unacked(keys: keys))
+        return keys.count
+    }
+}

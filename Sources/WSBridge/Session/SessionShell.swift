@@ -1,0 +1,130 @@
+import WSTransport
+
+/// The decisions a session makes about what happens to the shell it runs in.
+protocol SessionDriver: AnyObject {
+    /// SIGINT or SIGTERM (the status already says which); `again` from the
+    /// second one on, which must end the run at once.
+    func interrupted(again: Bool)
+    /// stdout went away: a reader that stopped (`| head -1`), or an error
+    /// that was already reported.
+    func stdoutLost()
+    /// The --max-messages-th incoming message was admitted.
+    func maxMessagesReached()
+    /// The route destinations caught up: reading the peer(s) may resume.
+    func routesDrained()
+    /// After the loop, before the --stats line: last reports into the status.
+    func finalReport()
+}
+
+/// What the client and the server sessions share: the event loop, where
+/// incoming messages go (`MessageOutput`), stdin, the signal watch, the exit
+/// status and the --stats counters. The run goes: set up, loop until the
+/// session stops it, write every destination out, report.
+final class SessionShell {
+    let loop = EventLoop()
+    let bridge: BridgeOptions
+    let log: Diagnostics
+    let events: EventSink
+    private(set) var output: MessageOutput!
+    private(set) var stdin: StdinPump?
+    private var signals: SignalWatcher?
+    private weak var driver: SessionDriver?
+    var status = ExitStatus.success
+    var stats = SessionStats()
+    private var messagesReceived = 0
+    private var interrupts = 0
+
+    init(bridge: BridgeOptions, log: Diagnostics, events: EventSink) {
+        self.bridge = bridge
+        self.log = log
+        self.events = events
+    }
+
+    /// Runs the session: `start` opens what it needs (a connection attempt,
+    /// a listener); the loop runs until the driver stops it.
+    func run(_ driver: SessionDriver, start: () throws -> Void) -> ExitStatus {
+        defer { StdioMode.restoreAll() }
+        self.driver = driver
+        do {
+            output = try MessageOutput(bridge: bridge, loop: loop, log: log, events: events)
+            output.onStdoutLost = { [unowned self] error in self.stdoutLost(error) }
+            output.routes.onDrained = { [unowned self] in self.driver?.routesDrained() }
+            watchSignals()
+            try start()
+        } catch {
+            log.fatal("\(error)")
+            return .runtimeError
+        }
+        loop.run()
+        output.finish(&status, ignoringRouteErrors: bridge.routeErrorsIgnored)
+        stats.invalidLines = stdin?.rejectedLines ?? 0
+        if let stdin, stdin.rejectedLines > 0 { status = status.combined(with: .inputRejected) }
+        driver.finalReport()
+        if bridge.stats { events.write(stats.jsonLine()) }
+        return status
+    }
+
+    /// Creates the stdin pump (paused: the session resumes it when there is
+    /// somewhere to send).
+    func makeStdin(deliver: @escaping (OutgoingMessage) -> Bool, afterBatch: @escaping () -> Void,
+                   onEnd: @escaping () -> Void) -> StdinPump {
+        let pump = StdinPump(loop: loop, settings: bridge.stdinSettings, log: log,
+                             deliver: deliver, afterBatch: afterBatch, onEnd: onEnd)
+        pump.events = events
+        stdin = pump
+        return pump
+    }
+
+    /// Counts one incoming data message of `bytes` bytes; false when it must
+    /// not be written (-u, or --max-messages already reached).
+    func admit(bytes: Int) -> Bool {
+        stats.messagesIn += 1
+        stats.bytesIn += bytes
+        if bridge.sendOnly { return false }
+        guard let max = bridge.maxMessages else { return true }
+        if messagesReceived >= max { return false }
+        messagesReceived += 1
+        if messagesReceived == max {
+            log.info("received \(max) message(s), closing")
+            driver?.maxMessagesReached()
+        }
+        return true
+    }
+
+    /// Counts one outgoing data message.
+    func sent(bytes: Int) {
+        stats.messagesOut += 1
+        stats.bytesOut += bytes
+    }
+
+    /// Quietly for a reader that stopped, with the error otherwise.
+    private func stdoutLost(_ error: String?) {
+        if let error {
+            log.fatal(error)
+            status = status.combined(with: .runtimeError)
+        }
+        stdin?.stop()
+        driver?.stdoutLost()
+    }
+
+    private func watchSignals() {
+        guard let watcher = try? SignalWatcher(signals: [SIGINT, SIGTERM]) else { return }
+        signals = watcher
+        loop.watch(watcher.fd, .read) { [unowned self] _ in
+            for signal in watcher.drain() { self.interrupted(by: signal) }
+        }
+    }
+
+    private func interrupted(by signal: Int32) {
+        interrupts += 1
+        status = status.combined(with: signal == SIGTERM ? .terminated : .interrupted)
+        stdin?.stop()
+        driver?.interrupted(again: interrupts > 1)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
