@@ -9,6 +9,8 @@ server=
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
 mkfifo "$dir/loop"
+# Created here: the background job opens it only when it gets to run.
+: >"$dir/server.log"
 
 # Port 0: the system picks a free port, which wspipe reports on stderr.
 "$bin" --listen 127.0.0.1:0 --once <>"$dir/loop" >"$dir/loop" 2>"$dir/server.log" &

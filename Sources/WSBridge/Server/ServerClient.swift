@@ -19,14 +19,27 @@ final class ServerClient {
     private let opened: (ServerClient) -> Void
     private let maxMessageSize: Int
 
-    // What the session keeps per client (wspipe(1): OPTIONS, Server mode: events, back-pressure).
-    /// Takes broadcast messages: upgraded, not closing, not ended.
-    var live = false
+    /// Where the client is, as the session sees it.
+    enum Phase {
+        /// TLS and the HTTP upgrade.
+        case upgrading
+        /// Takes broadcast messages.
+        case open
+        /// Closing, failed or timed out: takes no more messages.
+        case closing
+        case ended
+    }
+
     /// Its unsent output went above the high water: stdin waits for it.
-    var stalled = false
-    /// --send-timeout: how long the stall has lasted, and the next look at it.
-    var stall: SendStall?
-    var stallTimer: EventLoop.TimerID?
+    /// `watch` and `timer` look at its progress for --send-timeout.
+    struct Stall {
+        var watch: SendStall?
+        var timer: EventLoop.TimerID?
+    }
+
+    var phase = Phase.upgrading
+    /// nil while its output is below the high water.
+    var stall: Stall?
     /// How the connection ended, for the client_disconnected event.
     var closeInfo: (code: UInt16, reason: String, clean: Bool)?
 

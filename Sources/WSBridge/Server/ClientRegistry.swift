@@ -1,0 +1,158 @@
+import WSCore
+import WSTransport
+
+/// The server's upgraded clients (wspipe(1): OPTIONS, Server mode) in the
+/// order they arrived, which is the broadcast order, and by id for lines
+/// addressed with --tag; and the back-pressure that keeps a slow client from
+/// losing messages: once its unsent output passes the high water, stdin
+/// waits until it has drained. With --send-timeout a client that makes no
+/// progress for that long is disconnected instead, and the others go on.
+final class ClientRegistry {
+    static let highWater = 4 << 20
+
+    private let shell: SessionShell
+    private let sendTimeoutNanos: Int64?
+    private(set) var clients: [ServerClient] = []
+    private var byID: [Int: ServerClient] = [:]
+    /// Clients that take messages (open), and those of them above the high
+    /// water: counters keep the flow check free of allocations.
+    private var openCount = 0
+    private var stalledCount = 0
+    /// Whether stdin may run changed.
+    var flowChanged: () -> Void = {}
+
+    init(shell: SessionShell, sendTimeoutNanos: Int64?) {
+        self.shell = shell
+        self.sendTimeoutNanos = sendTimeoutNanos
+    }
+
+    var isEmpty: Bool { clients.isEmpty }
+    var count: Int { clients.count }
+    /// stdin may be read: some client takes messages and none is behind.
+    var acceptsInput: Bool { openCount > 0 && stalledCount == 0 }
+
+    func add(_ client: ServerClient) {
+        clients.append(client)
+        byID[client.id] = client
+        client.phase = .open
+        openCount += 1
+        flowChanged()
+    }
+
+    /// The client takes no more messages (it closed, failed or timed out):
+    /// it no longer counts for the broadcast or for back-pressure.
+    func retire(_ client: ServerClient) {
+        guard client.phase == .open else { return }
+        client.phase = .closing
+        openCount -= 1
+        unstall(client)
+        flowChanged()
+    }
+
+    /// The client's transport ended.
+    func remove(_ client: ServerClient) {
+        retire(client)
+        client.phase = .ended
+        if let index = clients.firstIndex(where: { $0 === client }) { clients.remove(at: index) }
+        byID[client.id] = nil
+    }
+
+    /// The client with this id, if it takes messages.
+    func openClient(id: Int) -> ServerClient? {
+        guard let client = byID[id], client.phase == .open else { return nil }
+        return client
+    }
+
+    /// Queues `message` for every open client; false if none took it.
+    func broadcast(_ message: OutgoingMessage) -> Bool {
+        var sent = false
+        for client in clients where send(message, to: client) { sent = true }
+        return sent
+    }
+
+    /// Queues `message` for `client`; false if it takes no messages now.
+    func send(_ message: OutgoingMessage, to client: ServerClient) -> Bool {
+        guard client.phase == .open, let channel = client.channel, channel.isOpen else { return false }
+        channel.send(message)
+        switch message {
+        case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)
+        }
+        if client.stall == nil && channel.outputBytes > Self.highWater {
+            channel.flush()   // may end the channel, which retires the client
+            if client.phase == .open && channel.outputBytes > Self.highWater { stall(client) }
+        }
+        return true
+    }
+
+    func flushAll() {
+        for client in clients { client.channel?.flush() }
+    }
+
+    /// Output fully written: the client no longer holds stdin up.
+    func drained(_ client: ServerClient) {
+        unstall(client)
+        flowChanged()
+    }
+
+    func setReadPaused(_ paused: Bool) {
+        for client in clients { client.channel?.setReadPaused(paused) }
+    }
+
+    func closeAll(_ code: CloseCode) {
+        for client in clients { client.channel?.close(code: code) }
+    }
+
+    /// Iterates a copy: each terminate removes its client.
+    func terminateAll() {
+        for client in clients { client.channel?.terminate() }
+    }
+
+    // MARK: stalls and --send-timeout
+
+    private func stall(_ client: ServerClient) {
+        stalledCount += 1
+        client.stall = ServerClient.Stall()
+        flowChanged()
+        guard let timeout = sendTimeoutNanos, let channel = client.channel else { return }
+        let watch = SendStall(timeoutNanos: timeout, output: channel.outputBytes, now: monotonicNanos())
+        client.stall?.watch = watch
+        scheduleCheck(client, afterNanos: watch.firstIntervalNanos)
+    }
+
+    private func unstall(_ client: ServerClient) {
+        guard let stall = client.stall else { return }
+        stalledCount -= 1
+        client.stall = nil
+        if let timer = stall.timer { shell.loop.cancel(timer) }
+    }
+
+    private func scheduleCheck(_ client: ServerClient, afterNanos delay: Int64) {
+        client.stall?.timer = shell.loop.schedule(afterNanos: delay) { [unowned self, weak client] in
+            guard let client, client.stall != nil else { return }
+            client.stall?.timer = nil
+            self.check(client)
+        }
+    }
+
+    private func check(_ client: ServerClient) {
+        guard client.phase == .open, let channel = client.channel, var watch = client.stall?.watch else { return }
+        if let next = watch.check(output: channel.outputBytes, now: monotonicNanos()) {
+            client.stall?.watch = watch
+            scheduleCheck(client, afterNanos: next)
+        } else {
+            sendTimedOut(client, channel)
+        }
+    }
+
+    /// --send-timeout ran out: disconnect the client so the others go on. The
+    /// Close goes behind the output it is not reading, so it rarely arrives;
+    /// the transport is dropped right after.
+    private func sendTimedOut(_ client: ServerClient, _ channel: WebSocketChannel) {
+        shell.log.warning("client \(client.id) (\(client.peer)): \(channel.outputBytes) bytes unsent and no progress for the --send-timeout; disconnecting")
+        shell.events.emit(ServerEvents.sendTimeout(id: client.id))
+        client.closeInfo = (CloseCode.policyViolation.rawValue, "send timeout", false)
+        retire(client)
+        channel.close(code: .policyViolation, reason: "send timeout")
+        channel.terminate()
+    }
+}

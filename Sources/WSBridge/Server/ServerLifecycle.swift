@@ -1,0 +1,87 @@
+import WSCore
+
+/// The server's lifecycle as a pure state machine, like `ClientLifecycle`:
+/// events in, actions out, one timer per phase.
+///
+///     serving ─stdin EOF, --max-messages, stdout gone, SIGINT, --once client left─▶ stopping ─last client gone, timer─▶ ended
+///
+/// While stopping, no client is accepted and every connected one has been
+/// sent a Close; the session ends when they are gone, or at --close-timeout.
+/// A second SIGINT ends it at once.
+struct ServerLifecycle {
+    enum Phase: Equatable {
+        case serving
+        /// Clients were sent a Close; waiting for them (at most --close-timeout).
+        case stopping
+        case ended
+    }
+
+    enum StopReason: Equatable {
+        /// stdin ended (not with -n), --max-messages, or the --once client left.
+        case done
+        case stdoutLost
+        case interrupted
+    }
+
+    enum Event {
+        case inputEnded(clients: Int)
+        case stop(StopReason, clients: Int)
+        case clientLeft(remaining: Int)
+        case timerFired
+    }
+
+    enum Action: Equatable {
+        case stopInput
+        /// Stop listening and drop the clients still upgrading.
+        case stopAccepting
+        case closeClients(CloseCode)
+        /// The close timeout ran out: drop whoever is left.
+        case dropClients
+        case finish
+    }
+
+    /// -n: stdin EOF does not stop the server.
+    let holdAfterInput: Bool
+    /// --once: the first client's leaving stops the server.
+    let once: Bool
+    let closeTimeoutNanos: Int64
+    private(set) var phase: Phase = .serving
+
+    init(holdAfterInput: Bool, once: Bool, closeTimeoutNanos: Int64) {
+        self.holdAfterInput = holdAfterInput
+        self.once = once
+        self.closeTimeoutNanos = closeTimeoutNanos
+    }
+
+    var timerNanos: Int64? { phase == .stopping ? closeTimeoutNanos : nil }
+
+    mutating func handle(_ event: Event) -> [Action] {
+        switch (phase, event) {
+        case (.serving, .inputEnded(let clients)):
+            return holdAfterInput ? [] : stop(.normal, clients: clients)
+        case (.serving, .stop(let reason, let clients)):
+            return stop(reason == .done ? .normal : .goingAway, clients: clients)
+        case (.serving, .clientLeft(let remaining)):
+            return once ? stop(.normal, clients: remaining) : []
+        case (.stopping, .clientLeft(0)):
+            return end()
+        case (.stopping, .stop(.interrupted, _)):
+            return end()
+        case (.stopping, .timerFired):
+            return [.dropClients] + end()
+        default:
+            return []
+        }
+    }
+
+    private mutating func stop(_ code: CloseCode, clients: Int) -> [Action] {
+        phase = .stopping
+        let actions: [Action] = [.stopInput, .stopAccepting]
+        return clients == 0 ? actions + end() : actions + [.closeClients(code)]
+    }
+
+    private mutating func end() -> [Action] {
+        phase = .ended
+        return [.finish]
+    }
+}
