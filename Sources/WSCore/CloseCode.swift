@@ -1,9 +1,13 @@
 /// Close codes (RFC 6455 §7.4).
-public struct CloseCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct CloseCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     public let rawValue: UInt16
 
     public init(rawValue: UInt16) {
         self.rawValue = rawValue
+    }
+
+    public init(integerLiteral value: UInt16) {
+        self.rawValue = value
     }
 
     /// 1000: the purpose for which the connection was established has been fulfilled.

@@ -37,9 +37,6 @@ public struct Connection: Sendable {
     /// close TCP; a client waits for the server to close first, briefly).
     public var isClosingHandshakeComplete: Bool { sentClose && receivedClose }
 
-    /// True after a protocol failure, our `fail`, or EOF without a Close.
-    public var hasFailed: Bool { failed }
-
     public var maxMessageSize: Int { assembler.maxMessageSize }
 
     /// RSV bits an extension has negotiated (hook for permessage-deflate's RSV1).
@@ -163,7 +160,7 @@ public struct Connection: Sendable {
                 queueClose(code: code.map(CloseCode.init(rawValue:)), reason: "")
             }
             state = .closed
-            handler(.closeReceived(code: code, reason: reason))
+            handler(.closeReceived(code: code.map(CloseCode.init(rawValue:)), reason: reason))
         }
     }
 

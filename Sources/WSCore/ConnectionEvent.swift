@@ -11,7 +11,7 @@ public enum ConnectionEvent {
     case pong(UnsafeRawBufferPointer)
     /// The peer's Close frame. If we had not sent a Close, the echo (same code) is
     /// already queued. code nil = no status code in the frame (1005 semantics).
-    case closeReceived(code: UInt16?, reason: String)
+    case closeReceived(code: CloseCode?, reason: String)
     /// The peer violated the protocol (or sent bad UTF-8 / too big a message):
     /// a Close with `code` is queued and the connection discards further input.
     /// Also reported with `.abnormal` (1006, never sent) on EOF without a Close.

@@ -1,4 +1,5 @@
 import XCTest
+import WSCore
 @testable import WSBridge
 
 /// RetryPolicy.verdict for every kind of Disconnect (wspipe(1): RECONNECT AND REPLAY; EXIT STATUS).
@@ -34,7 +35,7 @@ final class RetryPolicyTests: XCTestCase {
     }
 
     func testOtherClosesAreRetried() {
-        for code: UInt16 in [1001, 1006, 1011, 1012, 4000] {
+        for code: CloseCode in [1001, 1006, 1011, 1012, 4000] {
             XCTAssertEqual(verdict(.closedByServer(code: code, reason: "x")), .retry, "code \(code)")
         }
     }

@@ -222,7 +222,6 @@ final class ConnectionTests: XCTestCase {
         connection.fail(code: .policyViolation, reason: "no")
         XCTAssertEqual(connection.output.readableArray, hex("88 04 03 f0 6e 6f"))
         XCTAssertEqual(connection.state, .closed)
-        XCTAssertTrue(connection.hasFailed)
         XCTAssertEqual(feed(&connection, clientFrame(.text, Array("x".utf8))), [])
     }
 

@@ -30,7 +30,7 @@ enum Event: Equatable, CustomStringConvertible {
         case .binary(let p): self = .binary(Array(p))
         case .ping(let p): self = .ping(Array(p))
         case .pong(let p): self = .pong(Array(p))
-        case .closeReceived(let code, let reason): self = .close(code, reason)
+        case .closeReceived(let code, let reason): self = .close(code?.rawValue, reason)
         case .failed(let code, let reason): self = .failed(code.rawValue, reason)
         }
     }

@@ -230,7 +230,7 @@ public final class ClientSession: SessionDriver {
                 return
             }
             log.fatal("protocol error from the server: \(reason) (closing with \(code.rawValue))")
-            disconnect = .protocolViolation(code: code.rawValue, reason: reason)
+            disconnect = .protocolViolation(code: code, reason: reason)
             handle(.peerFailed)
         }
     }
@@ -260,7 +260,7 @@ public final class ClientSession: SessionDriver {
         let cause = disconnect ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
-            case .closed: return lifecycle.phase == .closing ? .closedByServer(code: 1000, reason: "") : .dropped("connection closed")
+            case .closed: return lifecycle.phase == .closing ? .closedByServer(code: .normal, reason: "") : .dropped("connection closed")
             }
         }()
         if let channel { sender.recoverUnsent(from: channel) }

@@ -1,3 +1,5 @@
+import WSCore
+
 /// {"$event":...} lines (wspipe(1): OPTIONS, Diagnostics), each ending in "\n".
 ///
 /// Members always come in the order shown, e.g.
@@ -25,9 +27,9 @@ public enum EventLine {
     }
 
     /// `clean`: the closing handshake completed (RFC 6455 §7.1.5, wasClean).
-    public static func disconnected(code: UInt16, reason: String, clean: Bool) -> [UInt8] {
+    public static func disconnected(code: CloseCode, reason: String, clean: Bool) -> [UInt8] {
         var line = start("disconnected")
-        line.int("code", Int(code))
+        line.int("code", Int(code.rawValue))
         line.string("reason", reason)
         line.bool("clean", clean)
         return line.finishLine()
@@ -77,10 +79,10 @@ public enum EventLine {
         return line.finishLine()
     }
 
-    public static func clientDisconnected(id: Int, code: UInt16, reason: String, clean: Bool) -> [UInt8] {
+    public static func clientDisconnected(id: Int, code: CloseCode, reason: String, clean: Bool) -> [UInt8] {
         var line = start("client_disconnected")
         line.int("id", id)
-        line.int("code", Int(code))
+        line.int("code", Int(code.rawValue))
         line.string("reason", reason)
         line.bool("clean", clean)
         return line.finishLine()

@@ -36,6 +36,7 @@ final class WebSocketChannel {
     /// its raw 101 response, and a server has no next connection anyway.)
     private let recoversUnsent: Bool
     private var outgoing = OutgoingFrames()
+    private var preamble = ByteBuffer()
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
 
@@ -54,9 +55,10 @@ final class WebSocketChannel {
         self.recoversUnsent = role == .client
     }
 
-    /// Bytes to send before any frame (the server's 101 response).
-    func queueRaw(_ bytes: [UInt8]) {
-        connection.output.append(contentsOf: bytes)
+    /// Bytes to send before any frame (the server's 101 response); the
+    /// connection's output holds nothing but the frames it encoded.
+    func sendFirst(_ bytes: [UInt8]) {
+        preamble.append(contentsOf: bytes)
     }
 
     /// Start reading; `leftover` is what arrived right after the handshake.
@@ -75,7 +77,7 @@ final class WebSocketChannel {
     var isOpen: Bool { !ended && (inReceive ? wasOpenBeforeReceive : connection.state == .open) }
     private var wasOpenBeforeReceive = true
     /// Bytes queued for the socket and not yet written.
-    var outputBytes: Int { connection.output.readableBytes - outgoing.unwrittenOffset }
+    var outputBytes: Int { preamble.readableBytes + connection.output.readableBytes - outgoing.unwrittenOffset }
 
     func sendPing(_ payload: [UInt8]) {
         guard isOpen else { return }
@@ -189,17 +191,16 @@ final class WebSocketChannel {
         // so a drain handler that flushes again cannot recurse.
         let hadOutput = outputBytes > 0
         while !ended && outputBytes > 0 {
-            let skip = outgoing.unwrittenOffset
-            let result = connection.output.withReadableBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
+            let result = preamble.isEmpty ? writeFrames() : writePreamble()
             switch result {
-            case .bytes(let n):
-                if recoversUnsent { outgoing.didWrite(n, in: &connection.output) } else { connection.output.consume(n) }
+            case .bytes:
+                continue
             case .wouldBlock:
                 updateInterest()
                 return
             case .eof, .error:
                 var text = "connection closed by peer"
-                if case .error(let t) = result { text = t }
+                if case .error(let error) = result { text = "\(error)" }
                 finish(.lost(text))
                 return
             }
@@ -207,6 +208,21 @@ final class WebSocketChannel {
         updateInterest()
         if !ended && connection.isClosingHandshakeComplete { closeAfterHandshake() }
         if hadOutput && !ended && outputBytes == 0 { onDrained?() }
+    }
+
+    private func writePreamble() -> IOResult {
+        let result = preamble.withReadableBytes { stream.write($0) }
+        if case .bytes(let n) = result { preamble.consume(n) }
+        return result
+    }
+
+    private func writeFrames() -> IOResult {
+        let skip = outgoing.unwrittenOffset
+        let result = connection.output.withReadableBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
+        if case .bytes(let n) = result {
+            if recoversUnsent { outgoing.didWrite(n, in: &connection.output) } else { connection.output.consume(n) }
+        }
+        return result
     }
 
     private var interest: EventLoop.Interest = .read

@@ -13,13 +13,13 @@ public enum Disconnect: Equatable, Sendable {
     /// A response that is not a valid WebSocket handshake.
     case invalidHandshake(String)
     /// The server's Close frame; code nil when it carried no status (1005).
-    case closedByServer(code: UInt16?, reason: String)
+    case closedByServer(code: CloseCode?, reason: String)
     /// EOF or RST without a Close frame.
     case dropped(String)
     /// No pong to our ping within --ping-timeout.
     case pingTimeout
     /// We failed the connection (1002/1007/1009) because of what the peer sent.
-    case protocolViolation(code: UInt16, reason: String)
+    case protocolViolation(code: CloseCode, reason: String)
 }
 
 extension Disconnect: CustomStringConvertible {
@@ -31,7 +31,7 @@ extension Disconnect: CustomStringConvertible {
         case .handshakeRejected(_, let line): return "handshake rejected by the server: \(line)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         case .closedByServer(let code, let reason):
-            let name = code.map { code in CloseCode(rawValue: code).name.map { "\(code) (\($0))" } ?? "\(code)" }
+            let name = code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" }
             return "closed by the server with \(name ?? "no status code")" + (reason.isEmpty ? "" : ": \(reason)")
         case .pingTimeout: return "ping timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"
@@ -40,11 +40,11 @@ extension Disconnect: CustomStringConvertible {
 
     /// The close code and wasClean of the `disconnected` event (RFC 6455
     /// §7.1.5: 1006 when no Close frame was received).
-    var closeCode: (code: UInt16, clean: Bool) {
+    var closeCode: (code: CloseCode, clean: Bool) {
         switch self {
-        case .closedByServer(let code, _): return (code ?? 1005, true)
+        case .closedByServer(let code, _): return (code ?? .noStatus, true)
         case .protocolViolation(let code, _): return (code, false)
-        default: return (1006, false)
+        default: return (.abnormal, false)
         }
     }
 }

@@ -150,7 +150,7 @@ final class ClientRegistry {
     private func sendTimedOut(_ client: ServerClient, _ channel: WebSocketChannel) {
         shell.log.warning("client \(client.id) (\(client.peer)): \(channel.outputBytes) bytes unsent and no progress for the --send-timeout; disconnecting")
         shell.events.emit(ServerEvents.sendTimeout(id: client.id))
-        client.closeInfo = (CloseCode.policyViolation.rawValue, "send timeout", false)
+        client.closeInfo = (.policyViolation, "send timeout", false)
         retire(client)
         channel.close(code: .policyViolation, reason: "send timeout")
         channel.terminate()

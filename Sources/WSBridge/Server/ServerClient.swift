@@ -41,7 +41,7 @@ final class ServerClient {
     /// nil while its output is below the high water.
     var stall: Stall?
     /// How the connection ended, for the client_disconnected event.
-    var closeInfo: (code: UInt16, reason: String, clean: Bool)?
+    var closeInfo: (code: CloseCode, reason: String, clean: Bool)?
 
     /// Why a request is refused before the upgrade.
     struct HTTPRefusal: Error { var status: Int; var reason: String }
@@ -115,7 +115,7 @@ final class ServerClient {
             let channel = WebSocketChannel(stream: stream, role: .server, maxMessageSize: maxMessageSize,
                                            loop: loop) { [unowned self] event in self.events(self, event) }
             self.channel = channel
-            channel.queueRaw(ServerHandshake.acceptResponse(key: request.key, protocol: subprotocol))
+            channel.sendFirst(ServerHandshake.acceptResponse(key: request.key, protocol: subprotocol))
             opened(self)
             channel.start(leftover: leftover)
         }

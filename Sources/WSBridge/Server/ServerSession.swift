@@ -194,11 +194,11 @@ public final class ServerSession: SessionDriver {
             break
         case .closeReceived(let code, let reason):
             // Our echo is queued; nothing more can be sent to it.
-            if client.closeInfo == nil { client.closeInfo = (code ?? 1005, reason, true) }
+            if client.closeInfo == nil { client.closeInfo = (code ?? .noStatus, reason, true) }
             registry.retire(client)
-            log.info("client \(client.id) closed (\(code.map(String.init) ?? "no status code"))\(reason.isEmpty ? "" : ": \(reason)")")
+            log.info("client \(client.id) closed (\(code.map(String.init(describing:)) ?? "no status code"))\(reason.isEmpty ? "" : ": \(reason)")")
         case .failed(let code, let reason):
-            if client.closeInfo == nil { client.closeInfo = (code.rawValue, reason, false) }
+            if client.closeInfo == nil { client.closeInfo = (code, reason, false) }
             registry.retire(client)
             if code == .abnormal { log.info("client \(client.id) dropped the connection"); return }
             log.warning("client \(client.id): protocol error: \(reason) (closing with \(code.rawValue))")
@@ -208,7 +208,7 @@ public final class ServerSession: SessionDriver {
 
     private func clientEnded(_ client: ServerClient) {
         registry.remove(client)
-        let info = client.closeInfo ?? (1006, "", false)
+        let info = client.closeInfo ?? (.abnormal, "", false)
         shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))
         log.info("client \(client.id) disconnected")
         handle(.clientLeft(remaining: registry.count))

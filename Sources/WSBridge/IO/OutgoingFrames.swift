@@ -1,3 +1,5 @@
+import WSCore
+
 /// Tracks which frames in an output buffer the transport has written
 /// completely, so that the frames still unwritten when a connection drops can
 /// be turned back into messages and sent again on the next connection.
@@ -7,17 +9,17 @@
 /// `unwrittenOffset` on; bytes of a frame are only consumed from the buffer
 /// once the whole frame is written, so a frame cut by a drop is still there to
 /// be recovered (and is sent again in full: at least once, never lost).
-public struct OutgoingFrames: Sendable {
+struct OutgoingFrames: Sendable {
     /// Bytes at the front of the output already written (all within the first frame).
-    public private(set) var unwrittenOffset = 0
+    private(set) var unwrittenOffset = 0
     /// Length of the first frame in the output, 0 when not yet read.
     private var frontFrameLength = 0
 
-    public init() {}
+    init() {}
 
     /// The transport wrote `count` more bytes: consume every frame now
     /// written completely.
-    public mutating func didWrite(_ count: Int, in output: inout ByteBuffer) {
+    mutating func didWrite(_ count: Int, in output: inout ByteBuffer) {
         unwrittenOffset += count
         while unwrittenOffset > 0 {
             if frontFrameLength == 0 {
@@ -35,7 +37,7 @@ public struct OutgoingFrames: Sendable {
     /// to `body` as its opcode and unmasked payload, in order, then empties the
     /// output. Control frames (pings, pongs, Close) are dropped: they belong
     /// to the connection that is gone.
-    public mutating func drainMessages(from output: inout ByteBuffer,
+    mutating func drainMessages(from output: inout ByteBuffer,
                                        _ body: (Opcode, UnsafeRawBufferPointer) -> Void) {
         var payload: [UInt8] = []
         output.withReadableBytes { all in
