@@ -65,17 +65,9 @@ public enum App {
 
     static func bridgeOptions(_ o: Options) -> BridgeOptions {
         var b = BridgeOptions()
-        switch o.lineMode {
-        case .json: b.format = .json
-        case .text: b.format = .text
-        case .binary: b.format = .binary
-        }
+        b.format = o.lineFormat
         b.separator = o.nulSeparator ? 0 : 10
-        switch o.binaryOutput {
-        case .raw: b.binaryOutput = .raw
-        case .base64: b.binaryOutput = .base64
-        case .drop: b.binaryOutput = .drop
-        }
+        b.binaryOutput = o.binaryOutput
         b.lenient = o.lenient
         b.strict = o.strict
         b.noClose = o.noClose
@@ -133,7 +125,7 @@ public enum App {
         if let file = o.headerFile { c.headers += try headers(fromFile: file) }
         c.protocols = o.protocols
         c.origin = o.origin
-        c.userAgent = o.userAgent ?? "wspipe/\(wspipeVersion)"
+        c.userAgent = o.userAgent
         c.connectTimeoutNanos = o.connectTimeoutNanos
         c.tls.insecure = o.insecure
         c.tls.caFile = o.cacert

@@ -25,8 +25,8 @@ final class RoutingServerFlagsTests: XCTestCase {
         XCTAssertEqual(FlagTable.flag(long: "route-errors")?.defaultValue, "report")
         XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.defaultValue, "off")
         let o = parseOK(["--type-key", "type", "--route-errors", "report", url])
-        XCTAssertEqual(o.typeKey, Options().typeKey)
-        XCTAssertEqual(o.routeErrorsIgnored, Options().routeErrorsIgnored)
+        XCTAssertEqual(o.typeKey, parseOK([url]).typeKey)
+        XCTAssertEqual(o.routeErrorsIgnored, parseOK([url]).routeErrorsIgnored)
     }
 
     // MARK: --type-key

@@ -9,8 +9,11 @@
 public enum ArgumentParser {
     /// Parses argv (without the program name).
     ///
+    /// Parsing starts from `defaults`, so a flag not given has the value its
+    /// table entry documents.
+    ///
     /// `-h/--help`, `-V/--version` and `--generate KIND` win: as soon as one
-    /// is met (before `--`), parsing stops and `Options()` with only
+    /// is met (before `--`), parsing stops and `defaults` with only
     /// `showHelp`, `showVersion` or `generate` set is returned, even if
     /// earlier arguments were wrong (a `--generate` with an unknown KIND is an
     /// ordinary usage error).
@@ -41,12 +44,28 @@ public enum ArgumentParser {
         }
         return try parse.finish()
     }
+
+    /// `Options()` with every flag's `defaultValue` applied through its own
+    /// `apply`: what a command line without flags means. A default the flag
+    /// itself refuses is a bug in the table (a unit test parses each one).
+    public static let defaults: Options = {
+        var options = Options()
+        for flag in flagTable {
+            guard let value = flag.defaultValue else { continue }
+            do throws(UsageError) {
+                try flag.apply(&options, value)
+            } catch {
+                preconditionFailure("flag table: the default of --\(flag.long) is refused: \(error.message)")
+            }
+        }
+        return options
+    }()
 }
 
 /// The state of one parse: the options so far, the flags met in order, and
 /// the first error (kept rather than thrown so a later --help still wins).
 private struct Parse {
-    var options = Options()
+    var options = ArgumentParser.defaults
     var seen: [String] = []
     var firstError: UsageError? = nil
     var positionalCount = 0
@@ -54,7 +73,7 @@ private struct Parse {
     /// Set once --help, --version or a valid --generate has been applied.
     var special: Options? {
         guard options.showHelp || options.showVersion || options.generate != nil else { return nil }
-        var result = Options()
+        var result = ArgumentParser.defaults
         result.showHelp = options.showHelp
         result.showVersion = options.showVersion
         result.generate = options.generate

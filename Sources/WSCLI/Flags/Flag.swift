@@ -41,8 +41,14 @@ public struct Flag: Sendable {
     public let help: String
     public let category: FlagCategory
     public let completion: CompletionKind
-    /// The default shown in help and the man page ("10s"); nil = none.
+    /// The value the flag has when it is not given, written as a user would
+    /// write it ("10s"): the parser applies it through `apply` before reading
+    /// the command line, and help and the man page show it. This is the one
+    /// place a default is written. nil = none.
     public let defaultValue: String?
+    /// A default that is not a value of the flag ("the ping interval"): shown
+    /// like `defaultValue`, never applied. Only where no value could say it.
+    public let defaultNote: String?
     /// May be given several times with each value kept (or counted, for `-v`).
     /// Non-repeatable value flags given twice: the last one wins (like curl).
     public let repeatable: Bool
@@ -58,7 +64,7 @@ public struct Flag: Sendable {
 
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
-         defaultValue: String? = nil, repeatable: Bool = false,
+         defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
          conflicts: [String] = [], requires: [String] = [], clientOnly: Bool = false,
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
@@ -68,6 +74,7 @@ public struct Flag: Sendable {
         self.category = category
         self.completion = completion
         self.defaultValue = defaultValue
+        self.defaultNote = defaultNote
         self.repeatable = repeatable
         self.conflicts = conflicts
         self.requires = requires
@@ -98,12 +105,15 @@ public struct Flag: Sendable {
         return text
     }
 
+    /// The default as help shows it: `defaultValue` or `defaultNote`.
+    public var shownDefault: String? { defaultValue ?? defaultNote }
+
     /// `help` with "(default: X)" added before its final period, derived from
-    /// `defaultValue` so the two can never disagree.
+    /// `shownDefault` so the two can never disagree.
     public var fullHelp: String {
-        guard let defaultValue else { return help }
+        guard let shownDefault else { return help }
         var sentence = Substring(help)
         if sentence.hasSuffix(".") { sentence = sentence.dropLast() }
-        return "\(sentence) (default: \(defaultValue))."
+        return "\(sentence) (default: \(shownDefault))."
     }
 }

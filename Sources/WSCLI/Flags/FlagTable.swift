@@ -1,3 +1,5 @@
+import WSBridge
+
 /// Every flag wspipe accepts, in the order `--help` lists them within each
 /// category. This list is the single source of the parser, `--help`, the man
 /// page and the shell completions: adding a flag is adding an entry here.
@@ -17,7 +19,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.origin = try FlagValue.nonEmpty("origin", v) }),
     Flag(long: "user-agent", valueName: "STRING",
          help: "Send this User-Agent header.",
-         category: .connection, defaultValue: defaultUserAgent,
+         category: .connection, defaultValue: "wspipe/" + wspipeVersion,
          apply: { o, v in o.userAgent = v }),
     Flag(long: "protocol", valueName: "NAME",
          help: "Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several.",
@@ -58,21 +60,21 @@ public let flagTable: [Flag] = [
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
             conflicts: ["binary"],
-            apply: { $0.lineMode = .text }),
+            apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
             conflicts: ["text"],
-            apply: { $0.lineMode = .binary }),
+            apply: { $0.lineFormat = .binary }),
     .toggle("nul", "0", .dataMode,
             help: "Separate lines with NUL instead of newline in raw line mode.",
             apply: { $0.nulSeparator = true }),
     Flag(long: "binary-output", valueName: "raw|base64|drop",
          help: "How raw line mode writes incoming binary messages.",
-         category: .dataMode, completion: .choices(BinaryOutput.allCases.map(\.rawValue)),
-         defaultValue: BinaryOutput.raw.rawValue,
+         category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map(\.rawValue)),
+         defaultValue: "raw",
          apply: { o, v throws(UsageError) in
-             guard let mode = BinaryOutput(rawValue: v) else {
-                 throw .invalidChoice("binary-output", v, choices: BinaryOutput.allCases.map(\.rawValue))
+             guard let mode = BinaryOutputMode(rawValue: v) else {
+                 throw .invalidChoice("binary-output", v, choices: BinaryOutputMode.allCases.map(\.rawValue))
              }
              o.binaryOutput = mode
          }),
@@ -104,7 +106,7 @@ public let flagTable: [Flag] = [
     Flag(long: "route-errors", valueName: RouteErrors.allCases.map(\.rawValue).joined(separator: "|"),
          help: "Whether a failing route destination (full disk, exited command) is reported on stderr.",
          category: .routing, completion: .choices(RouteErrors.allCases.map(\.rawValue)),
-         defaultValue: RouteErrors.report.rawValue,
+         defaultValue: "report",
          apply: { o, v throws(UsageError) in
              guard let mode = RouteErrors(rawValue: v) else {
                  throw .invalidChoice("route-errors", v, choices: RouteErrors.allCases.map(\.rawValue))
@@ -140,14 +142,14 @@ public let flagTable: [Flag] = [
     Flag(long: "ping-interval", valueName: "DURATION",
          help: "Send a ping this often to keep the connection alive.",
          category: .reconnect, defaultValue: "off",
-         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDuration("ping-interval", v) }),
+         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
-         category: .reconnect, defaultValue: "the ping interval", requires: ["ping-interval"],
+         category: .reconnect, defaultNote: "the ping interval", requires: ["ping-interval"],
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
-         category: .reconnect, defaultValue: BackoffValue.defaultText, clientOnly: true,
+         category: .reconnect, defaultValue: "1s:30s:2", clientOnly: true,
          apply: { o, v throws(UsageError) in
              let backoff = try BackoffValue.parse("backoff", v)
              o.backoffMinNanos = backoff.minNanos
@@ -161,7 +163,7 @@ public let flagTable: [Flag] = [
     Flag(long: "max-retries", valueName: "N",
          help: "Give up with exit status 3 after N failed connection attempts in a row.",
          category: .reconnect, defaultValue: "unlimited", clientOnly: true,
-         apply: { o, v throws(UsageError) in o.maxRetries = try FlagValue.nonNegativeInteger("max-retries", v) }),
+         apply: { o, v throws(UsageError) in o.maxRetries = try FlagValue.nonNegativeIntegerOrUnlimited("max-retries", v) }),
     .toggle("no-reconnect", nil, .reconnect,
             help: "Exit when the connection ends instead of reconnecting.",
             clientOnly: true,
@@ -222,7 +224,7 @@ public let flagTable: [Flag] = [
     Flag(long: "send-timeout", valueName: "DURATION",
          help: "Disconnect a client that has taken no data for this long instead of holding back the others.",
          category: .server, defaultValue: "off", requires: ["listen"],
-         apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDuration("send-timeout", v) }),
+         apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDurationOrOff("send-timeout", v) }),
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,
@@ -273,7 +275,8 @@ public enum FlagTable {
     /// names, long names that are not lowercase words joined by '-', a value
     /// flag without a value name or a switch with one, empty help or help not
     /// ending in '.', help writing its own "(default: ...)", a repeatable flag
-    /// whose help does not say so, a default
+    /// whose help does not say so or with a default value (values given would
+    /// add to it), a default value and a default note together, a default
     /// or completion on a switch, a choices completion the value name does not
     /// list, conflicts/requires naming unknown flags or not listed both ways.
     public static func validate(_ table: [Flag] = flagTable) -> [String] {
@@ -299,8 +302,14 @@ public enum FlagTable {
             if flag.repeatable && !flag.help.lowercased().contains("repeat") {
                 problems.append("\(name): repeatable but the help does not say so")
             }
+            if flag.defaultValue != nil && flag.defaultNote != nil {
+                problems.append("\(name): both a default value and a default note")
+            }
+            if flag.repeatable && flag.defaultValue != nil {
+                problems.append("\(name): repeatable with a default value (given values would add to it)")
+            }
             if !flag.takesValue {
-                if flag.defaultValue != nil { problems.append("\(name): switch with a default value") }
+                if flag.shownDefault != nil { problems.append("\(name): switch with a default value") }
                 if flag.completion != .none { problems.append("\(name): switch with a completion") }
             }
             if case .choices(let choices) = flag.completion {
