@@ -49,9 +49,6 @@ public enum App {
             server.keyFile = options.key
             server.tag = options.tag
             server.sendTimeoutNanos = options.sendTimeoutNanos
-            if (options.cert == nil) != (options.key == nil) {
-                return usageError("--listen with TLS needs both --cert and --key")
-            }
             return ServerSession(options: server, bridge: bridge, log: log, events: events).run()
         }
         do {

@@ -12,8 +12,8 @@ final class DefaultsTests: XCTestCase {
     /// flags, a URL otherwise, and the flags it requires.
     private func base(for flag: Flag) -> [String] {
         let samples = ["ack": "seq", "ping-interval": "1s", "cert": "c.pem", "key": "k.pem"]
-        var args = flag.requires.contains("listen") ? ["--listen", "8080"] : [url]
-        for other in flag.requires where other != "listen" {
+        var args = flag.serverOnly ? ["--listen", "8080"] : [url]
+        for case .requires(let other) in flag.rules {
             args += ["--" + other, samples[other] ?? "x"]
         }
         return args

@@ -163,7 +163,9 @@ final class DocGeneratorTests: XCTestCase {
                                    + "Give up connecting (TCP, TLS and handshake) after this long (default: 10s).\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-k\\fR, \\fB\\-\\-insecure\\fR\nSkip TLS"))
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-tag\\fR\n"))
-        XCTAssertTrue(man.contains("\nNeeds \\fB\\-\\-listen\\fR.\n"))
+        XCTAssertTrue(man.contains("\nServer mode only: needs \\fB\\-\\-listen\\fR.\n"))
+        XCTAssertTrue(man.contains("\nNeeds \\fB\\-\\-ack\\fR.\n"))
+        XCTAssertTrue(man.contains("\nWith \\fB\\-\\-listen\\fR, needs \\fB\\-\\-key\\fR.\n"))
         XCTAssertTrue(man.contains("\nNot with \\fB\\-\\-strict\\fR.\n"))
         XCTAssertTrue(man.contains("\nClient mode only: refused with \\fB\\-\\-listen\\fR.\n"))
         // Option names inside help text are bold minus signs too.

@@ -26,6 +26,23 @@ public enum CompletionKind: Equatable, Sendable {
     case choices([String])
 }
 
+/// How a flag combines with the others: data the parser checks once the
+/// whole command line is read (a usage error naming both flags) and the man
+/// page states.
+public enum FlagRule: Equatable, Sendable {
+    /// Refused together with this flag (list the rule on both flags).
+    case conflicts(String)
+    /// Refused without this flag.
+    case requires(String)
+    /// With `--listen`, refused without this flag: `--cert` needs `--key` in
+    /// server mode, while a client reads the key from the certificate file.
+    case requiresInServerMode(String)
+    /// Only meaningful when connecting to a URL: refused with `--listen`.
+    case clientOnly
+    /// Only meaningful with `--listen`: refused without it.
+    case serverOnly
+}
+
 /// One command-line flag. A single definition drives parsing, `--help`, the
 /// man page and the shell completions (the ripgrep design, see STYLE.md):
 /// adding a flag is adding one entry to `flagTable`.
@@ -52,12 +69,8 @@ public struct Flag: Sendable {
     /// May be given several times with each value kept (or counted, for `-v`).
     /// Non-repeatable value flags given twice: the last one wins (like curl).
     public let repeatable: Bool
-    /// Long names of flags that may not be given together with this one.
-    public let conflicts: [String]
-    /// Long names of flags that must also be given for this one to make sense.
-    public let requires: [String]
-    /// Only meaningful when connecting to a URL: refused with `--listen`.
-    public let clientOnly: Bool
+    /// How the flag combines with others (see `FlagRule`); empty for most.
+    public let rules: [FlagRule]
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -65,7 +78,7 @@ public struct Flag: Sendable {
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-         conflicts: [String] = [], requires: [String] = [], clientOnly: Bool = false,
+         rules: [FlagRule] = [],
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -76,21 +89,25 @@ public struct Flag: Sendable {
         self.defaultValue = defaultValue
         self.defaultNote = defaultNote
         self.repeatable = repeatable
-        self.conflicts = conflicts
-        self.requires = requires
-        self.clientOnly = clientOnly
+        self.rules = rules
         self.apply = apply
     }
 
     /// A flag without a value.
     static func toggle(_ long: String, _ short: Character?, _ category: FlagCategory,
-                       help: String, repeatable: Bool = false,
-                       conflicts: [String] = [], requires: [String] = [], clientOnly: Bool = false,
+                       help: String, repeatable: Bool = false, rules: [FlagRule] = [],
                        apply: @escaping @Sendable (inout Options) -> Void) -> Flag {
         Flag(long: long, short: short, help: help, category: category,
-             repeatable: repeatable, conflicts: conflicts, requires: requires,
-             clientOnly: clientOnly, apply: { options, _ in apply(&options) })
+             repeatable: repeatable, rules: rules, apply: { options, _ in apply(&options) })
     }
+
+    /// Long names of the flags this one may not be given with.
+    public var conflicts: [String] {
+        rules.compactMap { if case .conflicts(let other) = $0 { other } else { nil } }
+    }
+
+    public var clientOnly: Bool { rules.contains(.clientOnly) }
+    public var serverOnly: Bool { rules.contains(.serverOnly) }
 
     /// True when the flag takes a value (`--flag VALUE`).
     public var takesValue: Bool { valueName != nil }

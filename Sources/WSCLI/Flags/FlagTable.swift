@@ -49,21 +49,21 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.cacert = try FlagValue.nonEmpty("cacert", v) }),
     Flag(long: "cert", valueName: "FILE",
          help: "Certificate (PEM) to present: the client's, or the server's with --listen.",
-         category: .tls, completion: .file,
+         category: .tls, completion: .file, rules: [.requiresInServerMode("key")],
          apply: { o, v throws(UsageError) in o.cert = try FlagValue.nonEmpty("cert", v) }),
     Flag(long: "key", valueName: "FILE",
          help: "Private key (PEM) for --cert.",
-         category: .tls, completion: .file,
+         category: .tls, completion: .file, rules: [.requires("cert")],
          apply: { o, v throws(UsageError) in o.key = try FlagValue.nonEmpty("key", v) }),
 
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            conflicts: ["binary"],
+            rules: [.conflicts("binary")],
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            conflicts: ["text"],
+            rules: [.conflicts("text")],
             apply: { $0.lineFormat = .binary }),
     .toggle("nul", "0", .dataMode,
             help: "Separate lines with NUL instead of newline in raw line mode.",
@@ -80,11 +80,11 @@ public let flagTable: [Flag] = [
          }),
     .toggle("lenient", nil, .dataMode,
             help: "Send lines that are not valid JSON as raw text instead of rejecting them.",
-            conflicts: ["strict"],
+            rules: [.conflicts("strict")],
             apply: { $0.lenient = true }),
     .toggle("strict", nil, .dataMode,
             help: "Stop at the first line that is not valid JSON.",
-            conflicts: ["lenient"],
+            rules: [.conflicts("lenient")],
             apply: { $0.strict = true }),
 
     // MARK: Routing (wspipe(1): ROUTING)
@@ -127,11 +127,11 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.maxMessages = try FlagValue.positiveInteger("max-messages", v) }),
     .toggle("unidirectional", "u", .ending,
             help: "Only send stdin to the socket; ignore incoming messages.",
-            conflicts: ["unidirectional-reverse"],
+            rules: [.conflicts("unidirectional-reverse")],
             apply: { $0.unidirectional = true }),
     .toggle("unidirectional-reverse", "U", .ending,
             help: "Only write incoming messages to stdout; do not read stdin.",
-            conflicts: ["unidirectional"],
+            rules: [.conflicts("unidirectional")],
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
@@ -145,11 +145,11 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
-         category: .reconnect, defaultNote: "the ping interval", requires: ["ping-interval"],
+         category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")],
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
-         category: .reconnect, defaultValue: "1s:30s:2", clientOnly: true,
+         category: .reconnect, defaultValue: "1s:30s:2", rules: [.clientOnly],
          apply: { o, v throws(UsageError) in
              let backoff = try BackoffValue.parse("backoff", v)
              o.backoffMinNanos = backoff.minNanos
@@ -162,15 +162,15 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.jitter = try FlagValue.fraction("jitter", v) }),
     Flag(long: "max-retries", valueName: "N",
          help: "Give up with exit status 3 after N failed connection attempts in a row.",
-         category: .reconnect, defaultValue: "unlimited", clientOnly: true,
+         category: .reconnect, defaultValue: "unlimited", rules: [.clientOnly],
          apply: { o, v throws(UsageError) in o.maxRetries = try FlagValue.nonNegativeIntegerOrUnlimited("max-retries", v) }),
     .toggle("no-reconnect", nil, .reconnect,
             help: "Exit when the connection ends instead of reconnecting.",
-            clientOnly: true,
+            rules: [.clientOnly],
             apply: { $0.noReconnect = true }),
     .toggle("wait", nil, .reconnect,
             help: "Retry the first connection too, with the same backoff, instead of exiting with status 3.",
-            clientOnly: true,
+            rules: [.clientOnly],
             apply: { $0.wait = true }),
     Flag(long: "queue-limit", valueName: "SIZE",
          help: "Hold at most this much of stdin while disconnected, then stop reading it.",
@@ -178,19 +178,19 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
     Flag(long: "on-connect", valueName: "MSG",
          help: "Send MSG first on each connection, ${NAME} replaced by its --capture; repeat for more.",
-         category: .reconnect, repeatable: true, clientOnly: true,
+         category: .reconnect, repeatable: true, rules: [.clientOnly],
          apply: { o, v throws(UsageError) in o.onConnect.append(try FlagValue.nonEmpty("on-connect", v)) }),
     Flag(long: "on-connect-file", valueName: "FILE",
          help: "Send the messages in FILE, one a line, first on each connection.",
-         category: .reconnect, completion: .file, clientOnly: true,
+         category: .reconnect, completion: .file, rules: [.clientOnly],
          apply: { o, v throws(UsageError) in o.onConnectFile = try FlagValue.nonEmpty("on-connect-file", v) }),
     Flag(long: "on-reconnect", valueName: "MSG",
          help: "Send MSG instead of the on-connect messages when reconnecting; repeat for more.",
-         category: .reconnect, repeatable: true, clientOnly: true,
+         category: .reconnect, repeatable: true, rules: [.clientOnly],
          apply: { o, v throws(UsageError) in o.onReconnect.append(try FlagValue.nonEmpty("on-reconnect", v)) }),
     Flag(long: "capture", valueName: "NAME=KEYPATH",
          help: "Keep the latest value at KEYPATH in incoming JSON as ${NAME}; repeat for more names.",
-         category: .reconnect, repeatable: true, clientOnly: true,
+         category: .reconnect, repeatable: true, rules: [.clientOnly],
          apply: { o, v throws(UsageError) in
              let capture = try FlagValue.capture("capture", v)
              guard !o.captures.contains(where: { $0.name == capture.name }) else {
@@ -200,11 +200,11 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "ack", valueName: "KEYPATH",
          help: "Hold each sent message with a value at KEYPATH until a reply has the same value there; resend held ones on reconnect.",
-         category: .reconnect, clientOnly: true,
+         category: .reconnect, rules: [.clientOnly],
          apply: { o, v throws(UsageError) in o.ackPath = try FlagValue.keyPath("ack", v) }),
     Flag(long: "ack-timeout", valueName: "DURATION",
          help: "At stdin EOF, wait this long for the outstanding acks.",
-         category: .reconnect, defaultValue: "10s", requires: ["ack"],
+         category: .reconnect, defaultValue: "10s", rules: [.requires("ack")],
          apply: { o, v throws(UsageError) in o.ackTimeoutNanos = try FlagValue.duration("ack-timeout", v) }),
 
     // MARK: Server mode (wspipe(1): OPTIONS, Server mode)
@@ -214,16 +214,16 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.listen = try FlagValue.nonEmpty("listen", v) }),
     .toggle("once", nil, .server,
             help: "Serve one client and exit when it leaves.",
-            requires: ["listen"],
+            rules: [.serverOnly],
             apply: { $0.once = true }),
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
-            requires: ["listen"],
+            rules: [.serverOnly],
             apply: { $0.tag = true }),
     Flag(long: "send-timeout", valueName: "DURATION",
          help: "Disconnect a client that has taken no data for this long instead of holding back the others.",
-         category: .server, defaultValue: "off", requires: ["listen"],
+         category: .server, defaultValue: "off", rules: [.serverOnly],
          apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDurationOrOff("send-timeout", v) }),
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
@@ -278,7 +278,8 @@ public enum FlagTable {
     /// whose help does not say so or with a default value (values given would
     /// add to it), a default value and a default note together, a default
     /// or completion on a switch, a choices completion the value name does not
-    /// list, conflicts/requires naming unknown flags or not listed both ways.
+    /// list, rules naming unknown flags, conflicts not listed both ways, a
+    /// client-only flag with a server-mode rule.
     public static func validate(_ table: [Flag] = flagTable) -> [String] {
         var problems: [String] = []
         var longs: Set<String> = []
@@ -321,7 +322,19 @@ public enum FlagTable {
                     problems.append("\(name): default is not one of the choices")
                 }
             }
-            for other in flag.conflicts {
+            problems += ruleProblems(flag, table)
+        }
+        return problems
+    }
+
+    /// Rules naming unknown flags, conflicts not listed both ways, and modes
+    /// that contradict each other.
+    private static func ruleProblems(_ flag: Flag, _ table: [Flag]) -> [String] {
+        let name = "--" + flag.long
+        var problems: [String] = []
+        for rule in flag.rules {
+            switch rule {
+            case .conflicts(let other):
                 guard let target = table.first(where: { $0.long == other }) else {
                     problems.append("\(name): conflicts with unknown flag --\(other)")
                     continue
@@ -329,12 +342,25 @@ public enum FlagTable {
                 if !target.conflicts.contains(flag.long) {
                     problems.append("\(name): conflict with --\(other) not listed both ways")
                 }
-            }
-            for other in flag.requires where !table.contains(where: { $0.long == other }) {
-                problems.append("\(name): requires unknown flag --\(other)")
+            case .requires(let other), .requiresInServerMode(let other):
+                if other == "listen" {
+                    problems.append("\(name): requires --listen (use .serverOnly)")
+                } else if !table.contains(where: { $0.long == other }) {
+                    problems.append("\(name): requires unknown flag --\(other)")
+                }
+            case .clientOnly, .serverOnly:
+                break
             }
         }
+        if flag.clientOnly && (flag.serverOnly || flag.rules.contains(where: isServerRequirement)) {
+            problems.append("\(name): client-only with a server-mode rule")
+        }
         return problems
+    }
+
+    private static func isServerRequirement(_ rule: FlagRule) -> Bool {
+        if case .requiresInServerMode = rule { return true }
+        return false
     }
 
     private static func isWellFormedLongName(_ long: String) -> Bool {

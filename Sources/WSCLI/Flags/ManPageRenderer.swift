@@ -73,14 +73,17 @@ public enum ManPageRenderer {
         page.request("TP")
         page.raw(tag)
         page.text(flag.fullHelp)
-        if !flag.requires.isEmpty {
-            page.text("Needs " + flag.requires.map { "--" + $0 }.joined(separator: " and ") + ".")
-        }
-        if !flag.conflicts.isEmpty {
-            page.text("Not with " + flag.conflicts.map { "--" + $0 }.joined(separator: " or ") + ".")
-        }
-        if flag.clientOnly {
-            page.text("Client mode only: refused with --listen.")
+        for rule in flag.rules { page.text(sentence(rule)) }
+    }
+
+    /// What a rule means, for the reader of the man page.
+    static func sentence(_ rule: FlagRule) -> String {
+        switch rule {
+        case .conflicts(let other): return "Not with --\(other)."
+        case .requires(let other): return "Needs --\(other)."
+        case .requiresInServerMode(let other): return "With --listen, needs --\(other)."
+        case .clientOnly: return "Client mode only: refused with --listen."
+        case .serverOnly: return "Server mode only: needs --listen."
         }
     }
 
