@@ -60,10 +60,10 @@ final class FlagTableTests: XCTestCase {
     private func sample(_ long: String, short: Character? = nil, valueName: String? = nil,
                         help: String = "Does a thing.", completion: CompletionKind = .none,
                         defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-                        rules: [FlagRule] = []) -> Flag {
+                        rules: [FlagRule] = [], doc: [DocBlock] = []) -> Flag {
         Flag(long: long, short: short, valueName: valueName, help: help, category: .general,
              completion: completion, defaultValue: defaultValue, defaultNote: defaultNote, repeatable: repeatable,
-             rules: rules, apply: { _, _ in })
+             rules: rules, doc: doc, apply: { _, _ in })
     }
 
     func testValidatorAcceptsAGoodTable() {
@@ -100,6 +100,17 @@ final class FlagTableTests: XCTestCase {
         XCTAssertEqual(FlagTable.validate([sample("a", help: "No period")]), ["--a: help must end with '.'"])
         XCTAssertEqual(FlagTable.validate([sample("a", repeatable: true)]),
                        ["--a: repeatable but the help does not say so"])
+    }
+
+    func testValidatorFindsDocProblems() {
+        XCTAssertEqual(FlagTable.validate([sample("a", doc: ["Ends well.", "Introduces:", .list([DocItem("x", "Y.")])])]),
+                       [])
+        XCTAssertEqual(FlagTable.validate([sample("a", doc: ["no end"])]), ["--a: doc paragraph must end with '.' or ':'"])
+        XCTAssertEqual(FlagTable.validate([sample("a", doc: [.list([])])]), ["--a: empty doc list"])
+        XCTAssertEqual(FlagTable.validate([sample("a", doc: [.list([DocItem("", "Y."), DocItem("x", "y")])])]), [
+            "--a: doc list item '' needs a term and a text ending with '.'",
+            "--a: doc list item 'x' needs a term and a text ending with '.'",
+        ])
     }
 
     func testValidatorFindsBadNames() {

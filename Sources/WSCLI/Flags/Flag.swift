@@ -45,7 +45,8 @@ public enum FlagRule: Equatable, Sendable {
 
 /// One command-line flag. A single definition drives parsing, `--help`, the
 /// man page and the shell completions (the ripgrep design, see STYLE.md):
-/// adding a flag is adding one entry to `flagTable`.
+/// adding a flag is adding one entry to `flagTable`, with its one-line
+/// `help`, its `defaultValue`, its `rules` and, for the man page, its `doc`.
 public struct Flag: Sendable {
     /// Long name without dashes, e.g. "header".
     public let long: String
@@ -71,6 +72,10 @@ public struct Flag: Sendable {
     public let repeatable: Bool
     /// How the flag combines with others (see `FlagRule`); empty for most.
     public let rules: [FlagRule]
+    /// The man page's text after `help`: what a reader needs beyond one
+    /// sentence (the values, the details, how it works with other flags).
+    /// Empty for flags whose help says it all.
+    public let doc: [DocBlock]
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -78,7 +83,7 @@ public struct Flag: Sendable {
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-         rules: [FlagRule] = [],
+         rules: [FlagRule] = [], doc: [DocBlock] = [],
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -90,15 +95,16 @@ public struct Flag: Sendable {
         self.defaultNote = defaultNote
         self.repeatable = repeatable
         self.rules = rules
+        self.doc = doc
         self.apply = apply
     }
 
     /// A flag without a value.
     static func toggle(_ long: String, _ short: Character?, _ category: FlagCategory,
-                       help: String, repeatable: Bool = false, rules: [FlagRule] = [],
+                       help: String, repeatable: Bool = false, rules: [FlagRule] = [], doc: [DocBlock] = [],
                        apply: @escaping @Sendable (inout Options) -> Void) -> Flag {
         Flag(long: long, short: short, help: help, category: category,
-             repeatable: repeatable, rules: rules, apply: { options, _ in apply(&options) })
+             repeatable: repeatable, rules: rules, doc: doc, apply: { options, _ in apply(&options) })
     }
 
     /// Long names of the flags this one may not be given with.
