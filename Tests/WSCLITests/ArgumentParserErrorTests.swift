@@ -132,6 +132,27 @@ final class ArgumentParserErrorTests: XCTestCase {
         assertUsageError(["--once", url], "--once requires --listen")
     }
 
+    func testServerModeFlagsNeedListen() {
+        for args in [["--once"], ["--tag"], ["--send-timeout", "1s"]] {
+            assertUsageError(args + [url], "\(args[0]) requires --listen")
+        }
+    }
+
+    func testKeyRequiresCert() {
+        assertUsageError(["--key", "k.pem", url], "--key requires --cert")
+        assertUsageError(["--listen", "8443", "--key", "k.pem"], "--key requires --cert")
+    }
+
+    func testCertRequiresKeyOnlyWithListen() {
+        // A client reads its key from the certificate file when there is no --key.
+        XCTAssertEqual(parseOK(["--cert", "both.pem", url]).cert, "both.pem")
+        assertUsageError(["--listen", "8443", "--cert", "c.pem"], "--cert requires --key with --listen")
+        assertUsageError(["--cert", "c.pem", "--listen=8443"], "--cert requires --key with --listen")
+        let server = parseOK(["--listen", "8443", "--cert", "c.pem", "--key", "k.pem"])
+        XCTAssertEqual(server.cert, "c.pem")
+        XCTAssertEqual(server.key, "k.pem")
+    }
+
     func testFirstErrorInArgumentOrderIsReported() {
         assertUsageError(["--connect-timeout", "x", "--bogus", "http://y"],
                          "--connect-timeout: invalid duration 'x' (use e.g. 250ms, 2s, 1.5m)")

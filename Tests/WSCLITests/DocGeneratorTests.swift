@@ -163,11 +163,37 @@ final class DocGeneratorTests: XCTestCase {
                                    + "Give up connecting (TCP, TLS and handshake) after this long (default: 10s).\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-k\\fR, \\fB\\-\\-insecure\\fR\nSkip TLS"))
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-tag\\fR\n"))
-        XCTAssertTrue(man.contains("\nNeeds \\fB\\-\\-listen\\fR.\n"))
+        XCTAssertTrue(man.contains("\nServer mode only: needs \\fB\\-\\-listen\\fR.\n"))
+        XCTAssertTrue(man.contains("\nNeeds \\fB\\-\\-ack\\fR.\n"))
+        XCTAssertTrue(man.contains("\nWith \\fB\\-\\-listen\\fR, needs \\fB\\-\\-key\\fR.\n"))
         XCTAssertTrue(man.contains("\nNot with \\fB\\-\\-strict\\fR.\n"))
         XCTAssertTrue(man.contains("\nClient mode only: refused with \\fB\\-\\-listen\\fR.\n"))
         // Option names inside help text are bold minus signs too.
         XCTAssertTrue(man.contains("replaced by its \\fB\\-\\-capture\\fR; repeat"))
+    }
+
+    /// A flag's long doc follows its entry: paragraphs at the entry's indent,
+    /// lists nested in it. `--help` shows none of it.
+    func testManOptionEntriesCarryTheirDocs() {
+        XCTAssertGreaterThanOrEqual(flagTable.filter { !$0.doc.isEmpty }.count, 20)
+        XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-jitter\\fR \\fIFRACTION\\fR\n"
+                                   + "Vary each reconnect delay at random by up to this fraction either way (default: 0.2).\n"
+                                   + ".IP\nWith 0.2, a delay of 10s becomes anything from 8s to 12s,"))
+        XCTAssertTrue(man.contains("\n.IP\nDEST is one of:\n.RS\n.TP\n\\fBstdout, stderr\\fR\nThe standard streams.\n"))
+        XCTAssertTrue(man.contains("\n.TP\n\\fBany other path\\fR\nA file, appended to, created if missing.\n.RE\n"))
+        let help = HelpRenderer.render()
+        for flag in flagTable {
+            var tag = flag.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
+            tag += "\\fB\\-\\-" + flag.long.replacingOccurrences(of: "-", with: "\\-") + "\\fR"
+            var tail = man[man.range(of: "\n.TP\n" + tag)!.upperBound...]
+            if let next = tail.range(of: "\n.TP\n\\fB\\-") ?? tail.range(of: "\n.SH ") { tail = tail[..<next.lowerBound] }
+            for block in flag.doc {
+                guard case .paragraph(let text) = block else { continue }
+                let first = Roff.sentences(text)[0]
+                XCTAssertTrue(tail.contains(".IP\n" + Roff.line(Roff.prose(first))), "--\(flag.long): \(first)")
+                XCTAssertFalse(help.contains(first.prefix(30)), "--\(flag.long): doc in --help")
+            }
+        }
     }
 
     /// Every entry carries the flag's whole help with its default, in `--help` order.
@@ -266,6 +292,22 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertEqual(Roff.prose("on-connect 0-1 x -"), "on-connect 0-1 x -")
         XCTAssertEqual(Roff.prose("a \\ b"), "a \\e b")
         XCTAssertEqual(Roff.prose("[OPTIONS] URL", italicCapitals: true), "[\\fIOPTIONS\\fR] \\fIURL\\fR")
+    }
+
+    func testRoffJSONInProseIsNotHyphenated() {
+        XCTAssertEqual(Roff.prose("as {\"a\":1} or {x"), "as \\%{\"a\":1} or \\%{x")
+        XCTAssertEqual(Roff.prose("{\"a\":1}, then"), "\\%{\"a\":1}, then")
+        XCTAssertEqual(Roff.prose("${NAME}"), "${NAME}")
+    }
+
+    func testRoffPageNestsParagraphsAndItems() {
+        var page = RoffPage()
+        page.tagged(Roff.bold("--x"))
+        page.text("Does x.")
+        page.indentedParagraph("More\nabout x. Then -y.")
+        page.nestedItems([("a", "First."), (".b", "Second.")])
+        XCTAssertEqual(page.text, ".TP\n\\fB\\-\\-x\\fR\nDoes x.\n.IP\nMore about x.\nThen \\fB\\-y\\fR.\n"
+                       + ".RS\n.TP\n\\fBa\\fR\nFirst.\n.TP\n\\fB.b\\fR\nSecond.\n.RE\n")
     }
 
     func testRoffOneSentenceALine() {

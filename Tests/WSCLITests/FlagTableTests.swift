@@ -59,11 +59,11 @@ final class FlagTableTests: XCTestCase {
 
     private func sample(_ long: String, short: Character? = nil, valueName: String? = nil,
                         help: String = "Does a thing.", completion: CompletionKind = .none,
-                        defaultValue: String? = nil, repeatable: Bool = false,
-                        conflicts: [String] = [], requires: [String] = []) -> Flag {
+                        defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
+                        rules: [FlagRule] = [], doc: [DocBlock] = []) -> Flag {
         Flag(long: long, short: short, valueName: valueName, help: help, category: .general,
-             completion: completion, defaultValue: defaultValue, repeatable: repeatable,
-             conflicts: conflicts, requires: requires, apply: { _, _ in })
+             completion: completion, defaultValue: defaultValue, defaultNote: defaultNote, repeatable: repeatable,
+             rules: rules, doc: doc, apply: { _, _ in })
     }
 
     func testValidatorAcceptsAGoodTable() {
@@ -79,6 +79,12 @@ final class FlagTableTests: XCTestCase {
     func testValidatorFindsValueNameProblems() {
         XCTAssertEqual(FlagTable.validate([sample("a", valueName: "")]), ["--a: empty value name"])
         XCTAssertEqual(FlagTable.validate([sample("a", defaultValue: "1")]), ["--a: switch with a default value"])
+        XCTAssertEqual(FlagTable.validate([sample("a", defaultNote: "x")]), ["--a: switch with a default value"])
+        XCTAssertEqual(FlagTable.validate([sample("a", valueName: "N", defaultValue: "1", defaultNote: "one")]),
+                       ["--a: both a default value and a default note"])
+        XCTAssertEqual(FlagTable.validate([sample("a", valueName: "N", help: "Repeat it.", defaultValue: "1",
+                                                  repeatable: true)]),
+                       ["--a: repeatable with a default value (given values would add to it)"])
         XCTAssertEqual(FlagTable.validate([sample("a", completion: .file)]), ["--a: switch with a completion"])
         XCTAssertEqual(FlagTable.validate([sample("a", valueName: "X", completion: .choices(["p", "q"]))]),
                        ["--a: value name must list the choices"])
@@ -96,6 +102,17 @@ final class FlagTableTests: XCTestCase {
                        ["--a: repeatable but the help does not say so"])
     }
 
+    func testValidatorFindsDocProblems() {
+        XCTAssertEqual(FlagTable.validate([sample("a", doc: ["Ends well.", "Introduces:", .list([DocItem("x", "Y.")])])]),
+                       [])
+        XCTAssertEqual(FlagTable.validate([sample("a", doc: ["no end"])]), ["--a: doc paragraph must end with '.' or ':'"])
+        XCTAssertEqual(FlagTable.validate([sample("a", doc: [.list([])])]), ["--a: empty doc list"])
+        XCTAssertEqual(FlagTable.validate([sample("a", doc: [.list([DocItem("", "Y."), DocItem("x", "y")])])]), [
+            "--a: doc list item '' needs a term and a text ending with '.'",
+            "--a: doc list item 'x' needs a term and a text ending with '.'",
+        ])
+    }
+
     func testValidatorFindsBadNames() {
         for bad in ["", "Upper", "-lead", "trail-", "double--dash", "sp ace", "1digit"] {
             XCTAssertEqual(FlagTable.validate([sample(bad)]), ["--\(bad): malformed long name"], bad)
@@ -104,11 +121,21 @@ final class FlagTableTests: XCTestCase {
     }
 
     func testValidatorFindsBadCrossReferences() {
-        XCTAssertEqual(FlagTable.validate([sample("a", conflicts: ["zzz"])]),
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.conflicts("zzz")])]),
                        ["--a: conflicts with unknown flag --zzz"])
-        XCTAssertEqual(FlagTable.validate([sample("a", conflicts: ["b"]), sample("b")]),
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.conflicts("b")]), sample("b")]),
                        ["--a: conflict with --b not listed both ways"])
-        XCTAssertEqual(FlagTable.validate([sample("a", requires: ["zzz"])]),
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.requires("zzz")])]),
                        ["--a: requires unknown flag --zzz"])
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.requiresInServerMode("zzz")])]),
+                       ["--a: requires unknown flag --zzz"])
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.requires("listen")]), sample("listen")]),
+                       ["--a: requires --listen (use .serverOnly)"])
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .serverOnly])]),
+                       ["--a: client-only with a server-mode rule"])
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .requiresInServerMode("b")]), sample("b")]),
+                       ["--a: client-only with a server-mode rule"])
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.conflicts("b"), .requires("c")]),
+                                           sample("b", rules: [.conflicts("a")]), sample("c")]), [])
     }
 }

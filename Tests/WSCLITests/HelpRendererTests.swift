@@ -63,7 +63,7 @@ final class HelpRendererTests: XCTestCase {
         // Unwrapped, the help text of each flag with a default ends with it.
         let joined = lines.map { $0.trimmingLeadingSpaces() }.joined(separator: " ")
         for flag in flagTable {
-            guard let value = flag.defaultValue else { continue }
+            guard let value = flag.shownDefault else { continue }
             XCTAssertTrue(joined.contains("(default: \(value))."), "--\(flag.long) default \(value)")
         }
         XCTAssertTrue(joined.contains("(default: 10s)."))
@@ -140,7 +140,7 @@ final class HelpRendererTests: XCTestCase {
         let joined = lines.map { $0.trimmingLeadingSpaces() }.joined(separator: " ")
         for (long, value) in expected {
             let flag = FlagTable.flag(long: long)!
-            XCTAssertEqual(flag.defaultValue, value, long)
+            XCTAssertEqual(flag.shownDefault, value, long)
             XCTAssertTrue(flag.fullHelp.hasSuffix(" (default: \(value))."), flag.fullHelp)
             XCTAssertTrue(joined.contains(flag.fullHelp), "--\(long) help not rendered whole")
         }

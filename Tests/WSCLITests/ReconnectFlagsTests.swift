@@ -28,21 +28,14 @@ final class ReconnectFlagsTests: XCTestCase {
         XCTAssertFalse(o.stats)
     }
 
-    /// The defaults `--help` shows, given explicitly, change nothing: help and
-    /// `Options()` cannot drift apart.
-    func testDefaultsShownInHelpParseToTheDefaults() {
-        let defaults = Options()
-        func shown(_ long: String) -> String { FlagTable.flag(long: long)!.defaultValue! }
-        let o = parseOK(["--backoff", shown("backoff"), "--jitter", shown("jitter"),
-                         "--queue-limit", shown("queue-limit"),
-                         "--ack", "seq", "--ack-timeout", shown("ack-timeout"), url])
-        XCTAssertEqual(o.backoffMinNanos, defaults.backoffMinNanos)
-        XCTAssertEqual(o.backoffMaxNanos, defaults.backoffMaxNanos)
-        XCTAssertEqual(o.backoffFactor, defaults.backoffFactor)
-        XCTAssertEqual(o.jitter, defaults.jitter)
-        XCTAssertEqual(o.queueLimit, defaults.queueLimit)
-        XCTAssertEqual(o.ackTimeoutNanos, defaults.ackTimeoutNanos)
-        XCTAssertEqual(BackoffValue.defaultText, "1s:30s:2")
+    /// The words the help shows as defaults are values the flags accept.
+    func testOffAndUnlimitedAreValues() {
+        XCTAssertNil(parseOK(["--ping-interval", "5s", "--ping-interval", "off", url]).pingIntervalNanos)
+        XCTAssertNil(parseOK(["--max-retries", "3", "--max-retries=unlimited", url]).maxRetries)
+        XCTAssertNil(parseOK(["--listen", "1", "--send-timeout", "1s", "--send-timeout", "off"]).sendTimeoutNanos)
+        assertUsageError(["--ping-interval", "OFF", url],
+                         "--ping-interval: invalid duration 'OFF' (use e.g. 250ms, 2s, 1.5m)")
+        assertUsageError(["--max-retries", "infinite", url], "--max-retries: expected an integer >= 0, got 'infinite'")
     }
 
     // MARK: Keepalive
@@ -393,8 +386,10 @@ final class ReconnectValueTests: XCTestCase {
     func testBackoffValueParse() throws {
         let value = try BackoffValue.parse("backoff", "250ms:4s:3")
         XCTAssertEqual(value, BackoffValue(minNanos: 250_000_000, maxNanos: 4_000_000_000, factor: 3))
-        let defaults = try BackoffValue.parse("backoff", BackoffValue.defaultText)
-        XCTAssertEqual(defaults, BackoffValue(minNanos: Options().backoffMinNanos, maxNanos: Options().backoffMaxNanos,
-                                              factor: Options().backoffFactor))
+        XCTAssertEqual(FlagTable.flag(long: "backoff")?.defaultValue, "1s:30s:2")
+        let defaults = try BackoffValue.parse("backoff", "1s:30s:2")
+        XCTAssertEqual(defaults, BackoffValue(minNanos: 1_000_000_000, maxNanos: 30_000_000_000, factor: 2))
+        // Omitted parts come from the table's default.
+        XCTAssertEqual(try BackoffValue.parse("backoff", "1s"), defaults)
     }
 }

@@ -25,8 +25,8 @@ final class RoutingServerFlagsTests: XCTestCase {
         XCTAssertEqual(FlagTable.flag(long: "route-errors")?.defaultValue, "report")
         XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.defaultValue, "off")
         let o = parseOK(["--type-key", "type", "--route-errors", "report", url])
-        XCTAssertEqual(o.typeKey, Options().typeKey)
-        XCTAssertEqual(o.routeErrorsIgnored, Options().routeErrorsIgnored)
+        XCTAssertEqual(o.typeKey, parseOK([url]).typeKey)
+        XCTAssertEqual(o.routeErrorsIgnored, parseOK([url]).routeErrorsIgnored)
     }
 
     // MARK: --type-key
@@ -129,8 +129,9 @@ final class RoutingServerFlagsTests: XCTestCase {
         for long in ["tag", "send-timeout", "type-key", "route", "route-errors", "generate"] {
             XCTAssertEqual(FlagTable.flag(long: long)?.clientOnly, false, long)
         }
-        XCTAssertEqual(FlagTable.flag(long: "tag")?.requires, ["listen"])
-        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.requires, ["listen"])
+        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.serverOnly])
+        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.rules, [.serverOnly])
+        XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)), ["once", "tag", "send-timeout"])
     }
 
     // MARK: --generate

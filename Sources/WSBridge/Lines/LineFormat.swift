@@ -8,8 +8,9 @@ public enum LineFormat: Sendable {
     case binary
 }
 
-/// How binary messages are written in raw line mode.
-public enum BinaryOutputMode: Sendable { case raw, base64, drop }
+/// How binary messages are written in raw line mode (`--binary-output`, whose
+/// values are the raw values).
+public enum BinaryOutputMode: String, CaseIterable, Sendable { case raw, base64, drop }
 
 /// An outgoing message, pointing at bytes valid only for the call it is passed to.
 public enum OutgoingMessage {

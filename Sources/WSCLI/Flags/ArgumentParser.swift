@@ -9,18 +9,21 @@
 public enum ArgumentParser {
     /// Parses argv (without the program name).
     ///
+    /// Parsing starts from `defaults`, so a flag not given has the value its
+    /// table entry documents.
+    ///
     /// `-h/--help`, `-V/--version` and `--generate KIND` win: as soon as one
-    /// is met (before `--`), parsing stops and `Options()` with only
+    /// is met (before `--`), parsing stops and `defaults` with only
     /// `showHelp`, `showVersion` or `generate` set is returned, even if
     /// earlier arguments were wrong (a `--generate` with an unknown KIND is an
     /// ordinary usage error).
-    /// Otherwise the first error in argument order is thrown; then the checks
-    /// that need every flag: conflicts (`-t`/`-b`, `-u`/`-U`,
-    /// `--lenient`/`--strict`), requirements (`--once`, `--tag` and
-    /// `--send-timeout` need `--listen`, `--ping-timeout` needs
-    /// `--ping-interval`, `--ack-timeout` needs `--ack`), exactly one of URL
-    /// or `--listen`, and no client-only flag
-    /// (`--ack`, `--on-connect`, `--backoff`...) with `--listen`.
+    /// Otherwise the first error in argument order is thrown; then the rules
+    /// of the flags given, in the order given (`FlagRule`: conflicts such as
+    /// `-t`/`-b`, requirements such as `--ping-timeout` needing
+    /// `--ping-interval`, server-mode flags needing `--listen`, `--cert`
+    /// needing `--key` with `--listen`), exactly one of URL or `--listen`,
+    /// and no client-only flag (`--ack`, `--on-connect`, `--backoff`...)
+    /// with `--listen`.
     public static func parse(_ args: [String]) throws(UsageError) -> Options {
         var parse = Parse()
         var index = 0
@@ -41,12 +44,28 @@ public enum ArgumentParser {
         }
         return try parse.finish()
     }
+
+    /// `Options()` with every flag's `defaultValue` applied through its own
+    /// `apply`: what a command line without flags means. A default the flag
+    /// itself refuses is a bug in the table (a unit test parses each one).
+    public static let defaults: Options = {
+        var options = Options()
+        for flag in flagTable {
+            guard let value = flag.defaultValue else { continue }
+            do throws(UsageError) {
+                try flag.apply(&options, value)
+            } catch {
+                preconditionFailure("flag table: the default of --\(flag.long) is refused: \(error.message)")
+            }
+        }
+        return options
+    }()
 }
 
 /// The state of one parse: the options so far, the flags met in order, and
 /// the first error (kept rather than thrown so a later --help still wins).
 private struct Parse {
-    var options = Options()
+    var options = ArgumentParser.defaults
     var seen: [String] = []
     var firstError: UsageError? = nil
     var positionalCount = 0
@@ -54,7 +73,7 @@ private struct Parse {
     /// Set once --help, --version or a valid --generate has been applied.
     var special: Options? {
         guard options.showHelp || options.showVersion || options.generate != nil else { return nil }
-        var result = Options()
+        var result = ArgumentParser.defaults
         result.showHelp = options.showHelp
         result.showVersion = options.showVersion
         result.generate = options.generate
@@ -140,13 +159,7 @@ private struct Parse {
         if let firstError { throw firstError }
         for (position, long) in seen.enumerated() {
             guard let flag = FlagTable.flag(long: long) else { continue }
-            // Report each pair once, in the order the user gave them.
-            if let other = flag.conflicts.first(where: { seen[..<position].contains($0) }) {
-                throw .conflict(other, long)
-            }
-            if let missing = flag.requires.first(where: { !seen.contains($0) }) {
-                throw .requires(long, missing)
-            }
+            for rule in flag.rules { try check(rule, of: long, at: position) }
         }
         if options.listen != nil {
             if positionalCount > 0 { throw .urlAndListen }
@@ -157,5 +170,23 @@ private struct Parse {
             throw .missingURL
         }
         return options
+    }
+
+    /// One rule of the flag given `position`-th (client-only flags are
+    /// checked last, once it is known that both a URL and --listen are not given).
+    func check(_ rule: FlagRule, of long: String, at position: Int) throws(UsageError) {
+        switch rule {
+        case .conflicts(let other):
+            // Only against flags given before: each pair is reported once, in the user's order.
+            if seen[..<position].contains(other) { throw .conflict(other, long) }
+        case .requires(let other):
+            if !seen.contains(other) { throw .requires(long, other) }
+        case .requiresInServerMode(let other):
+            if options.listen != nil && !seen.contains(other) { throw .requiresInServerMode(long, other) }
+        case .serverOnly:
+            if options.listen == nil { throw .requires(long, "listen") }
+        case .clientOnly:
+            break
+        }
     }
 }

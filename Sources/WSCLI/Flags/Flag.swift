@@ -26,9 +26,27 @@ public enum CompletionKind: Equatable, Sendable {
     case choices([String])
 }
 
+/// How a flag combines with the others: data the parser checks once the
+/// whole command line is read (a usage error naming both flags) and the man
+/// page states.
+public enum FlagRule: Equatable, Sendable {
+    /// Refused together with this flag (list the rule on both flags).
+    case conflicts(String)
+    /// Refused without this flag.
+    case requires(String)
+    /// With `--listen`, refused without this flag: `--cert` needs `--key` in
+    /// server mode, while a client reads the key from the certificate file.
+    case requiresInServerMode(String)
+    /// Only meaningful when connecting to a URL: refused with `--listen`.
+    case clientOnly
+    /// Only meaningful with `--listen`: refused without it.
+    case serverOnly
+}
+
 /// One command-line flag. A single definition drives parsing, `--help`, the
 /// man page and the shell completions (the ripgrep design, see STYLE.md):
-/// adding a flag is adding one entry to `flagTable`.
+/// adding a flag is adding one entry to `flagTable`, with its one-line
+/// `help`, its `defaultValue`, its `rules` and, for the man page, its `doc`.
 public struct Flag: Sendable {
     /// Long name without dashes, e.g. "header".
     public let long: String
@@ -41,25 +59,31 @@ public struct Flag: Sendable {
     public let help: String
     public let category: FlagCategory
     public let completion: CompletionKind
-    /// The default shown in help and the man page ("10s"); nil = none.
+    /// The value the flag has when it is not given, written as a user would
+    /// write it ("10s"): the parser applies it through `apply` before reading
+    /// the command line, and help and the man page show it. This is the one
+    /// place a default is written. nil = none.
     public let defaultValue: String?
+    /// A default that is not a value of the flag ("the ping interval"): shown
+    /// like `defaultValue`, never applied. Only where no value could say it.
+    public let defaultNote: String?
     /// May be given several times with each value kept (or counted, for `-v`).
     /// Non-repeatable value flags given twice: the last one wins (like curl).
     public let repeatable: Bool
-    /// Long names of flags that may not be given together with this one.
-    public let conflicts: [String]
-    /// Long names of flags that must also be given for this one to make sense.
-    public let requires: [String]
-    /// Only meaningful when connecting to a URL: refused with `--listen`.
-    public let clientOnly: Bool
+    /// How the flag combines with others (see `FlagRule`); empty for most.
+    public let rules: [FlagRule]
+    /// The man page's text after `help`: what a reader needs beyond one
+    /// sentence (the values, the details, how it works with other flags).
+    /// Empty for flags whose help says it all.
+    public let doc: [DocBlock]
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
 
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
-         defaultValue: String? = nil, repeatable: Bool = false,
-         conflicts: [String] = [], requires: [String] = [], clientOnly: Bool = false,
+         defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
+         rules: [FlagRule] = [], doc: [DocBlock] = [],
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -68,22 +92,28 @@ public struct Flag: Sendable {
         self.category = category
         self.completion = completion
         self.defaultValue = defaultValue
+        self.defaultNote = defaultNote
         self.repeatable = repeatable
-        self.conflicts = conflicts
-        self.requires = requires
-        self.clientOnly = clientOnly
+        self.rules = rules
+        self.doc = doc
         self.apply = apply
     }
 
     /// A flag without a value.
     static func toggle(_ long: String, _ short: Character?, _ category: FlagCategory,
-                       help: String, repeatable: Bool = false,
-                       conflicts: [String] = [], requires: [String] = [], clientOnly: Bool = false,
+                       help: String, repeatable: Bool = false, rules: [FlagRule] = [], doc: [DocBlock] = [],
                        apply: @escaping @Sendable (inout Options) -> Void) -> Flag {
         Flag(long: long, short: short, help: help, category: category,
-             repeatable: repeatable, conflicts: conflicts, requires: requires,
-             clientOnly: clientOnly, apply: { options, _ in apply(&options) })
+             repeatable: repeatable, rules: rules, doc: doc, apply: { options, _ in apply(&options) })
     }
+
+    /// Long names of the flags this one may not be given with.
+    public var conflicts: [String] {
+        rules.compactMap { if case .conflicts(let other) = $0 { other } else { nil } }
+    }
+
+    public var clientOnly: Bool { rules.contains(.clientOnly) }
+    public var serverOnly: Bool { rules.contains(.serverOnly) }
 
     /// True when the flag takes a value (`--flag VALUE`).
     public var takesValue: Bool { valueName != nil }
@@ -98,12 +128,15 @@ public struct Flag: Sendable {
         return text
     }
 
+    /// The default as help shows it: `defaultValue` or `defaultNote`.
+    public var shownDefault: String? { defaultValue ?? defaultNote }
+
     /// `help` with "(default: X)" added before its final period, derived from
-    /// `defaultValue` so the two can never disagree.
+    /// `shownDefault` so the two can never disagree.
     public var fullHelp: String {
-        guard let defaultValue else { return help }
+        guard let shownDefault else { return help }
         var sentence = Substring(help)
         if sentence.hasSuffix(".") { sentence = sentence.dropLast() }
-        return "\(sentence) (default: \(defaultValue))."
+        return "\(sentence) (default: \(shownDefault))."
     }
 }

@@ -1,6 +1,14 @@
+import WSBridge
+
 /// Every flag wspipe accepts, in the order `--help` lists them within each
 /// category. This list is the single source of the parser, `--help`, the man
-/// page and the shell completions: adding a flag is adding an entry here.
+/// page and the shell completions: adding a flag is adding an entry here,
+/// with a one-sentence `help`, its `defaultValue` (the parser applies it:
+/// `Options` holds no defaults), its `rules` with other flags, a `doc` for
+/// the man page when one sentence is not enough, and an `apply` that only
+/// validates and stores into an `Options` field (which `Plan` then hands to
+/// the session). Then regenerate man/ and completions/ with
+/// `wspipe --generate KIND` (DocGeneratorTests fails until they match).
 public let flagTable: [Flag] = [
     // MARK: Connection (wspipe(1): OPTIONS, Connection)
     Flag(long: "header", short: "H", valueName: "NAME: VALUE",
@@ -10,6 +18,12 @@ public let flagTable: [Flag] = [
     Flag(long: "header-file", valueName: "FILE",
          help: "Read handshake headers from FILE, one 'Name: value' a line (keeps secrets out of ps).",
          category: .connection, completion: .file,
+         doc: [
+             """
+             Blank lines and lines starting with # are skipped. The file is read once, when wspipe \
+             starts, and its headers are sent after those of -H.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.headerFile = try FlagValue.nonEmpty("header-file", v) }),
     Flag(long: "origin", valueName: "URL",
          help: "Send this Origin header.",
@@ -17,7 +31,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.origin = try FlagValue.nonEmpty("origin", v) }),
     Flag(long: "user-agent", valueName: "STRING",
          help: "Send this User-Agent header.",
-         category: .connection, defaultValue: defaultUserAgent,
+         category: .connection, defaultValue: "wspipe/" + wspipeVersion,
          apply: { o, v in o.userAgent = v }),
     Flag(long: "protocol", valueName: "NAME",
          help: "Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several.",
@@ -47,53 +61,105 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.cacert = try FlagValue.nonEmpty("cacert", v) }),
     Flag(long: "cert", valueName: "FILE",
          help: "Certificate (PEM) to present: the client's, or the server's with --listen.",
-         category: .tls, completion: .file,
+         category: .tls, completion: .file, rules: [.requiresInServerMode("key")],
+         doc: [
+             "A client may keep its private key in the same file and leave out --key.",
+         ],
          apply: { o, v throws(UsageError) in o.cert = try FlagValue.nonEmpty("cert", v) }),
     Flag(long: "key", valueName: "FILE",
          help: "Private key (PEM) for --cert.",
-         category: .tls, completion: .file,
+         category: .tls, completion: .file, rules: [.requires("cert")],
          apply: { o, v throws(UsageError) in o.key = try FlagValue.nonEmpty("key", v) }),
 
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            conflicts: ["binary"],
-            apply: { $0.lineMode = .text }),
+            rules: [.conflicts("binary")],
+            doc: [
+                """
+                Each stdin line is sent as a text message as is, and each incoming message is written \
+                followed by a newline; line breaks inside it are kept.
+                """,
+            ],
+            apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            conflicts: ["text"],
-            apply: { $0.lineMode = .binary }),
+            rules: [.conflicts("text")],
+            doc: [
+                "Incoming messages are written as with --text.",
+            ],
+            apply: { $0.lineFormat = .binary }),
     .toggle("nul", "0", .dataMode,
             help: "Separate lines with NUL instead of newline in raw line mode.",
+            doc: [
+                """
+                Stdin lines end at a NUL byte, and each incoming message is written followed by one, \
+                so messages may contain newlines.
+                """,
+            ],
             apply: { $0.nulSeparator = true }),
     Flag(long: "binary-output", valueName: "raw|base64|drop",
          help: "How raw line mode writes incoming binary messages.",
-         category: .dataMode, completion: .choices(BinaryOutput.allCases.map(\.rawValue)),
-         defaultValue: BinaryOutput.raw.rawValue,
+         category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map(\.rawValue)),
+         defaultValue: "raw",
+         doc: [
+             .list([
+                 DocItem("raw", "The bytes as they came, followed by the separator."),
+                 DocItem("base64", "Standard base64, followed by the separator."),
+                 DocItem("drop", "Nothing: binary messages are discarded."),
+             ]),
+             "In JSON mode a binary message is always written as {\"$binary\":\"...\"}.",
+         ],
          apply: { o, v throws(UsageError) in
-             guard let mode = BinaryOutput(rawValue: v) else {
-                 throw .invalidChoice("binary-output", v, choices: BinaryOutput.allCases.map(\.rawValue))
+             guard let mode = BinaryOutputMode(rawValue: v) else {
+                 throw .invalidChoice("binary-output", v, choices: BinaryOutputMode.allCases.map(\.rawValue))
              }
              o.binaryOutput = mode
          }),
     .toggle("lenient", nil, .dataMode,
             help: "Send lines that are not valid JSON as raw text instead of rejecting them.",
-            conflicts: ["strict"],
+            rules: [.conflicts("strict")],
+            doc: [
+                "Such a line is then not counted as rejected: it does not make the exit status 6.",
+            ],
             apply: { $0.lenient = true }),
     .toggle("strict", nil, .dataMode,
             help: "Stop at the first line that is not valid JSON.",
-            conflicts: ["lenient"],
+            rules: [.conflicts("lenient")],
             apply: { $0.strict = true }),
 
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
          help: "Read the type that --route matches at this dotted key path of incoming JSON messages.",
          category: .routing, defaultValue: "type",
+         doc: [
+             """
+             A dotted path such as event.kind reaches into nested objects. A message where the key \
+             is missing, or holds something other than a string, is matched by the route for *.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.typeKey = try FlagValue.keyPath("type-key", v) }),
     Flag(long: "route", valueName: "VALUE=DEST",
          help: "Write messages of type VALUE ($binary, $text, $event, * for the rest) to DEST: "
              + "stdout, stderr, drop, fd:N, a file, or |COMMAND; repeat for more routes.",
          category: .routing, repeatable: true,
+         doc: [
+             "VALUE is a type read at --type-key, or one of:",
+             .list([
+                 DocItem("$binary", "Binary messages."),
+                 DocItem("$text", "Text messages that are not JSON."),
+                 DocItem("$event", "Lifecycle events (--events); stderr unless routed."),
+                 DocItem("*", "Whatever no other route matched; stdout unless routed."),
+             ]),
+             "DEST is one of:",
+             .list([
+                 DocItem("stdout, stderr", "The standard streams."),
+                 DocItem("drop", "Nowhere: the message is discarded."),
+                 DocItem("fd:N", "File descriptor N, opened by the calling shell (3>file)."),
+                 DocItem("|COMMAND", "The stdin of COMMAND, started once with sh -c; wspipe waits for it at exit."),
+                 DocItem("any other path", "A file, appended to, created if missing."),
+             ]),
+         ],
          apply: { o, v throws(UsageError) in
              let route = try FlagValue.route("route", v)
              guard !o.routes.contains(where: { $0.value == route.value }) else {
@@ -104,7 +170,13 @@ public let flagTable: [Flag] = [
     Flag(long: "route-errors", valueName: RouteErrors.allCases.map(\.rawValue).joined(separator: "|"),
          help: "Whether a failing route destination (full disk, exited command) is reported on stderr.",
          category: .routing, completion: .choices(RouteErrors.allCases.map(\.rawValue)),
-         defaultValue: RouteErrors.report.rawValue,
+         defaultValue: "report",
+         doc: [
+             """
+             With ignore, a destination that fails is not reported and does not change the exit \
+             status. Either way the other routes go on.
+             """,
+         ],
          apply: { o, v throws(UsageError) in
              guard let mode = RouteErrors(rawValue: v) else {
                  throw .invalidChoice("route-errors", v, choices: RouteErrors.allCases.map(\.rawValue))
@@ -125,11 +197,11 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.maxMessages = try FlagValue.positiveInteger("max-messages", v) }),
     .toggle("unidirectional", "u", .ending,
             help: "Only send stdin to the socket; ignore incoming messages.",
-            conflicts: ["unidirectional-reverse"],
+            rules: [.conflicts("unidirectional-reverse")],
             apply: { $0.unidirectional = true }),
     .toggle("unidirectional-reverse", "U", .ending,
             help: "Only write incoming messages to stdout; do not read stdin.",
-            conflicts: ["unidirectional"],
+            rules: [.conflicts("unidirectional")],
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
@@ -140,14 +212,24 @@ public let flagTable: [Flag] = [
     Flag(long: "ping-interval", valueName: "DURATION",
          help: "Send a ping this often to keep the connection alive.",
          category: .reconnect, defaultValue: "off",
-         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDuration("ping-interval", v) }),
+         doc: [
+             "Pings from the peer are always answered, with or without this flag.",
+         ],
+         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
-         category: .reconnect, defaultValue: "the ping interval", requires: ["ping-interval"],
+         category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")],
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
-         category: .reconnect, defaultValue: BackoffValue.defaultText, clientOnly: true,
+         category: .reconnect, defaultValue: "1s:30s:2", rules: [.clientOnly],
+         doc: [
+             """
+             A successful connection resets the delay to MIN. Omitted parts keep their defaults: \
+             --backoff 500ms is 500ms:30s:2. MIN must be greater than 0, MAX at least MIN and \
+             FACTOR at least 1.
+             """,
+         ],
          apply: { o, v throws(UsageError) in
              let backoff = try BackoffValue.parse("backoff", v)
              o.backoffMinNanos = backoff.minNanos
@@ -157,38 +239,70 @@ public let flagTable: [Flag] = [
     Flag(long: "jitter", valueName: "FRACTION",
          help: "Vary each reconnect delay at random by up to this fraction either way.",
          category: .reconnect, defaultValue: "0.2",
+         doc: [
+             """
+             With 0.2, a delay of 10s becomes anything from 8s to 12s, so that many clients dropped \
+             at once do not all come back at the same instant. A jitter of 0 turns it off.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.jitter = try FlagValue.fraction("jitter", v) }),
     Flag(long: "max-retries", valueName: "N",
          help: "Give up with exit status 3 after N failed connection attempts in a row.",
-         category: .reconnect, defaultValue: "unlimited", clientOnly: true,
-         apply: { o, v throws(UsageError) in o.maxRetries = try FlagValue.nonNegativeInteger("max-retries", v) }),
+         category: .reconnect, defaultValue: "unlimited", rules: [.clientOnly],
+         doc: [
+             "A connection that succeeds starts the count again.",
+         ],
+         apply: { o, v throws(UsageError) in o.maxRetries = try FlagValue.nonNegativeIntegerOrUnlimited("max-retries", v) }),
     .toggle("no-reconnect", nil, .reconnect,
             help: "Exit when the connection ends instead of reconnecting.",
-            clientOnly: true,
+            rules: [.clientOnly],
             apply: { $0.noReconnect = true }),
     .toggle("wait", nil, .reconnect,
             help: "Retry the first connection too, with the same backoff, instead of exiting with status 3.",
-            clientOnly: true,
+            rules: [.clientOnly],
             apply: { $0.wait = true }),
     Flag(long: "queue-limit", valueName: "SIZE",
          help: "Hold at most this much of stdin while disconnected, then stop reading it.",
          category: .reconnect, defaultValue: "16M",
+         doc: [
+             """
+             Stdin lines read while disconnected are queued in order and sent after the reconnect. \
+             When the queue is full, nothing is dropped: reading stdin waits until it drains.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
     Flag(long: "on-connect", valueName: "MSG",
          help: "Send MSG first on each connection, ${NAME} replaced by its --capture; repeat for more.",
-         category: .reconnect, repeatable: true, clientOnly: true,
+         category: .reconnect, repeatable: true, rules: [.clientOnly],
+         doc: [
+             """
+             On reconnections the --on-reconnect messages are sent instead, when there are any.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.onConnect.append(try FlagValue.nonEmpty("on-connect", v)) }),
     Flag(long: "on-connect-file", valueName: "FILE",
          help: "Send the messages in FILE, one a line, first on each connection.",
-         category: .reconnect, completion: .file, clientOnly: true,
+         category: .reconnect, completion: .file, rules: [.clientOnly],
+         doc: [
+             """
+             Blank lines are skipped. The file is read once, when wspipe starts, and its messages are \
+             sent after those of --on-connect.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.onConnectFile = try FlagValue.nonEmpty("on-connect-file", v) }),
     Flag(long: "on-reconnect", valueName: "MSG",
          help: "Send MSG instead of the on-connect messages when reconnecting; repeat for more.",
-         category: .reconnect, repeatable: true, clientOnly: true,
+         category: .reconnect, repeatable: true, rules: [.clientOnly],
          apply: { o, v throws(UsageError) in o.onReconnect.append(try FlagValue.nonEmpty("on-reconnect", v)) }),
     Flag(long: "capture", valueName: "NAME=KEYPATH",
          help: "Keep the latest value at KEYPATH in incoming JSON as ${NAME}; repeat for more names.",
-         category: .reconnect, repeatable: true, clientOnly: true,
+         category: .reconnect, repeatable: true, rules: [.clientOnly],
+         doc: [
+             """
+             ${NAME} in --on-connect and --on-reconnect messages is replaced by that value, as JSON, \
+             so a reconnect can resume where the last connection stopped.
+             """,
+         ],
          apply: { o, v throws(UsageError) in
              let capture = try FlagValue.capture("capture", v)
              guard !o.captures.contains(where: { $0.name == capture.name }) else {
@@ -198,35 +312,73 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "ack", valueName: "KEYPATH",
          help: "Hold each sent message with a value at KEYPATH until a reply has the same value there; resend held ones on reconnect.",
-         category: .reconnect, clientOnly: true,
+         category: .reconnect, rules: [.clientOnly],
+         doc: [
+             """
+             A reply is any incoming message; a sent message without a value at KEYPATH is not held. \
+             On reconnect, the held messages are sent again in their original order, after the \
+             on-connect or on-reconnect messages and before the queued lines.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.ackPath = try FlagValue.keyPath("ack", v) }),
     Flag(long: "ack-timeout", valueName: "DURATION",
          help: "At stdin EOF, wait this long for the outstanding acks.",
-         category: .reconnect, defaultValue: "10s", requires: ["ack"],
+         category: .reconnect, defaultValue: "10s", rules: [.requires("ack")],
+         doc: [
+             """
+             Messages still unacknowledged then are reported on stderr, and the exit status is 6. \
+             With 0, they are reported at once.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.ackTimeoutNanos = try FlagValue.duration("ack-timeout", v) }),
 
     // MARK: Server mode (wspipe(1): OPTIONS, Server mode)
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
          help: "Accept WebSocket clients on this address instead of connecting to a URL.",
          category: .server,
+         doc: [
+             """
+             A slow client gets back-pressure: wspipe stops reading stdin until it catches up, so \
+             that every client gets every line (see --send-timeout).
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.listen = try FlagValue.nonEmpty("listen", v) }),
     .toggle("once", nil, .server,
             help: "Serve one client and exit when it leaves.",
-            requires: ["listen"],
+            rules: [.serverOnly],
             apply: { $0.once = true }),
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
-            requires: ["listen"],
+            rules: [.serverOnly],
+            doc: [
+                """
+                The member is added first in the object, and a stdin line is sent without it. \
+                JSON line mode only.
+                """,
+            ],
             apply: { $0.tag = true }),
     Flag(long: "send-timeout", valueName: "DURATION",
          help: "Disconnect a client that has taken no data for this long instead of holding back the others.",
-         category: .server, defaultValue: "off", requires: ["listen"],
-         apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDuration("send-timeout", v) }),
+         category: .server, defaultValue: "off", rules: [.serverOnly],
+         doc: [
+             """
+             Without it, a slow client holds back stdin for everyone. With it, a client whose unsent \
+             output has not shrunk for this long is disconnected, and the others go on.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDurationOrOff("send-timeout", v) }),
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,
             help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.",
+            doc: [
+                """
+                Each event is one JSON object, such as \
+                {"$event":"connected","url":"wss://...","attempt":1}, routed like a message: \
+                --route '$event=DEST' sends the events elsewhere.
+                """,
+            ],
             apply: { $0.events = true }),
     .toggle("stats", nil, .output,
             help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.",
@@ -273,9 +425,12 @@ public enum FlagTable {
     /// names, long names that are not lowercase words joined by '-', a value
     /// flag without a value name or a switch with one, empty help or help not
     /// ending in '.', help writing its own "(default: ...)", a repeatable flag
-    /// whose help does not say so, a default
+    /// whose help does not say so or with a default value (values given would
+    /// add to it), a default value and a default note together, a default
     /// or completion on a switch, a choices completion the value name does not
-    /// list, conflicts/requires naming unknown flags or not listed both ways.
+    /// list, rules naming unknown flags, conflicts not listed both ways, a
+    /// client-only flag with a server-mode rule, doc paragraphs or list items
+    /// that do not end a sentence.
     public static func validate(_ table: [Flag] = flagTable) -> [String] {
         var problems: [String] = []
         var longs: Set<String> = []
@@ -299,8 +454,14 @@ public enum FlagTable {
             if flag.repeatable && !flag.help.lowercased().contains("repeat") {
                 problems.append("\(name): repeatable but the help does not say so")
             }
+            if flag.defaultValue != nil && flag.defaultNote != nil {
+                problems.append("\(name): both a default value and a default note")
+            }
+            if flag.repeatable && flag.defaultValue != nil {
+                problems.append("\(name): repeatable with a default value (given values would add to it)")
+            }
             if !flag.takesValue {
-                if flag.defaultValue != nil { problems.append("\(name): switch with a default value") }
+                if flag.shownDefault != nil { problems.append("\(name): switch with a default value") }
                 if flag.completion != .none { problems.append("\(name): switch with a completion") }
             }
             if case .choices(let choices) = flag.completion {
@@ -312,7 +473,41 @@ public enum FlagTable {
                     problems.append("\(name): default is not one of the choices")
                 }
             }
-            for other in flag.conflicts {
+            problems += ruleProblems(flag, table)
+            problems += docProblems(flag)
+        }
+        return problems
+    }
+
+    /// Doc paragraphs that do not end a sentence (or introduce a list), and
+    /// empty lists or list items.
+    private static func docProblems(_ flag: Flag) -> [String] {
+        let name = "--" + flag.long
+        var problems: [String] = []
+        for block in flag.doc {
+            switch block {
+            case .paragraph(let text):
+                if !text.hasSuffix(".") && !text.hasSuffix(":") {
+                    problems.append("\(name): doc paragraph must end with '.' or ':'")
+                }
+            case .list(let items):
+                if items.isEmpty { problems.append("\(name): empty doc list") }
+                for item in items where item.term.isEmpty || !item.text.hasSuffix(".") {
+                    problems.append("\(name): doc list item '\(item.term)' needs a term and a text ending with '.'")
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Rules naming unknown flags, conflicts not listed both ways, and modes
+    /// that contradict each other.
+    private static func ruleProblems(_ flag: Flag, _ table: [Flag]) -> [String] {
+        let name = "--" + flag.long
+        var problems: [String] = []
+        for rule in flag.rules {
+            switch rule {
+            case .conflicts(let other):
                 guard let target = table.first(where: { $0.long == other }) else {
                     problems.append("\(name): conflicts with unknown flag --\(other)")
                     continue
@@ -320,12 +515,25 @@ public enum FlagTable {
                 if !target.conflicts.contains(flag.long) {
                     problems.append("\(name): conflict with --\(other) not listed both ways")
                 }
-            }
-            for other in flag.requires where !table.contains(where: { $0.long == other }) {
-                problems.append("\(name): requires unknown flag --\(other)")
+            case .requires(let other), .requiresInServerMode(let other):
+                if other == "listen" {
+                    problems.append("\(name): requires --listen (use .serverOnly)")
+                } else if !table.contains(where: { $0.long == other }) {
+                    problems.append("\(name): requires unknown flag --\(other)")
+                }
+            case .clientOnly, .serverOnly:
+                break
             }
         }
+        if flag.clientOnly && (flag.serverOnly || flag.rules.contains(where: isServerRequirement)) {
+            problems.append("\(name): client-only with a server-mode rule")
+        }
         return problems
+    }
+
+    private static func isServerRequirement(_ rule: FlagRule) -> Bool {
+        if case .requiresInServerMode = rule { return true }
+        return false
     }
 
     private static func isWellFormedLongName(_ long: String) -> Bool {

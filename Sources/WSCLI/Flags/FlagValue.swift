@@ -28,6 +28,16 @@ enum FlagValue {
         return nanos
     }
 
+    /// "off" (none: the documented default) or a duration greater than zero.
+    static func positiveDurationOrOff(_ long: String, _ value: String) throws(UsageError) -> Int64? {
+        value == "off" ? nil : try positiveDuration(long, value)
+    }
+
+    /// "unlimited" (the documented default) or an integer >= 0.
+    static func nonNegativeIntegerOrUnlimited(_ long: String, _ value: String) throws(UsageError) -> Int? {
+        value == "unlimited" ? nil : try nonNegativeInteger(long, value)
+    }
+
     /// An integer >= 0, written with digits only ("-0" and "+1" are typos).
     static func nonNegativeInteger(_ long: String, _ value: String) throws(UsageError) -> Int {
         guard let number = Int(value), number >= 0, value.first != "+", value.first != "-" else {

@@ -1,7 +1,8 @@
-/// Renders `man/wspipe.1` (roff, man macros). The OPTIONS section walks
-/// `flagTable` with the same categories, order, help and defaults as
-/// `--help`; the other sections are prose of the product contract, where every option
-/// named is set in bold by `Roff.prose` (and a test checks it is a real flag).
+/// The content of `man/wspipe.1`, written with `RoffPage`: the sections
+/// from NAME to SEE ALSO. OPTIONS walks `flagTable` with the same categories,
+/// order, help and defaults as `--help`, and adds each flag's rules and long
+/// `doc`; the other sections are the overview that spans flags. Every option
+/// named in prose is set in bold by `Roff.prose` (a test checks it is a real flag).
 public enum ManPageRenderer {
     public static func render(_ table: [Flag] = flagTable) -> String {
         var page = RoffPage()
@@ -33,16 +34,14 @@ public enum ManPageRenderer {
         }
 
         page.request("SH", "ROUTING")
-        routing(&page)
+        page.paragraphs(routing)
 
         page.request("SH", "RECONNECT AND REPLAY")
         page.paragraphs(reconnect)
 
         page.request("SH", "EXIT STATUS")
         for (code, meaning) in HelpRenderer.exitStatuses {
-            page.request("TP")
-            page.raw("\\fB\(code)\\fR")
-            page.text(meaning.prefix(1).uppercased() + String(meaning.dropFirst()) + ".")
+            page.item(String(code), meaning.prefix(1).uppercased() + String(meaning.dropFirst()) + ".")
         }
 
         page.request("SH", "ENVIRONMENT")
@@ -63,24 +62,32 @@ public enum ManPageRenderer {
         return page.text
     }
 
-    /// One `.TP` entry: bold names, italic value name, then the help with its
-    /// default, and what the table says about combining the flag with others.
+    /// One `.TP` entry: bold names and italic value name; the help with its
+    /// default and the flag's rules; then its long doc, paragraph by paragraph.
     static func option(_ flag: Flag, _ page: inout RoffPage) {
         var tag = ""
         if let short = flag.short { tag += Roff.bold("-\(short)") + ", " }
         tag += Roff.bold("--" + flag.long)
         if let valueName = flag.valueName { tag += " " + Roff.italic(valueName) }
-        page.request("TP")
-        page.raw(tag)
+        page.tagged(tag)
         page.text(flag.fullHelp)
-        if !flag.requires.isEmpty {
-            page.text("Needs " + flag.requires.map { "--" + $0 }.joined(separator: " and ") + ".")
+        for rule in flag.rules { page.text(sentence(rule)) }
+        for block in flag.doc {
+            switch block {
+            case .paragraph(let prose): page.indentedParagraph(prose)
+            case .list(let items): page.nestedItems(items.map { ($0.term, $0.text) })
+            }
         }
-        if !flag.conflicts.isEmpty {
-            page.text("Not with " + flag.conflicts.map { "--" + $0 }.joined(separator: " or ") + ".")
-        }
-        if flag.clientOnly {
-            page.text("Client mode only: refused with --listen.")
+    }
+
+    /// What a rule means, for the reader of the man page.
+    static func sentence(_ rule: FlagRule) -> String {
+        switch rule {
+        case .conflicts(let other): return "Not with --\(other)."
+        case .requires(let other): return "Needs --\(other)."
+        case .requiresInServerMode(let other): return "With --listen, needs --\(other)."
+        case .clientOnly: return "Client mode only: refused with --listen."
+        case .serverOnly: return "Server mode only: needs --listen."
         }
     }
 
@@ -94,14 +101,9 @@ public enum ManPageRenderer {
             + "Sizes take K, M or G, binary multiples: 64M is 64 MiB.",
         "Errors are written on stderr as \"wspipe: message\", never on stdout; "
             + "-v adds lifecycle notices and -q leaves only fatal errors. "
-            + "With --events, lifecycle events such as {\"$event\":\"connected\",\"url\":\"wss://...\",\"attempt\":1} "
-            + "become JSON lines routed like messages (to stderr by default); "
-            + "--stats writes a JSON summary on stderr at exit.",
+            + "--events adds lifecycle events as JSON lines, and --stats a JSON summary at exit.",
         "In server mode (--listen), every message from any client is written to stdout as in client mode, "
-            + "and each stdin line is sent to all connected clients. A slow client gets back-pressure: "
-            + "wspipe stops reading stdin until it catches up, unless --send-timeout disconnects it. "
-            + "With --tag, lines from client N carry \"$client\":N, and a stdin line carrying \"$client\":N "
-            + "goes to client N only, without that member. --once serves one client and exits when it leaves.",
+            + "and each stdin line is sent to all connected clients.",
     ]
 
     static func linesAndMessages(_ page: inout RoffPage) {
@@ -122,10 +124,8 @@ public enum ManPageRenderer {
             + "--lenient sends such a line as raw text instead; --strict stops at the first one.")
         page.paragraphs([
             "So \"wspipe A | wspipe B\" relays losslessly, and \"wspipe URL <fifo >fifo\" is an exact echo client.",
-            "Raw line mode is for servers that do not speak JSON. With -t each line is sent as a text message as is, "
-                + "and each message is written followed by a newline (line breaks inside it are kept). "
-                + "-b sends the lines as binary messages. --binary-output chooses how incoming binary messages "
-                + "are written, and -0 separates lines with NUL instead of newline.",
+            "Raw line mode (-t or -b) is for servers that do not speak JSON: lines and messages are passed "
+                + "through as they are, see --text, --binary, --binary-output and --nul.",
         ])
     }
 
@@ -133,53 +133,25 @@ public enum ManPageRenderer {
         "A value is given as in --origin URL, --origin=URL, -H VALUE or -HVALUE; switches can be bundled, "
         + "as in -nv. A flag that is not repeatable keeps the last value given, and -- ends the options."
 
-    static func routing(_ page: inout RoffPage) {
-        let typeKey = FlagTable.flag(long: "type-key")?.defaultValue ?? "type"
-        page.paragraphs([
-            "Each incoming message is written to stdout, and each event (--events) to stderr, unless a --route "
-                + "VALUE=DEST sends it elsewhere. VALUE is compared with the string found at the --type-key "
-                + "(default \(typeKey); a dotted path such as event.kind reaches into nested objects) "
-                + "of incoming JSON messages; a message where it is missing or not a string is matched by *. "
-                + "Some VALUEs are special:",
-        ])
-        page.item("$binary", "Binary messages.")
-        page.item("$text", "Text messages that are not JSON.")
-        page.item("$event", "Lifecycle events (--events); stderr unless routed.")
-        page.item("*", "Whatever no other route matched; stdout unless routed.")
-        page.paragraphs(["DEST is one of:"])
-        page.item("stdout, stderr", "The standard streams.")
-        page.item("drop", "Nowhere: the message is discarded.")
-        page.item("fd:N", "File descriptor N, opened by the calling shell (3>file).")
-        page.item("|COMMAND", "The stdin of COMMAND, started once with sh -c; wspipe waits for it at exit.")
-        page.item("any other path", "A file, appended to, created if missing.")
-        page.paragraphs([
-            "Each line still goes to exactly one place. A destination that fails (a full disk, a command that "
-                + "exited) is reported on stderr, unless --route-errors ignore, and does not stop the other routes.",
-        ])
-    }
+    static let routing = [
+        "Each incoming message is written to stdout, and each event (--events) to stderr, unless a --route "
+            + "sends it elsewhere: a file, a file descriptor, a command, the other stream, or nowhere. "
+            + "Routes tell JSON messages apart by the string at --type-key, and other messages by their kind.",
+        "Each line still goes to exactly one place. A destination that fails (a full disk, a command that "
+            + "exited) is reported on stderr, unless --route-errors ignore, and does not stop the other routes.",
+    ]
 
-    static var reconnect: [String] {
-        let backoff = FlagTable.flag(long: "backoff")?.defaultValue ?? ""
-        return [
-            "Once a connection has succeeded, wspipe reconnects when it drops, when a ping gets no pong within "
-                + "--ping-timeout, or when the server closes with a code other than 1000. "
-                + "The delay is set by --backoff MIN:MAX:FACTOR (default \(backoff)): it starts at MIN and is "
-                + "multiplied by FACTOR after each failure, up to MAX, and varies at random by --jitter; "
-                + "a successful connection resets it. "
-                + "--max-retries gives up after that many failures in a row, and --no-reconnect exits instead. "
-                + "The first connection fails fast with exit status 3 unless --wait retries it the same way.",
-            "While disconnected, stdin lines are queued in order and sent after the reconnect. "
-                + "--queue-limit bounds the queue: when it is full, wspipe stops reading stdin and drops nothing.",
-            "The --on-connect messages and those in --on-connect-file are sent first on every connection; "
-                + "on reconnections, the --on-reconnect messages are sent instead when there are any. "
-                + "--capture NAME=KEYPATH remembers the latest value seen at KEYPATH in incoming JSON, and "
-                + "${NAME} in on-connect and on-reconnect messages is replaced by it, as JSON.",
-            "With --ack KEYPATH, every sent message that has a value at KEYPATH is held until an incoming "
-                + "message carries the same value there. On reconnect, the held messages are sent again in their "
-                + "original order, after the on-connect or on-reconnect messages. At stdin EOF wspipe waits up to "
-                + "--ack-timeout for the rest; messages still unacknowledged are reported and the exit status is 6.",
-        ]
-    }
+    static let reconnect = [
+        "Once a connection has succeeded, wspipe reconnects when it drops, when a ping gets no pong within "
+            + "--ping-timeout, or when the server closes with a code other than 1000, waiting between attempts "
+            + "as --backoff and --jitter say. "
+            + "--max-retries gives up after that many failures in a row, and --no-reconnect exits instead. "
+            + "The first connection fails fast with exit status 3 unless --wait retries it the same way.",
+        "While disconnected, stdin lines are queued in order, up to --queue-limit, and sent after the reconnect.",
+        "Every connection starts with the --on-connect messages and those in --on-connect-file, or on "
+            + "reconnections the --on-reconnect messages when there are any, with the values of --capture "
+            + "filled in; then the messages still waiting for an --ack are sent again; then the queued lines.",
+    ]
 
     static let examples: [(what: String, lines: [String])] = [
         ("Chat: each line typed is sent, each message received is printed.", [
@@ -218,181 +190,4 @@ public enum ManPageRenderer {
             "wspipe --listen 9000 --tag --events",
         ]),
     ]
-}
-
-/// A man page being written: requests and text lines.
-struct RoffPage {
-    private(set) var lines: [String] = []
-
-    var text: String { lines.joined(separator: "\n") + "\n" }
-
-    /// A line written as is (already roff).
-    mutating func raw(_ line: String) { lines.append(line) }
-
-    /// `.NAME "arg" ...`: arguments quoted when they need it.
-    mutating func request(_ name: String, _ arguments: String...) {
-        lines.append(([".\(name)"] + arguments.map(Roff.argument)).joined(separator: " "))
-    }
-
-    /// Prose as text lines (see `Roff.prose`), one sentence a line: roff
-    /// only knows a sentence has ended (and spaces it so) at the end of a line.
-    mutating func text(_ prose: String) {
-        for sentence in Roff.sentences(prose) { lines.append(Roff.line(Roff.prose(sentence))) }
-    }
-
-    mutating func paragraphs(_ texts: [String]) {
-        for text in texts {
-            request("PP")
-            self.text(text)
-        }
-    }
-
-    mutating func bullet(_ prose: String) {
-        raw(".IP \\(bu 2")
-        text(prose)
-    }
-
-    /// A tagged paragraph with a bold, literal tag.
-    mutating func item(_ tag: String, _ prose: String) {
-        request("TP")
-        raw(Roff.line(Roff.bold(tag)))
-        text(prose)
-    }
-
-    /// Literal lines, indented, in a constant-width block.
-    mutating func example(_ literal: [String]) {
-        request("RS", "4")
-        request("EX")
-        for line in literal { raw(Roff.line(Roff.literal(line))) }
-        request("EE")
-        request("RE")
-    }
-
-    /// "wspipe [OPTIONS] URL": the program name in bold, placeholders
-    /// (capital words) in italics, options in bold.
-    mutating func synopsis(_ usage: String) {
-        let words = usage.split(separator: " ", maxSplits: 1)
-        request("B", String(words[0]))
-        if words.count > 1 { raw(Roff.line(Roff.prose(String(words[1]), italicCapitals: true))) }
-    }
-}
-
-/// Escaping for roff text. Specials: '\' is the escape character, a '.' or
-/// '\'' at the start of a line makes a request, '-' in an option name must be
-/// `\-` (a minus, so it can be copied), and ASCII quotes, '`', '^' and '~'
-/// are typeset as other glyphs unless named.
-enum Roff {
-    /// One character as roff text. `literalDash`: '-' as `\-`.
-    static func escape(_ character: Character, literalDash: Bool) -> String {
-        switch character {
-        case "\\": return "\\e"
-        case "'": return "\\(aq"
-        case "`": return "\\(ga"
-        case "^": return "\\(ha"
-        case "~": return "\\(ti"
-        case "-": return literalDash ? "\\-" : "-"
-        default: return String(character)
-        }
-    }
-
-    /// Literal text, as in an example: every character escaped, dashes as `\-`.
-    static func literal(_ text: String) -> String {
-        text.map { escape($0, literalDash: true) }.joined()
-    }
-
-    static func bold(_ text: String) -> String { "\\fB" + literal(text) + "\\fR" }
-    static func italic(_ text: String) -> String { "\\fI" + literal(text) + "\\fR" }
-
-    /// A text line made safe at its start: a leading '.' or '\'' would make it
-    /// a request, a leading space would break the line.
-    static func line(_ escaped: String) -> String {
-        if escaped.hasPrefix(".") || escaped.hasPrefix("'") || escaped.hasPrefix(" ") { return "\\&" + escaped }
-        return escaped
-    }
-
-    /// A request argument: quoted when empty or containing a space, with '"'
-    /// as `\(dq`.
-    static func argument(_ text: String) -> String {
-        let escaped = text.map { $0 == "\"" ? "\\(dq" : escape($0, literalDash: true) }.joined()
-        return text.isEmpty || text.contains(" ") ? "\"" + escaped + "\"" : escaped
-    }
-
-    /// `text` cut after each ". " that is followed by a capital letter or an
-    /// option name (the spaces are dropped).
-    static func sentences(_ text: String) -> [String] {
-        var result: [String] = []
-        var current = ""
-        var characters = text[...]
-        while let character = characters.first {
-            characters = characters.dropFirst()
-            current.append(character)
-            if character == ".", characters.first == " ",
-               let next = characters.dropFirst().first, next == "-" || isCapital(next) {
-                result.append(current)
-                current = ""
-                characters = characters.dropFirst()
-            }
-        }
-        if !current.isEmpty { result.append(current) }
-        return result
-    }
-
-    /// Characters after which an option name may start ("-v", "(--events)", "-1/--one-message").
-    private static let optionBoundaries: Set<Character> = [" ", "(", "/", "\"", "[", ","]
-
-    /// Prose: escaped, with every option name in it ("-v", "--route") set in
-    /// bold with `\-` dashes. With `italicCapitals`, runs of capital letters
-    /// (placeholders such as URL) are set in italics.
-    static func prose(_ text: String, italicCapitals: Bool = false) -> String {
-        let characters = Array(text)
-        var out = ""
-        var index = 0
-        while index < characters.count {
-            let character = characters[index]
-            let atBoundary = index == 0 || optionBoundaries.contains(characters[index - 1])
-            if character == "-", atBoundary, let end = optionEnd(characters, from: index) {
-                out += bold(String(characters[index..<end]))
-                index = end
-            } else if italicCapitals, isCapital(character) {
-                var end = index
-                while end < characters.count, isCapital(characters[end]) { end += 1 }
-                out += italic(String(characters[index..<end]))
-                index = end
-            } else {
-                out += escape(character, literalDash: false)
-                index += 1
-            }
-        }
-        return out
-    }
-
-    /// The end of an option name starting at `start` ("-" or "--", then a
-    /// letter or digit, then letters, digits and single dashes), or nil.
-    private static func optionEnd(_ characters: [Character], from start: Int) -> Int? {
-        var index = start + 1
-        if index < characters.count, characters[index] == "-" { index += 1 }
-        guard index < characters.count, isNameCharacter(characters[index]) else {
-            // "--" alone (the end of the options) is an option name too.
-            let alone = index == start + 2 && (index == characters.count || characters[index] == " ")
-            return alone ? index : nil
-        }
-        while index < characters.count {
-            if isNameCharacter(characters[index]) {
-                index += 1
-            } else if characters[index] == "-", index + 1 < characters.count, isNameCharacter(characters[index + 1]) {
-                index += 1
-            } else {
-                break
-            }
-        }
-        return index
-    }
-
-    private static func isNameCharacter(_ character: Character) -> Bool {
-        character.isASCII && (character.isLowercase || character.isNumber || character.isUppercase)
-    }
-
-    private static func isCapital(_ character: Character) -> Bool {
-        character.isASCII && character.isUppercase
-    }
 }

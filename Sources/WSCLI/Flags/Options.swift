@@ -1,48 +1,41 @@
-/// How raw line mode (`-t`/`-b`) writes incoming binary messages (wspipe(1): LINES AND MESSAGES).
-public enum BinaryOutput: String, CaseIterable, Sendable {
-    case raw, base64, drop
-}
+import WSBridge
 
 /// `--route-errors`: what happens when a route destination fails (wspipe(1): ROUTING).
 public enum RouteErrors: String, CaseIterable, Sendable {
     case report, ignore
 }
 
-/// What a stdin line becomes and how messages are written (wspipe(1): LINES AND MESSAGES).
-public enum LineMode: Sendable, Equatable {
-    /// The default: NDJSON both ways, `$text`/`$binary` wrappers.
-    case json
-    /// `-t`: a line is a text message as is; a message is written plus `\n`.
-    case text
-    /// `-b`: a line is sent as a binary message.
-    case binary
-}
-
-/// Everything the command line can say, with the spec's defaults. Filled by
-/// `ArgumentParser.parse` from the flag table; each field is written by one
-/// flag's `apply` (and the positional URL).
+/// Everything the command line can say. Filled by `ArgumentParser.parse`
+/// from the flag table; each field is written by one flag's `apply` (and the
+/// positional URL).
+///
+/// The fields hold neutral values (nil, false, 0, empty), never a default of
+/// their own: the parser first applies every flag's `defaultValue` from the
+/// table, so the table is the one place a default is written (a test checks
+/// that `Options()` stays neutral).
 public struct Options: Sendable {
     public var url: String? = nil
-    /// `--listen [HOST:]PORT[/PATH]`, raw; split later by the server code.
+    /// `--listen [HOST:]PORT[/PATH]`, raw; split when the run is planned.
     public var listen: String? = nil
     /// `-H 'Name: value'`, in order; name validated as an HTTP token, value
     /// with its leading spaces trimmed.
     public var headers: [(name: String, value: String)] = []
     public var headerFile: String? = nil
     public var origin: String? = nil
-    /// nil means the default, "wspipe/<version>" (see `effectiveUserAgent`).
-    public var userAgent: String? = nil
+    public var userAgent = ""
     public var protocols: [String] = []
-    public var connectTimeoutNanos: Int64 = 10_000_000_000
+    public var connectTimeoutNanos: Int64 = 0
     public var insecure = false
     public var cacert: String? = nil
     public var cert: String? = nil
     public var key: String? = nil
-    public var maxMessageSize: Int = 64 << 20
-    public var lineMode: LineMode = .json
+    public var maxMessageSize = 0
+    /// JSON unless `-t` or `-b` (JSON is the mode without a flag).
+    public var lineFormat: LineFormat = .json
     /// `-0`: NUL instead of `\n` as the separator in raw line mode.
     public var nulSeparator = false
-    public var binaryOutput: BinaryOutput = .raw
+    /// Always set from `--binary-output`'s default; `.raw` only because an enum needs a value.
+    public var binaryOutput: BinaryOutputMode = .raw
     public var lenient = false
     public var strict = false
     /// `-n`: at stdin EOF keep receiving until the server closes.
@@ -53,17 +46,17 @@ public struct Options: Sendable {
     public var unidirectional = false
     /// `-U`: socket to stdout only.
     public var reverseUnidirectional = false
-    public var closeTimeoutNanos: Int64 = 2_000_000_000
+    public var closeTimeoutNanos: Int64 = 0
     /// `--ping-interval`: nil = no pings of our own (server pings are still answered).
     public var pingIntervalNanos: Int64? = nil
     /// `--ping-timeout`: nil = the ping interval. Only given with `--ping-interval`.
     public var pingTimeoutNanos: Int64? = nil
     /// `--backoff MIN[:MAX[:FACTOR]]`; MIN > 0, MAX >= MIN, FACTOR >= 1.
-    public var backoffMinNanos: Int64 = 1_000_000_000
-    public var backoffMaxNanos: Int64 = 30_000_000_000
-    public var backoffFactor: Double = 2
+    public var backoffMinNanos: Int64 = 0
+    public var backoffMaxNanos: Int64 = 0
+    public var backoffFactor: Double = 0
     /// `--jitter`: each delay is spread within ±this fraction, 0...1.
-    public var jitter: Double = 0.2
+    public var jitter: Double = 0
     /// `--max-retries`: consecutive failed attempts before giving up; nil = unlimited.
     public var maxRetries: Int? = nil
     /// `--no-reconnect`: exit when an established connection ends.
@@ -71,10 +64,10 @@ public struct Options: Sendable {
     /// `--wait`: retry the first connection too, with the same policy.
     public var wait = false
     /// `--queue-limit`: bytes of stdin lines held while disconnected (> 0).
-    public var queueLimit: Int = 16 << 20
+    public var queueLimit = 0
     /// `--on-connect MSG`, in order; may contain `${NAME}` captures.
     public var onConnect: [String] = []
-    /// `--on-connect-file FILE`, unread: the file is read when the program starts.
+    /// `--on-connect-file FILE`, unread: the file is read when the run is planned.
     public var onConnectFile: String? = nil
     /// `--on-reconnect MSG`, in order; replaces the on-connect messages on reconnections.
     public var onReconnect: [String] = []
@@ -83,13 +76,13 @@ public struct Options: Sendable {
     /// `--ack KEYPATH` split at the dots ("meta.seq" -> ["meta", "seq"]); nil = no acks.
     public var ackPath: [String]? = nil
     /// `--ack-timeout`: at stdin EOF, how long to wait for the outstanding acks.
-    public var ackTimeoutNanos: Int64 = 10_000_000_000
+    public var ackTimeoutNanos: Int64 = 0
     /// `--events`: lifecycle events as `{"$event":...}` lines.
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.
     public var stats = false
     /// `--type-key` split at the dots: where `--route` reads the type of an incoming message.
-    public var typeKey: [String] = ["type"]
+    public var typeKey: [String] = []
     /// `--route VALUE=DEST`, in order, split at the first '='; both sides
     /// non-empty, VALUEs unique. DEST is checked by the bridge (`RouteSpec`).
     public var routes: [(value: String, destination: String)] = []
@@ -110,10 +103,4 @@ public struct Options: Sendable {
     public var generate: String? = nil
 
     public init() {}
-
-    /// The User-Agent header to send: `--user-agent` or "wspipe/<version>".
-    public var effectiveUserAgent: String { userAgent ?? defaultUserAgent }
 }
-
-/// Sent when `--user-agent` is not given (wspipe(1): OPTIONS, Connection).
-let defaultUserAgent = "wspipe/" + wspipeVersion

@@ -77,6 +77,10 @@ extension UsageError {
         UsageError("--\(flag) requires --\(other)")
     }
 
+    static func requiresInServerMode(_ flag: String, _ other: String) -> UsageError {
+        UsageError("--\(flag) requires --\(other) with --listen")
+    }
+
     static let missingURL = UsageError("missing URL (see 'wspipe --help')")
     static let urlAndListen = UsageError("give either a URL or --listen, not both")
 

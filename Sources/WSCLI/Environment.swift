@@ -1,0 +1,21 @@
+import WSTransport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What planning a run reads from outside the command line (files aside):
+/// a value, so tests can plan for a terminal without having one.
+struct Environment {
+    /// stdout is a terminal: a person is reading.
+    var stdoutIsTerminal: Bool
+    /// NO_COLOR is set to a non-empty value (no-color.org).
+    var noColor: Bool
+
+    /// This process's.
+    static func current() -> Environment {
+        let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
+        return Environment(stdoutIsTerminal: StdioMode.isTerminal(1), noColor: noColor)
+    }
+}

@@ -1,0 +1,42 @@
+/// The files flags name, read when the run is planned: `--header-file` and
+/// `--on-connect-file`. A file that cannot be read or parsed is a usage
+/// error naming the flag and the file.
+enum OptionFiles {
+    /// `--header-file`: one "Name: value" a line; blank lines and '#' comments skipped.
+    static func headers(fromFile path: String) throws(UsageError) -> [(name: String, value: String)] {
+        let text = try read("header-file", path)
+        var result: [(name: String, value: String)] = []
+        var number = 0
+        for line in lines(text) {
+            number += 1
+            if isBlank(line) || line.first == "#" { continue }
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
+                  !line[..<colon].contains(where: { $0 == " " || $0 == "\t" }) else {
+                throw UsageError("--header-file \(path):\(number): expected 'Name: value'")
+            }
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            result.append((name: String(line[..<colon]), value: String(value)))
+        }
+        return result
+    }
+
+    /// `--on-connect-file`: one message a line; blank lines skipped.
+    static func messages(fromFile path: String) throws(UsageError) -> [String] {
+        let text = try read("on-connect-file", path)
+        return lines(text).filter { !isBlank($0) }.map(String.init)
+    }
+
+    private static func read(_ long: String, _ path: String) throws(UsageError) -> String {
+        do { return try TextFile.read(path) } catch { throw UsageError("--\(long) \(path): \(error)") }
+    }
+
+    /// Lines ended by LF or CRLF. "\r\n" is one Character in Swift, so
+    /// splitting at "\n" alone would keep CRLF lines together.
+    private static func lines(_ text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    }
+
+    private static func isBlank(_ line: Substring) -> Bool {
+        line.allSatisfy { $0 == " " || $0 == "\t" }
+    }
+}

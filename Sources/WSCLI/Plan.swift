@@ -1,0 +1,112 @@
+import WSBridge
+
+/// What one run of wspipe does: the end of the options pipeline, argv →
+/// `Options` (the flag table, defaults included) → `Plan` (files read, the
+/// environment consulted) → a session.
+///
+/// Every field of the bridge's option structs that a flag controls is set
+/// here from `Options`, so the structs' own defaults never decide what the
+/// program does (PlanTests checks that each field is set).
+enum Plan {
+    /// `--help`, `--version`, `--generate`: print this on stdout and exit 0.
+    case print(String)
+    case client(ClientOptions, SessionPolicy, BridgeOptions)
+    case server(ServerOptions, BridgeOptions)
+
+    /// A URL, `--listen` address or `--route` destination that does not
+    /// parse, or a file that cannot be read, is a usage error.
+    static func resolve(_ o: Options, _ environment: Environment) throws(UsageError) -> Plan {
+        if o.showHelp { return .print(HelpRenderer.render(width: 80)) }
+        if o.showVersion { return .print(wspipeVersionLine + "\n") }
+        if let kind = o.generate {
+            guard let text = DocGenerator.render(kind) else { throw UsageError("--generate: unknown kind '\(kind)'") }
+            return .print(text)
+        }
+        let bridge = try bridgeOptions(o, environment)
+        if let listen = o.listen { return .server(try serverOptions(o, listen: listen), bridge) }
+        return .client(try clientOptions(o), try sessionPolicy(o), bridge)
+    }
+
+    static func bridgeOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> BridgeOptions {
+        var b = BridgeOptions()
+        b.format = o.lineFormat
+        b.separator = o.nulSeparator ? 0 : 10
+        b.binaryOutput = o.binaryOutput
+        b.lenient = o.lenient
+        b.strict = o.strict
+        b.noClose = o.noClose
+        b.maxMessages = o.maxMessages
+        b.sendOnly = o.unidirectional
+        b.receiveOnly = o.reverseUnidirectional
+        b.closeTimeoutNanos = o.closeTimeoutNanos
+        b.maxMessageSize = o.maxMessageSize
+        b.stats = o.stats
+        b.routes = try o.routes.map { route throws(UsageError) in
+            switch RouteSpec.parse("\(route.value)=\(route.destination)") {
+            case .success(let spec): return spec
+            case .failure(let error): throw UsageError("--route: \(error.message)")
+            }
+        }
+        b.typeKey = o.typeKey
+        b.routeErrorsIgnored = o.routeErrorsIgnored
+        // Colour only for a person at a terminal; NO_COLOR wins (wspipe(1): ENVIRONMENT).
+        b.colorize = environment.stdoutIsTerminal && !environment.noColor
+        return b
+    }
+
+    static func serverOptions(_ o: Options, listen: String) throws(UsageError) -> ServerOptions {
+        guard let address = ListenAddress(parsing: listen) else {
+            throw UsageError("--listen: expected [HOST:]PORT[/PATH], got '\(listen)'")
+        }
+        var s = ServerOptions(address: address)
+        s.once = o.once
+        s.protocols = o.protocols
+        s.certFile = o.cert
+        s.keyFile = o.key
+        s.tag = o.tag
+        s.sendTimeoutNanos = o.sendTimeoutNanos
+        return s
+    }
+
+    static func clientOptions(_ o: Options) throws(UsageError) -> ClientOptions {
+        let url: WebSocketURL
+        do {
+            url = try WebSocketURL(parsing: o.url ?? "")
+        } catch {
+            throw UsageError("\(error) (got '\(o.url ?? "")')")
+        }
+        var c = ClientOptions(url: url)
+        c.headers = o.headers
+        if let file = o.headerFile { c.headers += try OptionFiles.headers(fromFile: file) }
+        c.protocols = o.protocols
+        c.origin = o.origin
+        c.userAgent = o.userAgent
+        c.connectTimeoutNanos = o.connectTimeoutNanos
+        c.tls.insecure = o.insecure
+        c.tls.caFile = o.cacert
+        c.tls.certFile = o.cert
+        c.tls.keyFile = o.key
+        return c
+    }
+
+    static func sessionPolicy(_ o: Options) throws(UsageError) -> SessionPolicy {
+        var p = SessionPolicy()
+        p.reconnect = !o.noReconnect
+        p.waitForFirstConnection = o.wait
+        p.backoff.minNanos = o.backoffMinNanos
+        p.backoff.maxNanos = o.backoffMaxNanos
+        p.backoff.factor = o.backoffFactor
+        p.backoff.jitter = o.jitter
+        p.maxRetries = o.maxRetries
+        p.pingIntervalNanos = o.pingIntervalNanos
+        p.pingTimeoutNanos = o.pingTimeoutNanos
+        p.queueLimit = o.queueLimit
+        p.onConnect = o.onConnect
+        if let file = o.onConnectFile { p.onConnect += try OptionFiles.messages(fromFile: file) }
+        p.onReconnect = o.onReconnect
+        p.captures = o.captures
+        p.ackPath = o.ackPath
+        p.ackTimeoutNanos = o.ackTimeoutNanos
+        return p
+    }
+}
