@@ -37,7 +37,6 @@ public enum FD {
     /// so every byte stream reports would-block and EPIPE the same way.
     static func failure(_ call: String, _ e: Int32) -> IOResult {
         if e == EAGAIN || e == EWOULDBLOCK { return .wouldBlock }
-        if e == EPIPE { return .error("EPIPE") }
-        return .error("\(call): \(errnoText(e))")
+        return .error(IOError(call: call, errno: e))
     }
 }

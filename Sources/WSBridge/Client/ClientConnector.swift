@@ -159,7 +159,7 @@ final class ClientConnector {
             case .bytes(let n): request.consume(n)
             case .wouldBlock: watch(stream.fd, stream.wants.isEmpty ? .write : stream.wants); return
             case .eof: fail(.unreachable("connection closed by \(options.url.hostHeader) during the handshake")); return
-            case .error(let text): fail(.unreachable("sending the handshake to \(options.url.hostHeader): \(text)")); return
+            case .error(let error): fail(.unreachable("sending the handshake to \(options.url.hostHeader): \(error)")); return
             }
         }
         watch(stream.fd, .read)
@@ -177,8 +177,8 @@ final class ClientConnector {
                 watch(stream.fd, stream.wants.isEmpty ? .read : stream.wants); return
             case .eof:
                 fail(.invalidHandshake("connection closed before the server answered the upgrade")); return
-            case .error(let text):
-                fail(.unreachable("reading the handshake from \(options.url.hostHeader): \(text)")); return
+            case .error(let error):
+                fail(.unreachable("reading the handshake from \(options.url.hostHeader): \(error)")); return
             }
         }
     }

@@ -146,8 +146,8 @@ final class WebSocketChannel {
             case .eof:
                 receiveEOF()
                 return
-            case .error(let text):
-                finish(.lost(text))
+            case .error(let error):
+                finish(.lost("\(error)"))
                 return
             }
         }
@@ -199,7 +199,7 @@ final class WebSocketChannel {
                 return
             case .eof, .error:
                 var text = "connection closed by peer"
-                if case .error(let t) = result { text = t }
+                if case .error(let error) = result { text = "\(error)" }
                 finish(.lost(text))
                 return
             }

@@ -87,8 +87,8 @@ final class ServerClient {
                 loop.setInterest(stream.fd, stream.wants.isEmpty ? .read : stream.wants); return
             case .eof:
                 abandon("closed before the upgrade"); return
-            case .error(let text):
-                abandon(text); return
+            case .error(let error):
+                abandon("\(error)"); return
             }
         }
     }
