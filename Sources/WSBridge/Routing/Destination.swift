@@ -195,8 +195,7 @@ public final class Destination {
             if failed || isEmpty { break }
             // The fd took all it could: wait until it takes more (or reports an
             // error, which the next write turns into a failure).
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            while poll(&p, 1, -1) < 0 && errno == EINTR {}
+            FD.waitUntilReady(fd, .write)
         }
         stopWatching()
     }
