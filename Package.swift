@@ -34,6 +34,7 @@ let package = Package(
             // A static Swift runtime halves start-up time and RSS (see README).
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         .testTarget(name: "WSCoreTests", dependencies: ["WSCore"]),
+        .testTarget(name: "WSTransportTests", dependencies: ["WSTransport"]),
         .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge"]),
         .testTarget(name: "WSCLITests", dependencies: ["WSCLI"]),
     ]

@@ -9,7 +9,7 @@ complete -c wspipe -l header-file -r -F -d 'Read handshake headers from FILE, on
 complete -c wspipe -l origin -r -f -d 'Send this Origin header'
 complete -c wspipe -l user-agent -r -f -d 'Send this User-Agent header'
 complete -c wspipe -l protocol -r -f -d 'Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several'
-complete -c wspipe -l connect-timeout -r -f -d 'Give up connecting (TCP, TLS and handshake) after this long'
+complete -c wspipe -l connect-timeout -r -f -d 'Give up connecting (name lookup, TCP, TLS and handshake) after this long'
 complete -c wspipe -l max-message-size -r -f -d 'Close the connection with 1009 when an incoming message is larger than this'
 complete -c wspipe -s 'k' -l insecure -d 'Skip TLS certificate and hostname verification'
 complete -c wspipe -l cacert -r -F -d 'Trust the CA certificates in FILE (PEM) instead of the system store'

@@ -7,7 +7,7 @@ public enum IOResult: Equatable {
     case wouldBlock
     /// The peer closed (read side only).
     case eof
-    /// Anything else, as "call: strerror text"; a write to a closed pipe or
-    /// socket is exactly "EPIPE" so callers can treat it as a quiet end.
-    case error(String)
+    /// Anything else: the failed call and its errno or TLS reason. A write
+    /// to a closed pipe or socket `isBrokenPipe`, which callers treat as a quiet end.
+    case error(IOError)
 }

@@ -4,8 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Name resolution with getaddrinfo(3). It blocks; acceptable because wspipe
-/// resolves once per connection attempt and has nothing else to do meanwhile.
+/// Name resolution with getaddrinfo(3). It blocks: the listener calls it at
+/// start-up, and connections go through NameLookup, which calls it on a
+/// helper thread (or directly for numeric literals, which need no lookup).
 enum Resolver {
     /// Every TCP address for host:port (IPv6 and IPv4) in getaddrinfo's
     /// preference order. Numeric literals ("127.0.0.1", "::1") need no lookup.

@@ -48,12 +48,10 @@ public final class SignalWatcher {
     public func drain() -> [Int32] {
         var out: [Int32] = []
         var buf = [UInt8](repeating: 0, count: 64)
-        while true {
-            let n = buf.withUnsafeMutableBytes { sysRead(fd, $0.baseAddress, $0.count) }
-            if n > 0 { out.append(contentsOf: buf[0..<n].map { Int32($0) }); continue }
-            if n < 0 && currentErrno() == EINTR { continue }
-            return out
+        while case .bytes(let n) = buf.withUnsafeMutableBytes({ FD.read(fd, into: $0) }) {
+            out.append(contentsOf: buf[0..<n].map { Int32($0) })
         }
+        return out
     }
 
     /// SA_RESTART so blocking writes to a tty or file are resumed instead of

@@ -22,6 +22,10 @@ let sockStream = SOCK_STREAM
     read(fd, p, n)
 }
 
+@inline(__always) func sysOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}
+
 @inline(__always) func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int {
     write(fd, p, n)
 }

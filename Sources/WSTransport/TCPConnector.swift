@@ -8,9 +8,11 @@ import Darwin
 /// (IPv6 and IPv4) until one connects, within a deadline enforced by the caller
 /// via the loop. Completion is reported once.
 ///
-/// Everything, including resolution, happens inside loop callbacks, so the
-/// completion never runs re-entrantly from start(). The connector keeps
-/// itself alive (the loop holds its closures) until it completes or is cancelled.
+/// Resolution runs on a helper thread (NameLookup), so the loop keeps serving
+/// stdin, signals and the caller's deadline meanwhile. Everything else happens
+/// inside loop callbacks, so the completion never runs re-entrantly from
+/// start(). The connector keeps itself alive (the loop holds its closures)
+/// until it completes or is cancelled.
 public final class TCPConnector {
     private let host: String
     private let port: UInt16
@@ -20,7 +22,7 @@ public final class TCPConnector {
     private var next = 0
     private var pendingFD: Int32 = -1
     private var pendingAddress = ""
-    private var kickoff: EventLoop.TimerID?
+    private var lookup: NameLookup?
     private var lastError: TransportError?
 
     public init(host: String, port: UInt16, loop: EventLoop) {
@@ -35,25 +37,24 @@ public final class TCPConnector {
     public func start(_ completion: @escaping (Result<Int32, TransportError>) -> Void) {
         precondition(self.completion == nil, "TCPConnector.start called twice")
         self.completion = completion
-        kickoff = loop.schedule(afterNanos: 0) { self.begin() }
+        let lookup = NameLookup(host: host, port: port, loop: loop)
+        self.lookup = lookup
+        lookup.start { result in
+            self.lookup = nil
+            switch result {
+            case .success(let addresses): self.addresses = addresses; self.tryNext()
+            case .failure(let error): self.finish(.failure(error))
+            }
+        }
     }
 
-    /// Closes any pending fd; completion is not called afterwards.
+    /// Closes any pending fd and stops waiting for the name; completion is
+    /// not called afterwards.
     public func cancel() {
-        if let k = kickoff { loop.cancel(k) }
-        kickoff = nil
+        lookup?.cancel()
+        lookup = nil
         abandonPending()
         completion = nil
-    }
-
-    private func begin() {
-        kickoff = nil
-        do {
-            addresses = try Resolver.resolve(host: host, port: port)
-        } catch {
-            return finish(.failure(error as? TransportError ?? TransportError("resolve \(host): \(error)")))
-        }
-        tryNext()
     }
 
     /// Starts connecting to the next address; on an immediate failure moves on,

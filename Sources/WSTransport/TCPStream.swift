@@ -24,13 +24,9 @@ public final class TCPStream: ByteStream {
     public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         wants = .write
         if bytes.isEmpty { return .bytes(0) }
-        while true {
-            let n = sysSend(fd, bytes.baseAddress, bytes.count)
-            if n >= 0 { return .bytes(n) }
-            let e = currentErrno()
-            if e == EINTR { continue }
-            return FD.failure("send", e)
-        }
+        let (n, e) = FD.retryingEINTR { sysSend(fd, bytes.baseAddress, bytes.count) }
+        if n >= 0 { return .bytes(n) }
+        return FD.failure("send", e)
     }
 
     /// Sends FIN; the peer sees EOF, we can still read its remaining bytes.

@@ -107,7 +107,7 @@ public final class TLSStream: ByteStream {
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
-        guard let ssl = ssl, !failed else { return .error("TLS read: connection failed earlier") }
+        guard let ssl = ssl, !failed else { return .error(IOError(call: "TLS read", message: "connection failed earlier")) }
         ERR_clear_error()
         let n = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         if n > 0 { return .bytes(Int(n)) }
@@ -115,7 +115,7 @@ public final class TLSStream: ByteStream {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
-        guard let ssl = ssl, !failed else { return .error("EPIPE") }
+        guard let ssl = ssl, !failed else { return .error(Self.peerGone) }
         if bytes.isEmpty { return .bytes(0) }   // SSL_write(0) is an error, not a no-op
         ERR_clear_error()
         let n = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
@@ -123,24 +123,28 @@ public final class TLSStream: ByteStream {
         return ioFailure(n, errno: currentErrno(), reading: false)
     }
 
+    /// A write after the peer closed or the session failed: EPIPE, as for plain sockets.
+    private static let peerGone = IOError(call: "TLS write", errno: EPIPE)
+
     /// close_notify and EOF without it both end reading (.eof); on the write
-    /// side a vanished peer is "EPIPE", as for plain sockets.
+    /// side a vanished peer is EPIPE, as for plain sockets.
     private func ioFailure(_ rc: Int32, errno e: Int32, reading: Bool) -> IOResult {
         let code = SSL_get_error(ssl, rc)
         switch code {
         case SSL_ERROR_WANT_READ: wants = .read; return .wouldBlock
         case SSL_ERROR_WANT_WRITE: wants = .write; return .wouldBlock
-        case SSL_ERROR_ZERO_RETURN: return reading ? .eof : .error("EPIPE")
+        case SSL_ERROR_ZERO_RETURN: return reading ? .eof : .error(Self.peerGone)
         default: break
         }
         failed = true
         let queued = OpenSSLError.take()
+        let call = reading ? "TLS read" : "TLS write"
         if code == SSL_ERROR_SYSCALL {
-            if e == 0 { return reading ? .eof : .error("EPIPE") }
-            return FD.failure(reading ? "TLS read" : "TLS write", e)
+            if e == 0 { return reading ? .eof : .error(Self.peerGone) }
+            return FD.failure(call, e)
         }
         if reading && queued == "unexpected eof while reading" { return .eof }
-        return .error("TLS \(reading ? "read" : "write"): \(queued ?? "protocol error")")
+        return .error(IOError(call: call, message: queued ?? "protocol error"))
     }
 
     /// close_notify once (SSL_shutdown without waiting for the peer's), then

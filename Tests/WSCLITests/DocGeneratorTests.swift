@@ -160,7 +160,7 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-H\\fR, \\fB\\-\\-header\\fR \\fINAME: VALUE\\fR\n"
                                    + "Send this header with the handshake request; repeat for more headers.\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-connect\\-timeout\\fR \\fIDURATION\\fR\n"
-                                   + "Give up connecting (TCP, TLS and handshake) after this long (default: 10s).\n"))
+                                   + "Give up connecting (name lookup, TCP, TLS and handshake) after this long (default: 10s).\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-k\\fR, \\fB\\-\\-insecure\\fR\nSkip TLS"))
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-tag\\fR\n"))
         XCTAssertTrue(man.contains("\nServer mode only: needs \\fB\\-\\-listen\\fR.\n"))

@@ -75,7 +75,7 @@ final class HelpRendererTests: XCTestCase {
 
     func testFullHelpInsertsTheDefaultBeforeThePeriod() {
         let flag = FlagTable.flag(long: "connect-timeout")!
-        XCTAssertEqual(flag.fullHelp, "Give up connecting (TCP, TLS and handshake) after this long (default: 10s).")
+        XCTAssertEqual(flag.fullHelp, "Give up connecting (name lookup, TCP, TLS and handshake) after this long (default: 10s).")
         XCTAssertEqual(FlagTable.flag(long: "insecure")!.fullHelp, FlagTable.flag(long: "insecure")!.help)
     }
 

@@ -160,7 +160,7 @@ final class ClientConnector {
             case .bytes(let n): request.consume(n)
             case .wouldBlock: watch(stream.fd, stream.wants.isEmpty ? .write : stream.wants); return
             case .eof: fail(.unreachable("connection closed by \(options.url.hostHeader) during the handshake")); return
-            case .error(let text): fail(.unreachable("sending the handshake to \(options.url.hostHeader): \(text)")); return
+            case .error(let error): fail(.unreachable("sending the handshake to \(options.url.hostHeader): \(error)")); return
             }
         }
         watch(stream.fd, .read)

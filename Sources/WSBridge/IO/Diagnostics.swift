@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import WSTransport
 
 /// Everything wspipe says on stderr goes through here, as `wspipe: message`
 /// lines (wspipe(1): OPTIONS, Diagnostics), so stdout only ever carries message lines.
@@ -42,21 +38,10 @@ public final class Diagnostics {
         line.withUnsafeBytes { Diagnostics.writeAll(2, $0) }
     }
 
-    /// Writes every byte, retrying EINTR and waiting in poll(2) when the fd is
-    /// a non-blocking pipe that is full (stderr, once routing made it so).
+    /// Writes every byte, waiting when the fd is a non-blocking pipe that is
+    /// full (stderr, once routing made it so). A vanished fd is ignored:
+    /// there is nothing better to do with a diagnostic that cannot be written.
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress else { return }
-        var done = 0
-        while done < bytes.count {
-            let n = write(fd, base + done, bytes.count - done)
-            if n > 0 { done += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&p, 1, -1)
-                continue
-            }
-            return   // the fd is gone; nothing better to do
-        }
+        FD.writeAll(fd, bytes)
     }
 }

@@ -148,8 +148,8 @@ final class WebSocketChannel {
             case .eof:
                 receiveEOF()
                 return
-            case .error(let text):
-                finish(.lost(text))
+            case .error(let error):
+                finish(.lost("\(error)"))
                 return
             }
         }

@@ -1,4 +1,5 @@
 import WSCore
+import WSTransport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,20 +26,15 @@ struct LineSplitter {
     var bufferedBytes: Int { buffer.readableBytes }
 
     /// Read from `fd` straight into the buffer.
-    mutating func read(from fd: Int32, chunk: Int) -> ReadOutcome {
-        var outcome = ReadOutcome.wouldBlock
+    mutating func read(from fd: Int32, chunk: Int) -> IOResult {
+        var outcome = IOResult.wouldBlock
         _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: chunk) { space in
-            let n = Glibc.read(fd, space.baseAddress, space.count)
-            if n > 0 { outcome = .bytes(n); return n }
-            if n == 0 { outcome = .eof; return 0 }
-            let e = errno
-            outcome = (e == EAGAIN || e == EWOULDBLOCK || e == EINTR) ? .wouldBlock : .error(e)
+            outcome = FD.read(fd, into: space)
+            if case .bytes(let n) = outcome { return n }
             return 0
         }
         return outcome
     }
-
-    enum ReadOutcome: Equatable { case bytes(Int), wouldBlock, eof, error(Int32) }
 
     /// Hands each complete line (without its terminator) to `body`, in order,
     /// until `body` returns false or no complete line is left.

@@ -86,8 +86,8 @@ final class StdinPump {
             return
         case .eof:
             endOfInput()
-        case .error(let code):
-            log.fatal("reading stdin: \(String(cString: strerror(code)))")
+        case .error(let error):
+            log.fatal("reading stdin: \(error.reason)")
             endOfInput()
         }
     }

@@ -151,8 +151,8 @@ public final class Destination {
             case .eof:
                 fail("closed")
                 return
-            case .error(let text):
-                fail(reason(for: text))
+            case .error(let error):
+                fail(reason(for: error))
                 return
             }
         }
@@ -195,8 +195,7 @@ public final class Destination {
             if failed || isEmpty { break }
             // The fd took all it could: wait until it takes more (or reports an
             // error, which the next write turns into a failure).
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            while poll(&p, 1, -1) < 0 && errno == EINTR {}
+            FD.waitUntilReady(fd, .write)
         }
         stopWatching()
     }
@@ -241,18 +240,15 @@ public final class Destination {
         checkDrained()
     }
 
-    /// The user-facing reason for a failed write (FD.write's text is
-    /// "EPIPE" or "write: <strerror>").
-    private func reason(for text: String) -> String {
-        if text == "EPIPE" {
+    /// The user-facing reason for a failed write: the reader went away, the
+    /// disk is full, or the strerror text.
+    private func reason(for error: IOError) -> String {
+        if error.isBrokenPipe {
             if case .command = target { return "command exited" }
             return "closed"
         }
-        if text == Destination.noSpaceText { return "disk full" }
-        if text == Destination.badFDText { return "bad file descriptor" }
-        return text.hasPrefix("write: ") ? String(text.dropFirst(7)) : text
+        if error.errno == ENOSPC { return "disk full" }
+        if error.errno == EBADF { return "bad file descriptor" }
+        return error.reason
     }
-
-    private static let noSpaceText = "write: " + String(cString: strerror(ENOSPC))
-    private static let badFDText = "write: " + String(cString: strerror(EBADF))
 }

@@ -59,12 +59,10 @@ struct DestinationOpener {
     /// other), creates with 0644 (less the umask). A FIFO or a character
     /// device other than a tty is made non-blocking like a pipe.
     private mutating func file(_ path: String) throws(RouteSpecError) -> Destination {
-        var fd: Int32
-        repeat {
-            fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        } while fd < 0 && errno == EINTR
-        guard fd >= 0 else {
-            throw RouteSpecError("cannot open '\(path)': \(String(cString: strerror(errno)))")
+        let fd: Int32
+        switch FD.open(path, O_WRONLY | O_APPEND | O_CREAT, mode: 0o644) {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw RouteSpecError("cannot open '\(path)': \(error.reason)")
         }
         var st = stat()
         if fstat(fd, &st) == 0 {

@@ -43,7 +43,7 @@ public let flagTable: [Flag] = [
              o.protocols.append(v)
          }),
     Flag(long: "connect-timeout", valueName: "DURATION",
-         help: "Give up connecting (TCP, TLS and handshake) after this long.",
+         help: "Give up connecting (name lookup, TCP, TLS and handshake) after this long.",
          category: .connection, defaultValue: "10s",
          apply: { o, v throws(UsageError) in o.connectTimeoutNanos = try FlagValue.duration("connect-timeout", v) }),
     Flag(long: "max-message-size", valueName: "SIZE",
