@@ -268,7 +268,8 @@ struct ClientLifecycle {
         case .open: return close()
         case .ended: return []
         case .closing: return reason == .maxMessages ? [] : end(.completed)
-        default: return end(.completed)
+        case .connecting: return [.cancelAttempt] + end(.completed)
+        case .idle, .waitingToRetry: return end(.completed)
         }
     }
 
@@ -278,9 +279,8 @@ struct ClientLifecycle {
     }
 
     private mutating func end(_ outcome: Outcome) -> [Action] {
-        let attempting = phase == .connecting
         phase = .ended
-        return (attempting ? [.cancelAttempt] : []) + [.stopInput, .finish(outcome)]
+        return [.stopInput, .finish(outcome)]
     }
 }
 

@@ -1,0 +1,218 @@
+import XCTest
+import WSCore
+@testable import WSBridge
+
+/// Every transition of the client's lifecycle: events in, phase and actions out.
+final class ClientLifecycleTests: XCTestCase {
+    typealias L = ClientLifecycle
+    private let second: Int64 = 1_000_000_000
+
+    private func machine(_ configure: (inout L.Policy) -> Void = { _ in }) -> L {
+        var policy = L.Policy()
+        policy.closeTimeoutNanos = 2 * second
+        policy.ackTimeoutNanos = 10 * second
+        configure(&policy)
+        var backoff = BackoffPolicy()
+        backoff.jitter = 0
+        return L(policy: policy, backoff: Backoff(policy: backoff))
+    }
+
+    private func open(_ configure: (inout L.Policy) -> Void = { _ in }) -> L {
+        var m = machine(configure)
+        _ = m.handle(.start)
+        _ = m.handle(.connected(inputEnded: false, progress: .init()))
+        return m
+    }
+
+    private let closeNormally: [L.Action] = [.stopInput, .sendClose(.normal)]
+
+    func testStartConnectsAsAttemptOne() {
+        var m = machine()
+        XCTAssertEqual(m.handle(.start), [.connect(attempt: 1)])
+        XCTAssertEqual(m.phase, .connecting)
+        XCTAssertNil(m.timerNanos)
+        XCTAssertEqual(m.handle(.start), [], "a second start does nothing")
+    }
+
+    func testConnectedStreams() {
+        let m = open()
+        XCTAssertEqual(m.phase, .open(.streaming))
+        XCTAssertTrue(m.everConnected)
+        XCTAssertFalse(m.wantsProgress)
+    }
+
+    func testInputEndWithAnEmptyQueueClosesAtOnce() {
+        var m = open()
+        XCTAssertEqual(m.handle(.inputEnded(.init())), closeNormally)
+        XCTAssertEqual(m.phase, .closing)
+        XCTAssertEqual(m.timerNanos, 2 * second)
+    }
+
+    func testInputEndFlushesTheQueueFirst() {
+        var m = open()
+        XCTAssertEqual(m.handle(.inputEnded(.init(queueEmpty: false))), [])
+        XCTAssertEqual(m.phase, .open(.flushing))
+        XCTAssertTrue(m.wantsProgress)
+        XCTAssertEqual(m.handle(.progressed(.init(queueEmpty: false))), [])
+        XCTAssertEqual(m.handle(.progressed(.init())), closeNormally)
+    }
+
+    func testAcksAreAwaitedUntilReleased() {
+        var m = open()
+        XCTAssertEqual(m.handle(.inputEnded(.init(acksPending: true))), [])
+        XCTAssertEqual(m.phase, .open(.awaitingAcks))
+        XCTAssertEqual(m.timerNanos, 10 * second)
+        XCTAssertEqual(m.handle(.progressed(.init(acksPending: false))), closeNormally)
+    }
+
+    func testAckTimeoutReportsThenCloses() {
+        var m = open()
+        _ = m.handle(.inputEnded(.init(acksPending: true)))
+        XCTAssertEqual(m.handle(.timerFired(.init(acksPending: true))), [.reportUnacked] + closeNormally)
+    }
+
+    func testNoCloseHoldsAfterInput() {
+        var m = open { $0.holdAfterInput = true }
+        XCTAssertEqual(m.handle(.inputEnded(.init(acksPending: true))), [])
+        XCTAssertEqual(m.handle(.timerFired(.init(acksPending: true))), [.reportUnacked])
+        XCTAssertEqual(m.phase, .open(.holding))
+        XCTAssertNil(m.timerNanos)
+        XCTAssertEqual(m.handle(.connectionEnded(.closedByServer(code: .normal, reason: ""))),
+                       [.stopInput, .finish(.finishedByServer(.closedByServer(code: .normal, reason: "")))])
+    }
+
+    func testOwedRepliesLingerWhenALingerIsSet() {
+        var m = open { $0.lingerNanos = second / 2 }
+        XCTAssertEqual(m.handle(.inputEnded(.init(repliesOwed: true))), [])
+        XCTAssertEqual(m.phase, .open(.lingering))
+        XCTAssertEqual(m.timerNanos, second / 2)
+        XCTAssertEqual(m.handle(.progressed(.init(repliesOwed: false))), closeNormally)
+    }
+
+    func testLingerTimerCloses() {
+        var m = open { $0.lingerNanos = second / 2 }
+        _ = m.handle(.inputEnded(.init(repliesOwed: true)))
+        XCTAssertEqual(m.handle(.timerFired(.init(repliesOwed: true))), closeNormally)
+    }
+
+    func testInputThatEndedWhileDisconnectedFlushesOnTheNextConnection() {
+        var m = machine()
+        _ = m.handle(.start)
+        XCTAssertEqual(m.handle(.connected(inputEnded: true, progress: .init(queueEmpty: false))), [])
+        XCTAssertEqual(m.phase, .open(.flushing))
+    }
+
+    func testInputEndOutsideStreamingIsIgnored() {
+        var m = machine()
+        _ = m.handle(.start)
+        XCTAssertEqual(m.handle(.inputEnded(.init())), [])
+        XCTAssertEqual(m.phase, .connecting)
+    }
+
+    func testCloseTimerDropsTheConnectionThenEnds() {
+        var m = open()
+        _ = m.handle(.stop(.maxMessages))
+        XCTAssertEqual(m.handle(.timerFired(.init())), [.dropConnection])
+        XCTAssertEqual(m.phase, .closing)
+        XCTAssertEqual(m.handle(.connectionEnded(.dropped("x"))), [.stopInput, .finish(.completed)])
+        XCTAssertEqual(m.phase, .ended)
+    }
+
+    func testFirstAttemptFailureEndsWithoutWait() {
+        var m = machine()
+        _ = m.handle(.start)
+        let cause = Disconnect.unreachable("connect to 127.0.0.1:9: Connection refused")
+        XCTAssertEqual(m.handle(.attemptFailed(cause)), [.stopInput, .finish(.firstAttemptFailed(cause))])
+    }
+
+    func testWaitRetriesTheFirstAttemptWithBackoff() {
+        var m = machine { $0.waitForFirstConnection = true }
+        _ = m.handle(.start)
+        let cause = Disconnect.unreachable("refused")
+        XCTAssertEqual(m.handle(.attemptFailed(cause)),
+                       [.announceRetry(attempt: 2, delayNanos: second, cause: cause, wasOpen: false)])
+        XCTAssertEqual(m.phase, .waitingToRetry(delayNanos: second))
+        XCTAssertEqual(m.timerNanos, second)
+        XCTAssertEqual(m.handle(.timerFired(.init())), [.connect(attempt: 2)])
+        XCTAssertEqual(m.handle(.attemptFailed(cause)),
+                       [.announceRetry(attempt: 3, delayNanos: 2 * second, cause: cause, wasOpen: false)])
+    }
+
+    func testMaxRetriesGivesUp() {
+        var m = machine { $0.waitForFirstConnection = true; $0.maxRetries = 1 }
+        _ = m.handle(.start)
+        let cause = Disconnect.unreachable("refused")
+        _ = m.handle(.attemptFailed(cause))
+        _ = m.handle(.timerFired(.init()))
+        XCTAssertEqual(m.handle(.attemptFailed(cause)), [.stopInput, .finish(.gaveUp(attempts: 2, cause))])
+    }
+
+    func testADropReconnects() {
+        var m = open()
+        let cause = Disconnect.dropped("connection reset")
+        XCTAssertEqual(m.handle(.connectionEnded(cause)),
+                       [.announceRetry(attempt: 2, delayNanos: second, cause: cause, wasOpen: true)])
+    }
+
+    func testADropEndsWithNoReconnect() {
+        var m = open { $0.reconnect = false }
+        let cause = Disconnect.dropped("connection reset")
+        XCTAssertEqual(m.handle(.connectionEnded(cause)), [.stopInput, .finish(.lostWithoutReconnect(cause))])
+    }
+
+    func testFatalVerdicts() {
+        var m = machine()
+        _ = m.handle(.start)
+        let rejected = Disconnect.handshakeRejected(status: 401, statusLine: "HTTP/1.1 401 Unauthorized")
+        XCTAssertEqual(m.handle(.attemptFailed(rejected)), [.stopInput, .finish(.fatal(rejected, .handshakeRejected))])
+    }
+
+    func testPeerViolationWaitsForTheTransportThenFailsWith5() {
+        var m = open()
+        XCTAssertEqual(m.handle(.peerFailed), [.stopInput])
+        XCTAssertEqual(m.phase, .closing)
+        let cause = Disconnect.protocolViolation(code: .protocolError, reason: "reserved bits set")
+        XCTAssertEqual(m.handle(.connectionEnded(cause)), [.stopInput, .finish(.fatal(cause, .protocolViolation))])
+    }
+
+    func testStopsWhileOpenClose() {
+        for reason in [L.StopReason.maxMessages, .stdoutLost, .interrupted] {
+            var m = open()
+            XCTAssertEqual(m.handle(.stop(reason)), closeNormally, "\(reason)")
+        }
+    }
+
+    func testWhileClosingOnlyInterruptAndLostStdoutEndAtOnce() {
+        var m = open()
+        _ = m.handle(.stop(.maxMessages))
+        XCTAssertEqual(m.handle(.stop(.maxMessages)), [])
+        XCTAssertEqual(m.handle(.stop(.interrupted)), [.stopInput, .finish(.completed)])
+        var n = open()
+        _ = n.handle(.stop(.interrupted))
+        XCTAssertEqual(n.handle(.stop(.stdoutLost)), [.stopInput, .finish(.completed)])
+    }
+
+    func testStopWhileConnectingCancelsTheAttempt() {
+        var m = machine()
+        _ = m.handle(.start)
+        XCTAssertEqual(m.handle(.stop(.interrupted)), [.cancelAttempt, .stopInput, .finish(.completed)])
+    }
+
+    func testStopWhileWaitingToRetryEnds() {
+        var m = machine { $0.waitForFirstConnection = true }
+        _ = m.handle(.start)
+        _ = m.handle(.attemptFailed(.unreachable("refused")))
+        XCTAssertEqual(m.handle(.stop(.interrupted)), [.stopInput, .finish(.completed)])
+        XCTAssertNil(m.timerNanos, "the retry timer stops with the phase")
+    }
+
+    func testEndedIgnoresEverything() {
+        var m = open()
+        _ = m.handle(.stop(.interrupted))
+        _ = m.handle(.stop(.interrupted))
+        for event: L.Event in [.start, .inputEnded(.init()), .timerFired(.init()), .stop(.stdoutLost),
+                               .connectionEnded(.dropped("x")), .peerFailed] {
+            XCTAssertEqual(m.handle(event), [], "\(event)")
+        }
+    }
+}
