@@ -27,7 +27,7 @@ struct EditorLayout: Equatable {
         for c in view.prompt { place(c) }
         if colors { setStyle(nil) }
         for (i, c) in view.text.enumerated() {
-            if i == view.cursor { markCursor() }
+            if i == view.cursor { markCursor(before: c == "\n" ? 0 : Self.cell(c).1) }
             if c == "\n" {
                 breakRow()
                 if view.indent < self.columns { place(Array(repeating: 0x20, count: view.indent), width: view.indent) }
@@ -35,7 +35,7 @@ struct EditorLayout: Equatable {
                 place(c)
             }
         }
-        if view.cursor >= view.text.count { markCursor() }
+        if view.cursor >= view.text.count { markCursor(before: 1) }
     }
 
     /// The status line: one row, cut with "…" when wider than the terminal.
@@ -82,10 +82,11 @@ struct EditorLayout: Equatable {
         widths[widths.count - 1] += width
     }
 
-    /// The cursor goes before the next character; at the very end of a full
-    /// row that is the start of the next row.
-    private mutating func markCursor() {
-        if widths[widths.count - 1] >= columns { breakRow() }
+    /// The cursor goes on the next character, `width` columns wide (1 at the
+    /// end of the text): when that does not fit on this row, it starts the next.
+    private mutating func markCursor(before width: Int) {
+        let used = widths[widths.count - 1]
+        if used >= columns || (used > 0 && used + width > columns) { breakRow() }
         cursorRow = rows.count - 1
         cursorColumn = widths[widths.count - 1]
     }
