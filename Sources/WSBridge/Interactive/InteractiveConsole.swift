@@ -14,7 +14,7 @@ import WSCore
 ///     var options = InteractiveConsole.Options()
 ///     options.columns = size.columns; options.rows = size.rows
 ///     options.colors = getenv("NO_COLOR") == nil (empty counts as unset)
-///     options.historyPath = HistoryFile path from XDG_STATE_HOME and HOME
+///     options.historyPath = Options.historyPath(stateHome: XDG_STATE_HOME, home: HOME)
 ///     options.format / lenient / maxMessageSize / home from the flags
 ///     let console = InteractiveConsole(options: options)
 ///     write(1, console.start())
@@ -60,6 +60,12 @@ public final class InteractiveConsole {
         public var clock: () -> TimeOfDay = TimeOfDay.now
 
         public init() {}
+
+        /// `$XDG_STATE_HOME/wspipe/history`, else `~/.local/state/wspipe/history`
+        /// (the caller reads the two variables: nothing here reads the environment).
+        public static func historyPath(stateHome: String?, home: String?) -> String? {
+            HistoryFile.defaultPath(stateHome: stateHome, home: home)
+        }
     }
 
     /// What the session does after `feed`, in order.
