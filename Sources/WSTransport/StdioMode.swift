@@ -26,8 +26,10 @@ public enum StdioMode {
         if flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
 
-    /// Puts back the flags prepare() changed (call at exit and on SIGINT).
+    /// Puts back the flags prepare() changed (call at exit and on SIGINT),
+    /// and the terminal's settings if the interactive mode changed them.
     public static func restoreAll() {
+        TerminalMode.restore()
         for entry in savedFlags { _ = fcntl(entry.fd, F_SETFL, entry.flags) }
         savedFlags.removeAll()
     }
