@@ -157,7 +157,7 @@ struct TranscriptFormatter {
         switch code {
         case CloseCode.noStatus.rawValue: return " (no status code)"
         case CloseCode.abnormal.rawValue: return " (no Close frame)"
-        default: return CloseCodeNames.name(code)
+        default: return CloseCode(rawValue: code).name.map { " (\($0))" } ?? ""
         }
     }
 
