@@ -2,8 +2,8 @@
 /// shared by the client and the server.
 public struct BridgeOptions: Sendable {
     public var format: LineFormat = .json
-    /// Raw line mode separator: '\n', or NUL with -0.
-    public var separator: UInt8 = 10
+    /// Raw line mode separator: '\n', NUL with -0, none with --no-line.
+    public var separator: UInt8? = 10
     public var binaryOutput: BinaryOutputMode = .raw
     public var lenient = false
     public var strict = false

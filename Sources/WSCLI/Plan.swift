@@ -29,8 +29,8 @@ enum Plan {
 
     static func bridgeOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> BridgeOptions {
         var b = BridgeOptions()
-        b.format = o.lineFormat
-        b.separator = o.nulSeparator ? 0 : 10
+        b.format = o.noLine && o.lineFormat == .json ? .text : o.lineFormat
+        b.separator = o.noLine ? nil : o.nulSeparator ? 0 : 10
         b.binaryOutput = o.binaryOutput
         b.lenient = o.lenient
         b.strict = o.strict
@@ -107,6 +107,7 @@ enum Plan {
         p.captures = o.captures
         p.ackPath = o.ackPath
         p.ackTimeoutNanos = o.ackTimeoutNanos
+        p.lingerNanos = o.lingerNanos
         return p
     }
 }

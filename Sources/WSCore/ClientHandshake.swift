@@ -12,6 +12,9 @@ public struct ClientHandshake: Sendable {
     private let offeredExtensions: [String]
     private var parser = HTTPHeaderParser()
     private var result: ClientHandshakeResult?
+    /// The server's response head once complete, and the bytes that came
+    /// after it (the first frames, or the start of a rejection's body).
+    public private(set) var response: (head: HTTPHead, rest: [UInt8])?
 
     public init(host: String,            // Host header value, with ":port" when not default
                 path: String,            // path + query, e.g. "/chat?x=1"
@@ -65,7 +68,9 @@ public struct ClientHandshake: Sendable {
         case .needMoreData: return .needMoreData
         case .tooLarge: outcome = .invalid(reason: "response header too large")
         case .malformed(let reason): outcome = .invalid(reason: "malformed response: " + reason)
-        case .complete(let head, let leftover): outcome = validate(head, leftover: leftover)
+        case .complete(let head, let leftover):
+            response = (head, leftover)
+            outcome = validate(head, leftover: leftover)
         }
         result = outcome
         return outcome

@@ -46,8 +46,11 @@ final class WebSocketURLTests: XCTestCase {
 
 final class ListenAddressTests: XCTestCase {
     func testForms() {
-        XCTAssertEqual(ListenAddress(parsing: "8080"), ListenAddress(host: nil, port: 8080, path: nil))
-        XCTAssertEqual(ListenAddress(parsing: ":8080"), ListenAddress(host: nil, port: 8080, path: nil))
+        XCTAssertEqual(ListenAddress(parsing: "8080"), ListenAddress(host: "127.0.0.1", port: 8080, path: nil))
+        XCTAssertEqual(ListenAddress(parsing: ":8080"), ListenAddress(host: "127.0.0.1", port: 8080, path: nil))
+        XCTAssertEqual(ListenAddress(parsing: "0.0.0.0:8080"), ListenAddress(host: "0.0.0.0", port: 8080, path: nil))
+        XCTAssertEqual(ListenAddress(parsing: "[::]:8080/x")?.url(secure: true), "wss://[::]:8080/x")
+        XCTAssertEqual(ListenAddress(parsing: "8080")?.url(secure: false), "ws://127.0.0.1:8080/")
         XCTAssertEqual(ListenAddress(parsing: "127.0.0.1:0/ws"), ListenAddress(host: "127.0.0.1", port: 0, path: "/ws"))
         XCTAssertEqual(ListenAddress(parsing: "[::1]:9000/a/b"), ListenAddress(host: "::1", port: 9000, path: "/a/b"))
         XCTAssertEqual(ListenAddress(parsing: "localhost:1"), ListenAddress(host: "localhost", port: 1, path: nil))

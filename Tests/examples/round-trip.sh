@@ -17,7 +17,7 @@ mkfifo "$dir/loop"
 server=$!
 port=
 for _ in $(seq 100); do
-    port=$(sed -n 's/^wspipe: listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$dir/server.log")
+    port=$(sed -n 's|^wspipe: listening on ws://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$dir/server.log")
     [ -n "$port" ] && break
     sleep 0.05
 done

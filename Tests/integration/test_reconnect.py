@@ -9,6 +9,8 @@ timeout, so a missing feature fails instead of hanging.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from helpers import FAST_BACKOFF, events, wait_events, write_lines
@@ -258,7 +260,10 @@ def test_default_jitter_is_0_2(spawn, fault_server):
     assert len(got) == 4 and all(80 - 1 <= d <= 120 + 1 for d in got), got
 
 
-def test_successful_connection_resets_backoff(spawn, fault_server):
+def _two_outages(spawn, fault_server, hold_open: float):
+    """Connection 0, an outage, connection 1 kept open `hold_open` seconds,
+    a second outage, connection 2; returns (result, reconnecting events of
+    the first outage)."""
     srv = fault_server(behaviours=[Behaviour(drop_after=1), Behaviour(drop_after=1)])
     proc = spawn(["--events", *FAST_BACKOFF, srv.url()], stdin=None, close_stdin=False)
     srv.wait_open(0)
@@ -268,6 +273,9 @@ def test_successful_connection_resets_backoff(spawn, fault_server):
     srv.start_listening()
     srv.wait_open(1)
     first = len(events(proc.err.data(), "reconnecting"))
+    # The contract's rule is about time: a connection resets the backoff
+    # only once it has stayed open 5 s. This wait is the stimulus.
+    time.sleep(hold_open)
     srv.stop_listening()
     write_lines(proc, {"n": 2})
     wait_events(proc, "reconnecting", first + 2)
@@ -276,32 +284,44 @@ def test_successful_connection_resets_backoff(spawn, fault_server):
     proc.close_stdin()
     res = proc.finish()
     assert res.code == 0, res
-    got = delays(res.stderr)
-    assert got[:first] == [50, 100, 200, 400, 400, 400, 400][:first], got
-    assert got[first:first + 2] == [50, 100], f"backoff not reset after a successful connection: {got}"
     assert attempts(res.stderr, "connected")[0] == 1
     assert len(events(res.stderr, "connected")) == 3, res
+    got = delays(res.stderr)
+    assert got[:first] == [50, 100, 200, 400, 400, 400, 400][:first], got
+    return got, first
+
+
+def test_connection_open_5s_resets_backoff(spawn, fault_server):
+    got, first = _two_outages(spawn, fault_server, hold_open=5.3)
+    assert got[first:first + 2] == [50, 100], f"backoff not reset after 5 s open: {got}"
+
+
+def test_short_lived_connection_keeps_backoff_growing(spawn, fault_server):
+    got, first = _two_outages(spawn, fault_server, hold_open=0)
+    assert got[first:first + 2] == [400, 400], f"a connection that ended at once reset the backoff: {got}"
 
 
 def test_max_retries_counts_consecutive_failures_only(spawn, fault_server):
-    """Three outages of two or three failed attempts each stay under
-    --max-retries 4 (six or more failures in all): a successful connection
-    starts the count again."""
+    """Two outages of three failed attempts each stay under --max-retries 4
+    (six failures in all) when the connection between them stayed open 5 s:
+    that connection starts the count again."""
     srv = fault_server(default=Behaviour(drop_after=1))
     proc = spawn(["--events", "--max-retries", "4", *FAST_BACKOFF, srv.url()], stdin=None, close_stdin=False)
     seen = 0
-    for i in range(3):
+    for i in range(2):
         srv.wait_open(i)
+        if i == 1:
+            time.sleep(5.3)  # the stimulus: a connection that stays open 5 s
         srv.stop_listening()
         write_lines(proc, {"n": i})
         wait_events(proc, "reconnecting", seen + 3)  # two refused retries, a third one pending
         seen = len(events(proc.err.data(), "reconnecting"))
         srv.start_listening()
-    srv.wait_open(3)
+    srv.wait_open(2)
     proc.close_stdin()
     res = proc.finish()
     assert res.code == 0, res
-    assert len(events(res.stderr, "reconnecting")) >= 9, res
+    assert len(events(res.stderr, "reconnecting")) >= 6, res
     assert events(res.stderr, "gave_up") == [], res
 
 

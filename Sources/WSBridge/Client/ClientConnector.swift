@@ -20,15 +20,16 @@ public enum ConnectFailure: Error, CustomStringConvertible {
     case unreachable(String)
     /// Certificate verification or the TLS handshake.
     case tls(String)
-    /// The server answered with another HTTP status than 101.
-    case rejected(status: Int, statusLine: String)
+    /// The server answered with another HTTP status than 101; `body` is the
+    /// start of its body, escaped.
+    case rejected(status: Int, statusLine: String, body: String)
     /// The server's answer broke RFC 6455 §4.2.2.
     case invalidHandshake(String)
 
     public var description: String {
         switch self {
         case .unreachable(let text), .tls(let text): return text
-        case .rejected(_, let line): return "handshake rejected by the server: \(line)"
+        case .rejected: return disconnect.description
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         }
     }
@@ -37,7 +38,7 @@ public enum ConnectFailure: Error, CustomStringConvertible {
         switch self {
         case .unreachable(let text): return .unreachable(text)
         case .tls(let text): return .tlsFailed(text)
-        case .rejected(let status, let line): return .handshakeRejected(status: status, statusLine: line)
+        case .rejected(let status, let line, let body): return .handshakeRejected(status: status, statusLine: line, body: body)
         case .invalidHandshake(let text): return .invalidHandshake(text)
         }
     }
@@ -48,6 +49,11 @@ struct OpenedConnection {
     var stream: ByteStream
     var leftover: [UInt8]
     var subprotocol: String?
+    /// The 101 response, for -v and the interactive mode.
+    var response: HTTPHead
+    /// From the request's last byte to the response's: the server's
+    /// round trip, which says how soon a reply can come (`ReplyTracker`).
+    var roundTripNanos: Int64
 }
 
 /// Opens one connection: TCP connect, TLS handshake for wss://, then the HTTP
@@ -63,6 +69,7 @@ final class ClientConnector {
     private var handshake: ClientHandshake
     private var request: ByteBuffer
     private var reader = HandshakeReader(chunkSize: 16 << 10)
+    private var requestSentAt: Int64?
     private var timer: EventLoop.TimerID?
     private var completion: ((Result<OpenedConnection, ConnectFailure>) -> Void)?
     private let log: Diagnostics
@@ -163,6 +170,7 @@ final class ClientConnector {
             case .error(let error): fail(.unreachable("sending the handshake to \(options.url.hostHeader): \(error)")); return
             }
         }
+        requestSentAt = monotonicNanos()
         watch(stream.fd, .read)
     }
 
@@ -181,14 +189,33 @@ final class ClientConnector {
         case .needMoreData:
             return false
         case .accepted(let subprotocol, _, _, let leftover):
-            succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol))
+            let head = handshake.response?.head ?? HTTPHead(startLine: "HTTP/1.1 101", headers: [])
+            succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol, response: head,
+                                     roundTripNanos: monotonicNanos() - (requestSentAt ?? monotonicNanos())))
         case .rejected(let status, let statusLine, _):
-            fail(.rejected(status: status, statusLine: statusLine))
+            fail(.rejected(status: status, statusLine: statusLine, body: rejectionBody(stream)))
         case .invalid(let reason):
             fail(.invalidHandshake(reason))
         }
         return true
     }
+
+    /// The first bytes of a rejection's body, where servers say why: what
+    /// came with the head, plus what one more read finds. Control
+    /// characters escaped, cut at about 200 bytes.
+    private func rejectionBody(_ stream: ByteStream) -> String {
+        var body = handshake.response?.rest ?? []
+        if body.count < Self.bodyExcerpt {
+            var more = [UInt8](repeating: 0, count: Self.bodyExcerpt)
+            if case .bytes(let n) = more.withUnsafeMutableBytes({ stream.read(into: $0) }) { body += more[..<n] }
+        }
+        var text = String(decoding: body.prefix(Self.bodyExcerpt), as: UTF8.self)
+        while text.last?.isWhitespace == true { text.removeLast() }
+        if body.count > Self.bodyExcerpt { text += "..." }
+        return TerminalText.escapingControls(text)
+    }
+
+    private static let bodyExcerpt = 200
 
     private func succeed(_ opened: OpenedConnection) {
         if let timer { loop.cancel(timer) }

@@ -61,9 +61,11 @@ struct ClientLifecycle {
 
     enum Event {
         case start
-        case connected(inputEnded: Bool, progress: Progress)
+        /// `now` on the monotonic clock: a connection resets the backoff only
+        /// once it has stayed open `Policy.stableNanos`.
+        case connected(now: Int64, inputEnded: Bool, progress: Progress)
         case attemptFailed(Disconnect)
-        case connectionEnded(Disconnect)
+        case connectionEnded(Disconnect, now: Int64)
         /// wspipe failed the connection for what the server sent (the core
         /// has queued the Close); what remains is waiting for the transport to end.
         case peerFailed
@@ -87,6 +89,19 @@ struct ClientLifecycle {
         case lostWithoutReconnect(Disconnect)
         /// --max-retries attempts in a row failed.
         case gaveUp(attempts: Int, Disconnect)
+
+        /// The exit status this ending adds (wspipe(1): EXIT STATUS): 4
+        /// whenever the last failure was an HTTP rejection, 3 for the other
+        /// ways of not getting (back) through.
+        var exitStatus: ExitStatus? {
+            switch self {
+            case .completed, .finishedByServer: return nil
+            case .fatal(_, let status): return status
+            case .firstAttemptFailed(let cause), .lostWithoutReconnect(let cause), .gaveUp(_, let cause):
+                if case .handshakeRejected = cause { return .handshakeRejected }
+                return .connectFailed
+            }
+        }
     }
 
     enum Action: Equatable {
@@ -113,6 +128,10 @@ struct ClientLifecycle {
         var ackTimeoutNanos: Int64 = 10_000_000_000
         /// How long owed replies may take at stdin EOF; 0 closes at once.
         var lingerNanos: Int64 = 0
+        /// A connection that stays open this long resets the backoff and the
+        /// retry count; one that ends sooner counts as a failed attempt, so a
+        /// server that accepts and closes at once sees growing delays.
+        var stableNanos: Int64 = 5_000_000_000
     }
 
     let policy: Policy
@@ -121,6 +140,8 @@ struct ClientLifecycle {
     /// Attempts made so far (the first connection is attempt 1).
     private(set) var attempts = 0
     private(set) var everConnected = false
+    /// When the open connection was established.
+    private var connectedAt: Int64?
 
     init(policy: Policy, backoff: Backoff) {
         self.policy = policy
@@ -156,16 +177,18 @@ struct ClientLifecycle {
         case .start:
             guard phase == .idle else { return [] }
             return connect()
-        case .connected(let inputEnded, let progress):
+        case .connected(let now, let inputEnded, let progress):
             guard phase == .connecting else { return [] }
             everConnected = true
-            backoff.reset()
+            connectedAt = now
             phase = .open(.streaming)
             return inputEnded ? settle(from: .flushing, progress) : []
         case .attemptFailed(let cause):
             guard phase == .connecting else { return [] }
             return decide(after: cause, wasOpen: false)
-        case .connectionEnded(let cause):
+        case .connectionEnded(let cause, let now):
+            if let at = connectedAt, now - at >= policy.stableNanos { backoff.reset() }
+            connectedAt = nil
             return connectionEnded(cause)
         case .peerFailed:
             guard isOpen else { return [] }
@@ -286,6 +309,7 @@ struct ClientLifecycle {
 
 extension ClientLifecycle.Policy {
     init(_ session: SessionPolicy, _ bridge: BridgeOptions) {
+        lingerNanos = session.lingerNanos
         reconnect = session.reconnect
         waitForFirstConnection = session.waitForFirstConnection
         maxRetries = session.maxRetries

@@ -1,4 +1,5 @@
 import WSCore
+import WSTransport
 
 /// The client's outgoing path (wspipe(1): RECONNECT AND REPLAY): a message
 /// goes straight into the open connection when nothing waits before it and
@@ -16,6 +17,8 @@ final class ClientSender {
     private var queue = OutboundQueue()
     /// The connection being written to, while there is one.
     var channel: WebSocketChannel?
+    /// Messages sent and received on the connection, for the reply linger.
+    var replies = ReplyTracker()
 
     init(shell: SessionShell, replay: ReplayCoordinator, queueLimit: Int) {
         self.shell = shell
@@ -38,6 +41,7 @@ final class ClientSender {
     /// Sends a new message; a text message may then be held for its --ack.
     func transmit(_ message: OutgoingMessage, on channel: WebSocketChannel) {
         channel.send(message)
+        replies.sent(now: monotonicNanos())
         switch message {
         case .text(let bytes):
             shell.sent(bytes: bytes.count)
@@ -50,6 +54,7 @@ final class ClientSender {
     /// Sends a message held for its --ack again (it stays held).
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
+        replies.sent(now: monotonicNanos())
         shell.sent(bytes: text.count)
     }
 

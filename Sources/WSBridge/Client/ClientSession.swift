@@ -67,17 +67,23 @@ public final class ClientSession: SessionDriver {
         phaseTimer = lifecycle.timerNanos.map { nanos in
             loop.schedule(afterNanos: nanos) { [unowned self] in
                 self.phaseTimer = nil
-                self.handle(.timerFired(self.progress))
+                self.handle(.timerFired(self.progress()))
             }
         }
     }
 
-    private var progress: ClientLifecycle.Progress {
-        ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending)
+    /// What the lifecycle needs to know about delivery. Replies owed matter
+    /// only once the input is over and everything is out.
+    private func progress() -> ClientLifecycle.Progress {
+        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending)
+        if progress.queueEmpty && !progress.acksPending && shell.stdin?.finished == true {
+            progress.repliesOwed = sender.replies.owed(at: monotonicNanos())
+        }
+        return progress
     }
 
     private func reportProgress() {
-        if lifecycle.wantsProgress { handle(.progressed(progress)) }
+        if lifecycle.wantsProgress { handle(.progressed(progress())) }
     }
 
     private func perform(_ action: ClientLifecycle.Action) {
@@ -116,7 +122,9 @@ public final class ClientSession: SessionDriver {
             self.connector = nil
             switch result {
             case .success(let opened): self.opened(opened)
-            case .failure(let failure): self.handle(.attemptFailed(failure.disconnect))
+            case .failure(let failure):
+                self.shell.events.emit(EventLine.connectFailed(attempt: self.lifecycle.attempts, error: failure.description))
+                self.handle(.attemptFailed(failure.disconnect))
             }
         }
     }
@@ -128,17 +136,19 @@ public final class ClientSession: SessionDriver {
         shell.events.emit(EventLine.connected(url: client.url.display, attempt: lifecycle.attempts,
                                               protocol: opened.subprotocol))
         log.info("connected to \(client.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
+        logResponse(opened.response)
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        loop: loop) { [unowned self] event in self.channelEvent(event) }
         self.channel = channel
         sender.channel = channel
+        sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pump() }
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
         replay.replay(isReconnect: isReconnect, log: log, send: { sender.transmit($0, on: channel) },
                       resend: { sender.resend($0, on: channel) })
         sender.pump()
-        handle(.connected(inputEnded: shell.stdin?.finished ?? false, progress: progress))
+        handle(.connected(now: monotonicNanos(), inputEnded: shell.stdin?.finished ?? false, progress: progress()))
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
@@ -179,7 +189,7 @@ public final class ClientSession: SessionDriver {
             },
             onEnd: { [unowned self] in
                 self.channel?.flush()
-                self.handle(.inputEnded(self.progress))
+                self.handle(.inputEnded(self.progress()))
             })
         pump.resume()
     }
@@ -215,8 +225,10 @@ public final class ClientSession: SessionDriver {
     private func incoming(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload):
+            sender.replies.received()
             received(text: payload)
         case .binary(let payload):
+            sender.replies.received()
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
@@ -257,18 +269,23 @@ public final class ClientSession: SessionDriver {
     private func channelEnded(_ reason: WebSocketChannel.EndReason) {
         keepAlive?.stop()
         keepAlive = nil
-        let cause = disconnect ?? {
+        // wspipe started the ending when it was closing (its Close, a
+        // violation it detected) or had ended, or the peer went silent.
+        let byClient = lifecycle.phase == .closing || lifecycle.phase == .ended || disconnect == .pingTimeout
+        var cause = disconnect ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
-            case .closed: return lifecycle.phase == .closing ? .closedByServer(code: .normal, reason: "") : .dropped("connection closed")
+            case .closed: return byClient ? .closedByClient(code: .normal) : .dropped("connection closed")
             }
         }()
+        if byClient, case .closedByServer(let echo, _) = cause { cause = .closedByClient(code: echo) }
         if let channel { sender.recoverUnsent(from: channel) }
         channel = nil
         sender.channel = nil
         let (code, clean) = cause.closeCode
-        shell.events.emit(EventLine.disconnected(code: code, reason: cause.description, clean: clean))
-        handle(.connectionEnded(cause))
+        shell.events.emit(EventLine.disconnected(code: code, reason: cause.description, clean: clean,
+                                                 by: byClient ? "client" : "server"))
+        handle(.connectionEnded(cause, now: monotonicNanos()))
     }
 
     // MARK: ending
@@ -281,25 +298,38 @@ public final class ClientSession: SessionDriver {
             break
         case .finishedByServer(let cause):
             log.info(cause.description)
-        case .fatal(let cause, let status):
+        case .fatal(let cause, _):
             if case .protocolViolation = cause {} else { log.fatal(cause.description) }   // said when it happened
-            shell.status = shell.status.combined(with: status)
+            hint(cause)
         case .firstAttemptFailed(let cause):
             log.fatal(cause.description)
-            shell.status = shell.status.combined(with: .connectFailed)
+            hint(cause)
         case .lostWithoutReconnect(let cause):
             log.fatal("connection to \(client.url.display) lost: \(cause)")
-            shell.status = shell.status.combined(with: .connectFailed)
         case .gaveUp(let attempts, let cause):
             shell.events.emit(EventLine.gaveUp(attempts: attempts, reason: cause.description))
             log.fatal("giving up after \(attempts) attempt(s): \(cause)")
-            shell.status = shell.status.combined(with: .connectFailed)
+            hint(cause)
         }
+        if let status = outcome.exitStatus { shell.status = shell.status.combined(with: status) }
         keepAlive?.stop()
         channel?.terminate()
         reportUnsent()
         reportUnacked()
         loop.stop()
+    }
+
+    private func hint(_ cause: Disconnect) {
+        if let hint = ConnectHint.hint(for: cause, secure: client.url.secure) { log.warning("hint: \(hint)") }
+    }
+
+    /// -v: the 101 response's status line and headers, as the server sent them.
+    private func logResponse(_ response: HTTPHead) {
+        guard log.enabled(.info) else { return }
+        log.info("< " + TerminalText.escapingControls(response.startLine))
+        for header in response.headers {
+            log.info("< " + TerminalText.escapingControls("\(header.name): \(header.value)"))
+        }
     }
 
     private func reportUnsent() {

@@ -18,6 +18,8 @@ public struct SessionPolicy {
     public var captures: [(name: String, path: [String])] = []
     public var ackPath: [String]? = nil
     public var ackTimeoutNanos: Int64 = 10_000_000_000
+    /// --linger: at stdin EOF, how long replies still owed may take before the Close.
+    public var lingerNanos: Int64 = 1_000_000_000
 
     public init() {}
 }

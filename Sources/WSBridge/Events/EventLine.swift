@@ -27,11 +27,21 @@ public enum EventLine {
     }
 
     /// `clean`: the closing handshake completed (RFC 6455 §7.1.5, wasClean).
-    public static func disconnected(code: CloseCode, reason: String, clean: Bool) -> [UInt8] {
+    /// `by`: who started the ending, "client" (wspipe) or "server".
+    public static func disconnected(code: CloseCode, reason: String, clean: Bool, by: String) -> [UInt8] {
         var line = start("disconnected")
         line.int("code", Int(code.rawValue))
         line.string("reason", reason)
         line.bool("clean", clean)
+        line.string("by", by)
+        return line.finishLine()
+    }
+
+    /// An attempt that did not get through, with why.
+    public static func connectFailed(attempt: Int, error: String) -> [UInt8] {
+        var line = start("connect_failed")
+        line.int("attempt", attempt)
+        line.string("error", error)
         return line.finishLine()
     }
 

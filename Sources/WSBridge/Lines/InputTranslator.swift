@@ -39,6 +39,11 @@ struct InputTranslator {
         lineNumber += 1
         switch format {
         case .text:
+            // A text frame must be UTF-8 (RFC 6455 §5.6): another byte would
+            // make the peer fail the connection, so the line is refused here.
+            guard UTF8Validator.isValid(line) else {
+                return .rejected(Rejection(line: lineNumber, column: 1, reason: "not valid UTF-8 (-b sends lines as binary)"))
+            }
             send(.text(line)); return .sent
         case .binary:
             send(.binary(line)); return .sent

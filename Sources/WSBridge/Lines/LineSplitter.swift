@@ -14,11 +14,12 @@ struct LineSplitter {
     private var buffer = ByteBuffer(capacity: 256 << 10)
     /// Readable bytes already known to hold no separator.
     private var scanned = 0
-    let separator: UInt8
+    /// nil with --no-line: the whole input is one "line", handed out at EOF.
+    let separator: UInt8?
     /// In LF mode a CR before the LF is part of the line ending (CRLF input).
     let stripsCR: Bool
 
-    init(separator: UInt8) {
+    init(separator: UInt8?) {
         self.separator = separator
         self.stripsCR = separator == UInt8(ascii: "\n")
     }
@@ -39,9 +40,10 @@ struct LineSplitter {
     /// Hands each complete line (without its terminator) to `body`, in order,
     /// until `body` returns false or no complete line is left.
     mutating func forEachLine(_ body: (UnsafeRawBufferPointer) -> Bool) {
+        guard let sep = separator else { return }
         var consumed = 0
         var keepGoing = true
-        let sep = separator, stripCR = stripsCR
+        let stripCR = stripsCR
         var scanFrom = scanned
         buffer.withReadableBytes { all in
             guard let base = all.baseAddress else { return }

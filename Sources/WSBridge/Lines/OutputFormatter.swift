@@ -7,7 +7,8 @@ import WSCore
 struct OutputFormatter {
     let format: LineFormat
     let binaryOutput: BinaryOutputMode
-    let separator: UInt8
+    /// nil with --no-line: a message is written exactly as it arrived.
+    let separator: UInt8?
     /// JSON lines for a person at a terminal get ANSI colours.
     var colorize = false
 
@@ -19,7 +20,7 @@ struct OutputFormatter {
         if colorize && format == .json { return appendColored(out: &out) { plain.appendText(payload, to: &$0) } }
         guard format == .json else {
             out.append(contentsOf: payload)
-            out.append(separator)
+            if let separator { out.append(separator) }
             return
         }
         switch JSONScanner.validate(payload) {
@@ -45,10 +46,10 @@ struct OutputFormatter {
             out.append(10)
         case (_, .raw):
             out.append(contentsOf: payload)
-            out.append(separator)
+            if let separator { out.append(separator) }
         case (_, .base64):
             Base64.encode(payload, into: &out)
-            out.append(separator)
+            if let separator { out.append(separator) }
         case (_, .drop):
             break
         }

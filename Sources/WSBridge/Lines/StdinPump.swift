@@ -11,6 +11,7 @@ final class StdinPump {
     private var splitter: LineSplitter
     private var translator: InputTranslator
     private let strict: Bool
+    private let maxWholeInput: Int
     private let log: Diagnostics
     /// Sends one message; returns false when it could not be sent.
     private let deliver: (OutgoingMessage) -> Bool
@@ -27,7 +28,8 @@ final class StdinPump {
 
     struct Settings {
         var format: LineFormat
-        var separator: UInt8
+        /// nil with --no-line: all of stdin is one message.
+        var separator: UInt8?
         var lenient: Bool
         var strict: Bool
         var maxPendingBytes: Int
@@ -42,6 +44,7 @@ final class StdinPump {
         self.translator = InputTranslator(format: settings.format, lenient: settings.lenient,
                                           maxPendingBytes: settings.maxPendingBytes)
         self.strict = settings.strict
+        self.maxWholeInput = settings.maxPendingBytes
         self.log = log
         self.deliver = deliver
         self.onEnd = onEnd
@@ -81,6 +84,7 @@ final class StdinPump {
         switch splitter.read(from: fd, chunk: 256 << 10) {
         case .bytes:
             processLines()
+            if splitter.separator == nil && splitter.bufferedBytes > maxWholeInput { return wholeInputTooLarge() }
             afterBatch()
         case .wouldBlock:
             return
@@ -98,6 +102,15 @@ final class StdinPump {
             handle(translator.translate(line) { message in self.send(message) })
             return !finished
         }
+    }
+
+    /// --no-line: the one message stdin makes may not pass the message limit.
+    private func wholeInputTooLarge() {
+        rejectedLines += 1
+        log.warning("stdin: input larger than --max-message-size (\(maxWholeInput) bytes); not sent")
+        splitter = LineSplitter(separator: nil)
+        stop()
+        onEnd()
     }
 
     private func endOfInput() {
@@ -119,7 +132,9 @@ final class StdinPump {
     private func handle(_ outcome: InputTranslator.Outcome) {
         guard case .rejected(let rejection) = outcome else { return }
         rejectedLines += 1
-        log.warning(rejection.message)
+        // The first report says how to send such lines anyway; the rest stay short.
+        let how = rejectedLines == 1 ? "; --lenient sends invalid lines as text, -t sends every line as is" : ""
+        log.warning("\(rejection.message) (not sent\(how))")
         events?.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column, reason: rejection.reason))
         if strict {
             log.warning("stopping at the first invalid line (--strict)")

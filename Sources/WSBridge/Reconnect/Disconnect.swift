@@ -9,11 +9,14 @@ public enum Disconnect: Equatable, Sendable {
     case tlsFailed(String)
     /// A well-formed HTTP response other than 101 (RFC 6455 §4.1, step 1 of the
     /// client's checks), e.g. status 401 with "HTTP/1.1 401 Unauthorized".
-    case handshakeRejected(status: Int, statusLine: String)
+    /// `body`: the start of the response body, where servers explain themselves.
+    case handshakeRejected(status: Int, statusLine: String, body: String = "")
     /// A response that is not a valid WebSocket handshake.
     case invalidHandshake(String)
     /// The server's Close frame; code nil when it carried no status (1005).
     case closedByServer(code: CloseCode?, reason: String)
+    /// The closing handshake wspipe started is over (code: the server's echo).
+    case closedByClient(code: CloseCode?)
     /// EOF or RST without a Close frame.
     case dropped(String)
     /// No pong to our ping within --ping-timeout.
@@ -28,11 +31,16 @@ extension Disconnect: CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
-        case .handshakeRejected(_, let line): return "handshake rejected by the server: \(line)"
+        case .handshakeRejected(_, let line, let body):
+            let said = body.isEmpty ? "" : ": \(body)"
+            return "handshake rejected by the server: \(TerminalText.escapingControls(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         case .closedByServer(let code, let reason):
             let name = code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" }
-            return "closed by the server with \(name ?? "no status code")" + (reason.isEmpty ? "" : ": \(reason)")
+            let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
+            return "closed by the server with \(name ?? "no status code")\(said)"
+        case .closedByClient(let code):
+            return "closed with " + (code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" } ?? "no status code")
         case .pingTimeout: return "ping timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"
         }
@@ -42,7 +50,7 @@ extension Disconnect: CustomStringConvertible {
     /// §7.1.5: 1006 when no Close frame was received).
     var closeCode: (code: CloseCode, clean: Bool) {
         switch self {
-        case .closedByServer(let code, _): return (code ?? .noStatus, true)
+        case .closedByServer(let code, _), .closedByClient(let code): return (code ?? .noStatus, true)
         case .protocolViolation(let code, _): return (code, false)
         default: return (.abnormal, false)
         }

@@ -8,12 +8,14 @@ public enum RetryPolicy {
         switch disconnect {
         case .unreachable, .dropped, .pingTimeout:
             return .retry
+        case .closedByClient:
+            return .finished
         case .closedByServer(let code, _):
             // wspipe(1): RECONNECT AND REPLAY: reconnect on "a server Close other than 1000"; a Close
             // without a status (1005) is read as a normal end too.
             guard let code, code != 1000 else { return .finished }
             return .retry
-        case .handshakeRejected(let status, _):
+        case .handshakeRejected(let status, _, _):
             // 408 Request Timeout, 429 Too Many Requests and 5xx are temporary
             // (RFC 9110 §15.5.9, RFC 6585 §4, RFC 9110 §15.6); anything else
             // (401/403 above all) will not change by asking again.

@@ -1,12 +1,14 @@
-/// `--listen [HOST:]PORT[/PATH]` (wspipe(1): OPTIONS, Server mode).
+/// `--listen [HOST:]PORT[/PATH]` (wspipe(1): OPTIONS, Server mode). Without
+/// a HOST it listens on 127.0.0.1 only, as websocat does: a debugging server
+/// must not be exposed by accident (`0.0.0.0:PORT` or `[::]:PORT` expose it).
 public struct ListenAddress: Equatable, Sendable {
-    /// nil: every interface.
-    public var host: String?
+    public static let loopback = "127.0.0.1"
+    public var host: String
     public var port: UInt16
     /// nil: any request path is accepted.
     public var path: String?
 
-    public init(host: String?, port: UInt16, path: String?) {
+    public init(host: String, port: UInt16, path: String?) {
         self.host = host; self.port = port; self.path = path
     }
 
@@ -17,22 +19,23 @@ public struct ListenAddress: Equatable, Sendable {
             path = String(rest[slash...])
             rest = rest[..<slash]
         }
-        host = nil
+        host = Self.loopback
         if rest.first == "[" {   // [::1]:8080
             guard let close = rest.firstIndex(of: "]"), rest[rest.index(after: close)...].first == ":" else { return nil }
             host = String(rest[rest.index(after: rest.startIndex)..<close])
             rest = rest[rest.index(close, offsetBy: 2)...]
         } else if let colon = rest.lastIndex(of: ":") {
             let h = rest[..<colon]
-            host = h.isEmpty ? nil : String(h)
+            host = h.isEmpty ? Self.loopback : String(h)
             rest = rest[rest.index(after: colon)...]
         }
         guard let p = UInt16(rest) else { return nil }
         port = p
     }
 
-    var display: String {
-        let h = host.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "*"
-        return "\(h):\(port)\(path ?? "")"
+    /// The URL clients connect to: "ws://127.0.0.1:8863/".
+    func url(secure: Bool) -> String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return "\(secure ? "wss" : "ws")://\(h):\(port)\(path ?? "/")"
     }
 }

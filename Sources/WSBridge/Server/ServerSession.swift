@@ -102,8 +102,8 @@ public final class ServerSession: SessionDriver {
         let l = try TCPListener(host: options.address.host, port: options.address.port)
         listener = l
         let shown = ListenAddress(host: options.address.host, port: l.port, path: options.address.path)
-        // With port 0 the user needs to be told which port they got.
-        if options.address.port == 0 { log.warning("listening on \(shown.display)") } else { log.info("listening on \(shown.display)") }
+        // Said unless -q: with port 0 above all, the user needs the port.
+        log.warning("listening on \(shown.url(secure: tlsContext != nil))")
         loop.watch(l.fd, .read) { [unowned self] _ in self.acceptAll() }
     }
 

@@ -98,6 +98,19 @@ public let flagTable: [Flag] = [
                 """,
             ],
             apply: { $0.nulSeparator = true }),
+    .toggle("no-line", nil, .dataMode,
+            help: "Raw mode without lines: all of stdin is one message, and messages are written with no separator.",
+            rules: [.conflicts("nul")],
+            doc: [
+                """
+                Selects raw mode (text messages, or binary ones with --binary) and turns line splitting \
+                off: stdin up to EOF is sent as one message (at most --max-message-size), and each \
+                incoming message is written exactly as it arrived, with nothing after it. \
+                wspipe -b --no-line URL <file sends a file as one binary message, and \
+                wspipe --no-line -U -1 URL >file saves one message byte for byte.
+                """,
+            ],
+            apply: { $0.noLine = true }),
     Flag(long: "binary-output", valueName: "raw|base64|drop",
          help: "How raw line mode writes incoming binary messages.",
          category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map(\.rawValue)),
@@ -207,6 +220,26 @@ public let flagTable: [Flag] = [
          help: "At the end, wait this long for the peer's Close.",
          category: .ending, defaultValue: "2s",
          apply: { o, v throws(UsageError) in o.closeTimeoutNanos = try FlagValue.duration("close-timeout", v) }),
+    Flag(long: "linger", valueName: "DURATION",
+         help: "At stdin EOF, wait up to this long for replies still owed before closing.",
+         category: .ending, defaultValue: "1s", rules: [.clientOnly],
+         doc: [
+             """
+             A request/response server stops answering once it has a Close, so at stdin EOF wspipe \
+             gives replies a chance first: while fewer messages have arrived on the connection than \
+             it sent, it waits for them, at most this long, then sends its Close. \
+             echo REQUEST | wspipe URL therefore prints the reply, and costs nothing more when the \
+             server answers every message.
+             """,
+             """
+             It does not wait for a server that had answered nothing although the first message went \
+             out more than ten handshake round trips (at least 10 ms) before stdin ended, such as a \
+             server that only collects an upload: a pipeline pays the linger only when it sent a few \
+             messages to a server that stays quiet. With 0 the Close goes out as soon as everything \
+             is sent. See also --no-close.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
 
     // MARK: Keepalive, reconnect and replay (wspipe(1): RECONNECT AND REPLAY)
     Flag(long: "ping-interval", valueName: "DURATION",

@@ -34,6 +34,8 @@ public struct Options: Sendable {
     public var lineFormat: LineFormat = .json
     /// `-0`: NUL instead of `\n` as the separator in raw line mode.
     public var nulSeparator = false
+    /// `--no-line`: raw mode, stdin is one message, no separator after messages.
+    public var noLine = false
     /// Always set from `--binary-output`'s default; `.raw` only because an enum needs a value.
     public var binaryOutput: BinaryOutputMode = .raw
     public var lenient = false
@@ -47,6 +49,8 @@ public struct Options: Sendable {
     /// `-U`: socket to stdout only.
     public var reverseUnidirectional = false
     public var closeTimeoutNanos: Int64 = 0
+    /// `--linger`: at stdin EOF, how long replies still owed may take.
+    public var lingerNanos: Int64 = 0
     /// `--ping-interval`: nil = no pings of our own (server pings are still answered).
     public var pingIntervalNanos: Int64? = nil
     /// `--ping-timeout`: nil = the ping interval. Only given with `--ping-interval`.

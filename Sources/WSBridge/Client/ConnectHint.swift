@@ -1,0 +1,45 @@
+/// The likely fix for a failed connection, where there is one
+/// (wspipe(1): OPTIONS, Connection): the mistakes people make in their first
+/// minutes with a WebSocket client, recognised from what the failure says.
+enum ConnectHint {
+    static func hint(for cause: Disconnect, secure: Bool) -> String? {
+        switch cause {
+        case .tlsFailed(let text):
+            if text.contains("certificate verify failed") {
+                return "to trust this server's certificate, give its CA with --cacert FILE, or skip verification with -k"
+            }
+            if text.contains("wrong version number") || text.contains("packet length too long")
+                || text.contains("record layer failure") || text.contains("http request") {
+                return "the server answered without TLS: if it is a plain WebSocket endpoint, use ws:// instead of wss://"
+            }
+            return nil
+        case .invalidHandshake(let text):
+            guard !secure else { return nil }
+            if text.contains("malformed") || text.contains("closed before the server answered") {
+                return "if this port expects TLS, use wss:// instead of ws://"
+            }
+            return nil
+        case .handshakeRejected(let status, _, _):
+            return hint(forStatus: status)
+        default:
+            return nil
+        }
+    }
+
+    private static func hint(forStatus status: Int) -> String? {
+        switch status {
+        case 200...299:
+            return "an HTTP server answered (status \(status)) but did not upgrade: is the path a WebSocket endpoint?"
+        case 301, 302, 307, 308:
+            return "the server redirects (status \(status)); wspipe does not follow redirects: use the new location"
+        case 401, 403:
+            return "the server refused the request: does it need a credential, e.g. -H 'Authorization: Bearer TOKEN'?"
+        case 404:
+            return "no WebSocket endpoint at this path: check the URL's path"
+        case 426:
+            return "the server wants another WebSocket version or protocol (see --protocol)"
+        default:
+            return nil
+        }
+    }
+}
