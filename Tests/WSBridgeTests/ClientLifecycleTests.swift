@@ -20,7 +20,7 @@ final class ClientLifecycleTests: XCTestCase {
     private func open(_ configure: (inout L.Policy) -> Void = { _ in }) -> L {
         var m = machine(configure)
         _ = m.handle(.start)
-        _ = m.handle(.connected(inputEnded: false, progress: .init()))
+        _ = m.handle(.connected(now: 0, inputEnded: false, progress: .init()))
         return m
     }
 
@@ -77,7 +77,7 @@ final class ClientLifecycleTests: XCTestCase {
         XCTAssertEqual(m.handle(.timerFired(.init(acksPending: true))), [.reportUnacked])
         XCTAssertEqual(m.phase, .open(.holding))
         XCTAssertNil(m.timerNanos)
-        XCTAssertEqual(m.handle(.connectionEnded(.closedByServer(code: .normal, reason: ""))),
+        XCTAssertEqual(m.handle(.connectionEnded(.closedByServer(code: .normal, reason: ""), now: 0)),
                        [.stopInput, .finish(.finishedByServer(.closedByServer(code: .normal, reason: "")))])
     }
 
@@ -98,7 +98,7 @@ final class ClientLifecycleTests: XCTestCase {
     func testInputThatEndedWhileDisconnectedFlushesOnTheNextConnection() {
         var m = machine()
         _ = m.handle(.start)
-        XCTAssertEqual(m.handle(.connected(inputEnded: true, progress: .init(queueEmpty: false))), [])
+        XCTAssertEqual(m.handle(.connected(now: 0, inputEnded: true, progress: .init(queueEmpty: false))), [])
         XCTAssertEqual(m.phase, .open(.flushing))
     }
 
@@ -114,7 +114,7 @@ final class ClientLifecycleTests: XCTestCase {
         _ = m.handle(.stop(.maxMessages))
         XCTAssertEqual(m.handle(.timerFired(.init())), [.dropConnection])
         XCTAssertEqual(m.phase, .closing)
-        XCTAssertEqual(m.handle(.connectionEnded(.dropped("x"))), [.stopInput, .finish(.completed)])
+        XCTAssertEqual(m.handle(.connectionEnded(.dropped("x"), now: 0)), [.stopInput, .finish(.completed)])
         XCTAssertEqual(m.phase, .ended)
     }
 
@@ -150,14 +150,14 @@ final class ClientLifecycleTests: XCTestCase {
     func testADropReconnects() {
         var m = open()
         let cause = Disconnect.dropped("connection reset")
-        XCTAssertEqual(m.handle(.connectionEnded(cause)),
+        XCTAssertEqual(m.handle(.connectionEnded(cause, now: 0)),
                        [.announceRetry(attempt: 2, delayNanos: second, cause: cause, wasOpen: true)])
     }
 
     func testADropEndsWithNoReconnect() {
         var m = open { $0.reconnect = false }
         let cause = Disconnect.dropped("connection reset")
-        XCTAssertEqual(m.handle(.connectionEnded(cause)), [.stopInput, .finish(.lostWithoutReconnect(cause))])
+        XCTAssertEqual(m.handle(.connectionEnded(cause, now: 0)), [.stopInput, .finish(.lostWithoutReconnect(cause))])
     }
 
     func testFatalVerdicts() {
@@ -172,7 +172,7 @@ final class ClientLifecycleTests: XCTestCase {
         XCTAssertEqual(m.handle(.peerFailed), [.stopInput])
         XCTAssertEqual(m.phase, .closing)
         let cause = Disconnect.protocolViolation(code: .protocolError, reason: "reserved bits set")
-        XCTAssertEqual(m.handle(.connectionEnded(cause)), [.stopInput, .finish(.fatal(cause, .protocolViolation))])
+        XCTAssertEqual(m.handle(.connectionEnded(cause, now: 0)), [.stopInput, .finish(.fatal(cause, .protocolViolation))])
     }
 
     func testStopsWhileOpenClose() {
@@ -206,12 +206,52 @@ final class ClientLifecycleTests: XCTestCase {
         XCTAssertNil(m.timerNanos, "the retry timer stops with the phase")
     }
 
+    func testOnlyAConnectionOpen5sResetsTheBackoff() {
+        var m = machine()
+        _ = m.handle(.start)
+        let cause = Disconnect.closedByServer(code: .policyViolation, reason: "invalid token")
+        var delays: [Int64] = []
+        for at in [Int64(0), 10, 20] {
+            _ = m.handle(.connected(now: at * second, inputEnded: false, progress: .init()))
+            if case .announceRetry(_, let delay, _, _)? = m.handle(.connectionEnded(cause, now: at * second + second)).first {
+                delays.append(delay)
+            }
+            _ = m.handle(.timerFired(.init()))
+        }
+        XCTAssertEqual(delays, [second, 2 * second, 4 * second], "closed after 1 s each time: the delay grows")
+        _ = m.handle(.connected(now: 100 * second, inputEnded: false, progress: .init()))
+        XCTAssertEqual(m.handle(.connectionEnded(.dropped("x"), now: 105 * second)),
+                       [.announceRetry(attempt: 5, delayNanos: second, cause: .dropped("x"), wasOpen: true)])
+    }
+
+    func testAcceptThenCloseServerRunsOutOfRetries() {
+        var m = machine { $0.maxRetries = 2 }
+        _ = m.handle(.start)
+        let cause = Disconnect.closedByServer(code: 4000, reason: "")
+        var last: [L.Action] = []
+        for _ in 0..<3 {
+            _ = m.handle(.connected(now: 0, inputEnded: false, progress: .init()))
+            last = m.handle(.connectionEnded(cause, now: 0))
+            _ = m.handle(.timerFired(.init()))
+        }
+        XCTAssertEqual(last, [.stopInput, .finish(.gaveUp(attempts: 3, cause))])
+        XCTAssertEqual(L.Outcome.gaveUp(attempts: 3, cause).exitStatus, .connectFailed)
+    }
+
+    func testExitStatusSaysRejectedWheneverTheLastFailureWasHTTP() {
+        let rejected = Disconnect.handshakeRejected(status: 503, statusLine: "HTTP/1.1 503 Service Unavailable")
+        XCTAssertEqual(L.Outcome.gaveUp(attempts: 3, rejected).exitStatus, .handshakeRejected)
+        XCTAssertEqual(L.Outcome.firstAttemptFailed(rejected).exitStatus, .handshakeRejected)
+        XCTAssertEqual(L.Outcome.firstAttemptFailed(.unreachable("refused")).exitStatus, .connectFailed)
+        XCTAssertNil(L.Outcome.completed.exitStatus)
+    }
+
     func testEndedIgnoresEverything() {
         var m = open()
         _ = m.handle(.stop(.interrupted))
         _ = m.handle(.stop(.interrupted))
         for event: L.Event in [.start, .inputEnded(.init()), .timerFired(.init()), .stop(.stdoutLost),
-                               .connectionEnded(.dropped("x")), .peerFailed] {
+                               .connectionEnded(.dropped("x"), now: 0), .peerFailed] {
             XCTAssertEqual(m.handle(event), [], "\(event)")
         }
     }

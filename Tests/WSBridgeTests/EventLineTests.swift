@@ -40,7 +40,7 @@ final class EventLineTests: XCTestCase {
         assertLine(EventLine.disconnected(code: 4000, reason: "say \"bye\"\nback\\slash\ttab", clean: false, by: "server"),
                    #"{"$event":"disconnected","code":4000,"reason":"say \"bye\"\nback\\slash\ttab","clean":false,"by":"server"}"#)
         assertLine(EventLine.disconnected(code: 1001, reason: "caf\u{E9} \u{1F600} \u{1}\u{7F}", clean: true, by: "server"),
-                   "{\"$event\":\"disconnected\",\"code\":1001,\"reason\":\"caf\u{E9} \u{1F600} \\u0001\u{7F}\",\"clean\":true}")
+                   "{\"$event\":\"disconnected\",\"code\":1001,\"reason\":\"caf\u{E9} \u{1F600} \\u0001\u{7F}\",\"clean\":true,\"by\":\"server\"}")
         // Non-ASCII passes through as UTF-8 bytes.
         let bytes = EventLine.gaveUp(attempts: 1, reason: "\u{E9}")
         XCTAssertEqual(Array(bytes.suffix(5)), [0xC3, 0xA9, 0x22, 0x7D, 0x0A])

@@ -96,7 +96,8 @@ final class PlanTests: XCTestCase {
             "--ping-interval", "5s", "--ping-timeout", "2s", "--backoff", "2s:1m:3", "--jitter", "0.5",
             "--max-retries", "4", "--no-reconnect", "--wait", "--queue-limit", "1K",
             "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile, "--on-reconnect", "{\"b\":2}",
-            "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--events", "--stats", url,
+            "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
+            "--events", "--stats", url,
         ], terminal))
         let b = try XCTUnwrap(client(["-t", "--strict", "-U", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
@@ -114,7 +115,7 @@ final class PlanTests: XCTestCase {
         var policy = SessionPolicy()
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
-                       ["ackPath", "ackTimeoutNanos", "maxRetries", "onReconnect", "pingIntervalNanos",
+                       ["ackPath", "ackTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect", "pingIntervalNanos",
                         "pingTimeoutNanos", "reconnect", "waitForFirstConnection"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }

@@ -91,6 +91,7 @@ public let flagTable: [Flag] = [
             apply: { $0.lineFormat = .binary }),
     .toggle("nul", "0", .dataMode,
             help: "Separate lines with NUL instead of newline in raw line mode.",
+            rules: [.conflicts("no-line")],
             doc: [
                 """
                 Stdin lines end at a NUL byte, and each incoming message is written followed by one, \
