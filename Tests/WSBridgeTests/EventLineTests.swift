@@ -29,18 +29,18 @@ final class EventLineTests: XCTestCase {
         assertLine(EventLine.connectFailed(attempt: 2, error: "connect to 127.0.0.1:9: Connection refused"),
                    #"{"$event":"connect_failed","attempt":2,"error":"connect to 127.0.0.1:9: Connection refused"}"#)
         assertLine(EventLine.disconnected(code: 1006, reason: "connection reset", clean: false, by: "server"),
-                   #"{"$event":"disconnected","code":1006,"reason":"connection reset","clean":false,"by":"server"}"#)
+                   #"{"$event":"disconnected","code":1006,"reason":"connection reset","clean":false,"by":"server","unconfirmed":0}"#)
         assertLine(EventLine.disconnected(code: 1000, reason: "", clean: true, by: "server"),
-                   #"{"$event":"disconnected","code":1000,"reason":"","clean":true,"by":"server"}"#)
+                   #"{"$event":"disconnected","code":1000,"reason":"","clean":true,"by":"server","unconfirmed":0}"#)
         assertLine(EventLine.disconnected(code: 65535, reason: "x", clean: true, by: "server"),
-                   #"{"$event":"disconnected","code":65535,"reason":"x","clean":true,"by":"server"}"#)
+                   #"{"$event":"disconnected","code":65535,"reason":"x","clean":true,"by":"server","unconfirmed":0}"#)
     }
 
     func testReasonsAreEscaped() {
         assertLine(EventLine.disconnected(code: 4000, reason: "say \"bye\"\nback\\slash\ttab", clean: false, by: "server"),
-                   #"{"$event":"disconnected","code":4000,"reason":"say \"bye\"\nback\\slash\ttab","clean":false,"by":"server"}"#)
+                   #"{"$event":"disconnected","code":4000,"reason":"say \"bye\"\nback\\slash\ttab","clean":false,"by":"server","unconfirmed":0}"#)
         assertLine(EventLine.disconnected(code: 1001, reason: "caf\u{E9} \u{1F600} \u{1}\u{7F}", clean: true, by: "server"),
-                   "{\"$event\":\"disconnected\",\"code\":1001,\"reason\":\"caf\u{E9} \u{1F600} \\u0001\u{7F}\",\"clean\":true,\"by\":\"server\"}")
+                   "{\"$event\":\"disconnected\",\"code\":1001,\"reason\":\"caf\u{E9} \u{1F600} \\u0001\u{7F}\",\"clean\":true,\"by\":\"server\",\"unconfirmed\":0}")
         // Non-ASCII passes through as UTF-8 bytes.
         let bytes = EventLine.gaveUp(attempts: 1, reason: "\u{E9}")
         XCTAssertEqual(Array(bytes.suffix(5)), [0xC3, 0xA9, 0x22, 0x7D, 0x0A])

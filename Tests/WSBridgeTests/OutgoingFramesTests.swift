@@ -2,61 +2,131 @@ import XCTest
 import WSCore
 @testable import WSBridge
 
+/// Frames kept until the peer's TCP acknowledges them; what comes back after
+/// a drop, tagged, with whether it was acknowledged and confirmed.
 final class OutgoingFramesTests: XCTestCase {
-    private func send(_ connection: inout Connection, _ messages: [[UInt8]], text: Bool = true) {
-        for m in messages {
-            m.withUnsafeBytes { text ? connection.sendText($0) : connection.sendBinary($0) }
+    private var connection = Connection(role: .client, maxMessageSize: 1 << 20)
+    private var tracker = OutgoingFrames()
+
+    /// Sends text messages tagged 1, 2, 3, ... after `firstTag`.
+    private func send(_ messages: [[UInt8]], firstTag: Int = 1, binary: Bool = false) {
+        for (i, m) in messages.enumerated() {
+            m.withUnsafeBytes { binary ? connection.sendBinary($0) : connection.sendText($0) }
+            tracker.recorded(tag: firstTag + i, outputEnd: connection.output.readableBytes)
         }
     }
 
-    private func drain(_ frames: inout OutgoingFrames, _ output: inout ByteBuffer) -> [(Opcode, [UInt8])] {
-        var result: [(Opcode, [UInt8])] = []
-        frames.drainMessages(from: &output) { result.append(($0, Array($1))) }
+    private func drain(unacknowledged: Int?) -> [(Opcode, [UInt8], OutgoingFrames.Unsent)] {
+        var result: [(Opcode, [UInt8], OutgoingFrames.Unsent)] = []
+        tracker.drain(from: &connection.output, unacknowledged: unacknowledged) { result.append(($0, Array($1), $2)) }
         return result
     }
 
-    func testCompletelyWrittenFramesAreConsumedPartialOnesKept() {
-        var connection = Connection(role: .client, maxMessageSize: 1 << 20)
-        let big = [UInt8](repeating: 7, count: 300)   // 16-bit length, masked: 8 + 300 bytes
-        send(&connection, [Array("a".utf8), big])
-        var tracker = OutgoingFrames()
-        let first = 2 + 4 + 1
-        tracker.didWrite(first + 10, in: &connection.output)
-        XCTAssertEqual(connection.output.readableBytes, 8 + 300, "the first frame is gone, the second kept whole")
-        XCTAssertEqual(tracker.unwrittenOffset, 10)
-        tracker.didWrite(8 + 300 - 10, in: &connection.output)
+    func testWrittenFramesStayUntilAcknowledgedInFull() {
+        send([Array("a".utf8), [UInt8](repeating: 7, count: 300)])   // 7 + 308 bytes
+        _ = tracker.didWrite(7 + 308)
+        XCTAssertEqual(tracker.unwrittenOffset, 315, "written but kept")
+        tracker.acknowledged(unacknowledged: 308 - 10, in: &connection.output)
+        XCTAssertEqual(connection.output.readableBytes, 308, "the first frame released, the half-acknowledged one kept")
+        tracker.acknowledged(unacknowledged: 0, in: &connection.output)
         XCTAssertTrue(connection.output.isEmpty)
         XCTAssertEqual(tracker.unwrittenOffset, 0)
     }
 
-    func testUnwrittenMessagesComeBackUnmaskedInOrder() {
-        var connection = Connection(role: .client, maxMessageSize: 1 << 20)
+    func testDrainSaysWhatTheKernelStillHeld() {
         let payloads: [[UInt8]] = [Array("one".utf8), [UInt8](repeating: 1, count: 70_000), Array("three".utf8)]
-        send(&connection, payloads)
+        send(payloads)
         "ping".utf8.withContiguousStorageIfAvailable { connection.sendPing(UnsafeRawBufferPointer($0)) }
-        var tracker = OutgoingFrames()
-        tracker.didWrite(5, in: &connection.output)   // part of the first frame only
-        let recovered = drain(&tracker, &connection.output)
-        XCTAssertEqual(recovered.map { $0.1 }, payloads, "every data message, the cut one included; no ping")
-        XCTAssertTrue(recovered.allSatisfy { $0.0 == Opcode.text })
+        let total = connection.output.readableBytes
+        _ = tracker.didWrite(total)
+        // The kernel still holds the last 20 bytes: the ping (10) and "three" (11) in part.
+        let back = drain(unacknowledged: 20)
+        XCTAssertEqual(back.map { $0.1 }, payloads, "every data message, no ping")
+        XCTAssertEqual(back.map { $0.2.tag }, [1, 2, 3])
+        XCTAssertEqual(back.map { $0.2.acknowledged }, [true, true, false])
+        XCTAssertTrue(back.allSatisfy { $0.0 == Opcode.text })
         XCTAssertTrue(connection.output.isEmpty)
-        XCTAssertEqual(tracker.unwrittenOffset, 0)
+    }
+
+    func testUnknownKernelStateCountsNothingAsAcknowledged() {
+        send([Array("x".utf8)])
+        _ = tracker.didWrite(connection.output.readableBytes)
+        XCTAssertEqual(drain(unacknowledged: nil).map { $0.2.acknowledged }, [false])
+    }
+
+    func testUnwrittenFramesComeBackUnacknowledged() {
+        send([Array("a".utf8), Array("b".utf8)])
+        _ = tracker.didWrite(3)
+        let back = drain(unacknowledged: 0)
+        XCTAssertEqual(back.map { $0.2.acknowledged }, [false, false], "a frame written in part is not acknowledged")
+    }
+
+    func testSignOfLifeConfirmsWhatWasWrittenBefore() {
+        send([Array("a".utf8)])
+        _ = tracker.didWrite(7)
+        tracker.peerSpoke()
+        send([Array("b".utf8)], firstTag: 2)
+        _ = tracker.didWrite(7)
+        let back = drain(unacknowledged: 0)
+        XCTAssertEqual(back.map { $0.2.afterSignOfLife }, [false, true])
+    }
+
+    func testReleasedFramesAfterTheLastSignOfLifeAreCounted() {
+        send([Array("a".utf8), Array("b".utf8)])
+        _ = tracker.didWrite(14)
+        tracker.acknowledged(unacknowledged: 0, in: &connection.output)
+        XCTAssertEqual(tracker.releasedUnconfirmed, 2)
+        tracker.peerSpoke()
+        XCTAssertEqual(tracker.releasedUnconfirmed, 0)
+    }
+
+    func testTheKernelIsAskedOnlyEveryRetainStep() {
+        let big = [UInt8](repeating: 0, count: 100_000)
+        send([big, big, big])
+        XCTAssertFalse(tracker.didWrite(100_000))
+        XCTAssertFalse(tracker.didWrite(100_000))
+        XCTAssertTrue(tracker.didWrite(100_000), "past 256 KiB kept")
+        tracker.acknowledged(unacknowledged: 250_000, in: &connection.output)
+        XCTAssertFalse(tracker.didWrite(0), "the next look waits for another step")
     }
 
     func testBinaryOpcodeIsKept() {
-        var connection = Connection(role: .client, maxMessageSize: 1 << 20)
-        send(&connection, [[0, 255]], text: false)
-        var tracker = OutgoingFrames()
-        let recovered = drain(&tracker, &connection.output)
-        XCTAssertEqual(recovered.count, 1)
-        XCTAssertEqual(recovered[0].0, Opcode.binary)
-        XCTAssertEqual(recovered[0].1, [0, 255])
+        send([[0, 255]], binary: true)
+        let back = drain(unacknowledged: nil)
+        XCTAssertEqual(back.count, 1)
+        XCTAssertEqual(back[0].0, Opcode.binary)
+        XCTAssertEqual(back[0].1, [0, 255])
     }
 
     func testFrameLengthOfEachEncoding() {
         XCTAssertEqual(([0x81, 0x05] as [UInt8]).withUnsafeBytes { OutgoingFrames.frameLength(at: $0) }, 7)
         XCTAssertEqual(([0x82, 0xFE, 0x01, 0x00] as [UInt8]).withUnsafeBytes { OutgoingFrames.frameLength(at: $0) }, 4 + 4 + 256)
-        XCTAssertEqual(([0x82, 0x7F, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00] as [UInt8]).withUnsafeBytes { OutgoingFrames.frameLength(at: $0) }, 10 + 65536)
+        XCTAssertEqual(([0x82, 0x7F, 0, 0, 0, 0, 0, 1, 0, 0] as [UInt8]).withUnsafeBytes { OutgoingFrames.frameLength(at: $0) },
+                       10 + 65536)
         XCTAssertNil(([0x82, 0x7F, 0x00] as [UInt8]).withUnsafeBytes { OutgoingFrames.frameLength(at: $0) })
+    }
+}
+
+/// Which message a 1009 or 1003 blames.
+final class RefusedMessageTests: XCTestCase {
+    typealias C = RefusedMessage.Candidate
+
+    func testTooBigBlamesTheLargestSinceTheLastSignOfLife() {
+        let candidates = [C(size: 9_000, isBinary: false, afterSignOfLife: false), C(size: 10, isBinary: false, afterSignOfLife: true),
+                          C(size: 5_000, isBinary: false, afterSignOfLife: true), C(size: 5_000, isBinary: false, afterSignOfLife: true)]
+        XCTAssertEqual(RefusedMessage.pick(candidates, code: .messageTooBig), 2, "the first of the largest, after the sign of life")
+    }
+
+    func testUnsupportedBlamesTheFirstBinaryElseTheFirst() {
+        let text = C(size: 1, isBinary: false, afterSignOfLife: true)
+        let binary = C(size: 1, isBinary: true, afterSignOfLife: true)
+        XCTAssertEqual(RefusedMessage.pick([text, binary, binary], code: .unsupportedData), 1)
+        XCTAssertEqual(RefusedMessage.pick([text, text], code: .unsupportedData), 0)
+    }
+
+    func testNothingSinceTheLastSignOfLifeBlamesNothing() {
+        XCTAssertNil(RefusedMessage.pick([C(size: 1, isBinary: false, afterSignOfLife: false)], code: .messageTooBig))
+        XCTAssertTrue(RefusedMessage.isRefusal(.messageTooBig) && RefusedMessage.isRefusal(.unsupportedData))
+        XCTAssertFalse(RefusedMessage.isRefusal(.goingAway))
     }
 }

@@ -6,7 +6,7 @@ final class SessionStatsTests: XCTestCase {
     func testZeroLine() {
         XCTAssertEqual(String(decoding: SessionStats().jsonLine(), as: UTF8.self),
                        #"{"$stats":{"messages_out":0,"bytes_out":0,"messages_in":0,"bytes_in":0,"#
-                       + #""reconnects":0,"invalid_lines":0,"unacked":0,"not_sent":0}}"# + "\n")
+                       + #""reconnects":0,"invalid_lines":0,"unacked":0,"not_sent":0,"unconfirmed":0}}"# + "\n")
     }
 
     func testEveryCounterInItsPlace() {
@@ -22,7 +22,7 @@ final class SessionStatsTests: XCTestCase {
         let line = stats.jsonLine()
         XCTAssertEqual(String(decoding: line, as: UTF8.self),
                        #"{"$stats":{"messages_out":1,"bytes_out":22,"messages_in":333,"bytes_in":4444,"#
-                       + #""reconnects":5,"invalid_lines":6,"unacked":7,"not_sent":8589934592}}"# + "\n")
+                       + #""reconnects":5,"invalid_lines":6,"unacked":7,"not_sent":8589934592,"unconfirmed":0}}"# + "\n")
         XCTAssertEqual(Array(line.dropLast()).withUnsafeBytes { JSONScanner.validate($0) },
                        .valid(needsCompaction: false))
     }

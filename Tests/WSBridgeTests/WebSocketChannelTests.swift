@@ -101,7 +101,8 @@ final class WebSocketChannelTests: XCTestCase {
         XCTAssertGreaterThan(channel.outputBytes, 0, "the socket buffer is smaller than 4 MiB")
         channel.terminate()
         var recovered = 0
-        channel.takeUnsentMessages { message in
+        channel.takeUnsentMessages { message, unsent in
+            XCTAssertFalse(unsent.acknowledged)
             if case .text(let bytes) = message, bytes.count == big.count, bytes.allSatisfy({ $0 == 0x61 }) { recovered += 1 }
         }
         XCTAssertGreaterThan(recovered, 0)

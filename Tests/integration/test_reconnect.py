@@ -116,7 +116,14 @@ def test_drop_without_close_reconnects(spawn, fault_server, how):
     res = proc.finish()
     assert res.code == 0, res
     assert srv.conns[0].messages == ['{"n":1}']
-    assert srv.conns[1].messages == ['{"n":2}'], "without --ack nothing is re-sent"
+    if how == "fin":
+        # The FIN acknowledged everything: nothing is sent twice.
+        assert srv.conns[1].messages == ['{"n":2}'], srv.summary()
+    else:
+        # An RST acknowledges nothing: a message the server read inside its
+        # delayed-ACK window was never acknowledged, so it comes again (at
+        # least once); nothing is lost.
+        assert srv.conns[1].messages in (['{"n":2}'], ['{"n":1}', '{"n":2}']), srv.summary()
     assert len(srv.opened) == 2
     kinds = [e["$event"] for e in lifecycle(res.stderr)]
     assert kinds[:6] == ["connecting", "connected", "disconnected", "reconnecting", "connecting", "connected"], res

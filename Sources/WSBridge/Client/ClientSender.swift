@@ -29,18 +29,19 @@ final class ClientSender {
     var queueEmpty: Bool { queue.isEmpty }
     var queuedCount: Int { queue.count }
 
-    /// A message from stdin: straight out when the way is clear, else queued.
-    func deliver(_ message: OutgoingMessage) {
+    /// A message from stdin `line`: straight out when the way is clear, else queued.
+    func deliver(_ message: OutgoingMessage, line: Int) {
         if let channel, channel.isOpen, queue.isEmpty, channel.outputBytes < Self.socketHighWater {
-            transmit(message, on: channel)
+            transmit(message, line: line, on: channel)
         } else {
-            queue.append(message)
+            queue.append(message, line: line)
         }
     }
 
     /// Sends a new message; a text message may then be held for its --ack.
-    func transmit(_ message: OutgoingMessage, on channel: WebSocketChannel) {
-        channel.send(message)
+    /// `line` is its stdin line (0 for others), said if the server refuses it.
+    func transmit(_ message: OutgoingMessage, line: Int = 0, on channel: WebSocketChannel) {
+        channel.send(message, tag: line)
         replies.sent(now: monotonicNanos())
         switch message {
         case .text(let bytes):
@@ -62,7 +63,7 @@ final class ClientSender {
     func pump() {
         guard let channel, channel.isOpen else { return }
         while channel.outputBytes < Self.socketHighWater, let message = queue.popFirst() {
-            message.withOutgoing { transmit($0, on: channel) }
+            message.withOutgoing { transmit($0, line: message.line, on: channel) }
         }
         channel.flush()
     }
@@ -75,19 +76,54 @@ final class ClientSender {
         if queue.byteCount >= queueLimit || socketBusy { stdin.pause() } else { stdin.resume() }
     }
 
-    /// After a drop: the messages that never completely left go back to the
-    /// front of the queue, except those held for an ack, which the replay
-    /// sends again instead. They count as sent only once they are.
-    func recoverUnsent(from channel: WebSocketChannel) {
-        var recovered: [OutboundQueue.Message] = []
-        channel.takeUnsentMessages { message in
-            if case .text(let bytes) = message, replay.isHeld(bytes) { return }
-            recovered.append(OutboundQueue.copy(message))
+    /// What became of the messages a connection still held when it ended.
+    struct Recovery {
+        /// Queued again: the peer's TCP never acknowledged them (or the server
+        /// refused a message before them).
+        var requeued = 0
+        /// Acknowledged by the peer's TCP after the peer's last sign of life:
+        /// they may be lost with the peer.
+        var unconfirmed = 0
+        /// The message a 1009/1003 refused; not sent again.
+        var refused: OutboundQueue.Message?
+    }
+
+    /// After a drop: every message the peer's TCP never acknowledged goes
+    /// back to the front of the queue (those held for an ack are sent again
+    /// by the replay instead); after a refusal (`refusedWith` 1009 or 1003),
+    /// the refused message is set aside and everything after it is sent
+    /// again. Messages count as sent only once they are.
+    func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?) -> Recovery {
+        var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
+        channel.takeUnsentMessages { message, unsent in
+            var held = false
+            if case .text(let bytes) = message { held = replay.isHeld(bytes) }
+            kept.append((OutboundQueue.copy(message, line: unsent.tag), unsent, held))
         }
-        guard !recovered.isEmpty else { return }
-        shell.log.debug("\(recovered.count) message(s) not written before the drop; queued again")
-        shell.stats.messagesOut -= recovered.count
-        shell.stats.bytesOut -= recovered.reduce(0) { $0 + $1.bytes.count }
-        queue.prepend(recovered)
+        var recovery = Recovery()
+        let candidates = kept.map { RefusedMessage.Candidate(size: $0.message.bytes.count, isBinary: $0.message.isBinary,
+                                                             afterSignOfLife: $0.unsent.afterSignOfLife) }
+        let culprit = code.flatMap { RefusedMessage.pick(candidates, code: $0) }
+        if culprit == nil { recovery.unconfirmed = channel.releasedUnconfirmed }
+        var again: [OutboundQueue.Message] = []
+        for (index, entry) in kept.enumerated() {
+            if index == culprit {
+                recovery.refused = entry.message
+                if entry.held { entry.message.bytes.withUnsafeBytes { replay.release($0) } }
+                continue
+            }
+            let refusedBefore = culprit.map { index > $0 } ?? false
+            if entry.unsent.acknowledged && !refusedBefore {
+                if culprit == nil && entry.unsent.afterSignOfLife { recovery.unconfirmed += 1 }
+                continue
+            }
+            if !entry.held { again.append(entry.message) }
+        }
+        recovery.requeued = again.count
+        if !again.isEmpty { shell.log.debug("\(again.count) message(s) did not reach the server; queued again") }
+        shell.stats.messagesOut -= again.count + (recovery.refused == nil ? 0 : 1)
+        shell.stats.bytesOut -= again.reduce(0) { $0 + $1.bytes.count } + (recovery.refused?.bytes.count ?? 0)
+        queue.prepend(again)
+        return recovery
     }
 }

@@ -197,7 +197,7 @@ public final class ClientSession: SessionDriver {
     private func deliver(_ message: OutgoingMessage) -> Bool {
         switch lifecycle.phase {
         case .closing, .ended: return false
-        default: sender.deliver(message); return true
+        default: sender.deliver(message, line: shell.stdin?.lineNumber ?? 0); return true
         }
     }
 
@@ -279,12 +279,15 @@ public final class ClientSession: SessionDriver {
             }
         }()
         if byClient, case .closedByServer(let echo, _) = cause { cause = .closedByClient(code: echo) }
-        if let channel { sender.recoverUnsent(from: channel) }
+        var refusal: CloseCode?
+        if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
+        let recovery = channel.map { sender.recoverUnsent(from: $0, refusedWith: refusal) } ?? .init()
         channel = nil
         sender.channel = nil
         let (code, clean) = cause.closeCode
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.description, clean: clean,
-                                                 by: byClient ? "client" : "server"))
+                                                 by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+        report(recovery, refusal: refusal)
         handle(.connectionEnded(cause, now: monotonicNanos()))
     }
 
@@ -319,6 +322,27 @@ public final class ClientSession: SessionDriver {
         loop.stop()
     }
 
+    /// A refused message is reported with its line and counts as not sent
+    /// (exit 6); unconfirmed ones are said, since only --ack can tell.
+    private func report(_ recovery: ClientSender.Recovery, refusal: CloseCode?) {
+        shell.stats.unconfirmed += recovery.unconfirmed
+        if recovery.unconfirmed > 0 {
+            log.warning("\(recovery.unconfirmed) message(s) reached the server's TCP after it last sent anything; "
+                        + "they may be lost with it (only --ack confirms delivery)")
+        }
+        guard let refusal else { return }
+        let name = refusal.name.map { " (\($0))" } ?? ""
+        guard let refused = recovery.refused else {
+            log.warning("the server refused a message (\(refusal)\(name)) that wspipe can no longer tell apart; it may be lost")
+            return
+        }
+        let which = refused.line > 0 ? "stdin:\(refused.line): message" : "a message (\(refused.bytes.count) bytes)"
+        log.warning("\(which) refused by the server with \(refusal)\(name); not sent again")
+        shell.events.emit(EventLine.refused(line: refused.line, code: refusal))
+        shell.stats.notSent += 1
+        shell.status = shell.status.combined(with: .inputRejected)
+    }
+
     private func hint(_ cause: Disconnect) {
         if let hint = ConnectHint.hint(for: cause, secure: client.url.secure) { log.warning("hint: \(hint)") }
     }
@@ -335,7 +359,7 @@ public final class ClientSession: SessionDriver {
     private func reportUnsent() {
         let count = sender.queuedCount + (shell.stdin?.unsentLines ?? 0)
         guard count > 0 else { return }
-        shell.stats.notSent = count
+        shell.stats.notSent += count
         log.warning("\(count) input line(s) not sent")
         shell.status = shell.status.combined(with: .inputRejected)
     }

@@ -28,12 +28,24 @@ public enum EventLine {
 
     /// `clean`: the closing handshake completed (RFC 6455 §7.1.5, wasClean).
     /// `by`: who started the ending, "client" (wspipe) or "server".
-    public static func disconnected(code: CloseCode, reason: String, clean: Bool, by: String) -> [UInt8] {
+    /// `unconfirmed`: messages the peer's TCP acknowledged after it last
+    /// sent anything, which may be lost with it.
+    public static func disconnected(code: CloseCode, reason: String, clean: Bool, by: String,
+                                    unconfirmed: Int = 0) -> [UInt8] {
         var line = start("disconnected")
         line.int("code", Int(code.rawValue))
         line.string("reason", reason)
         line.bool("clean", clean)
         line.string("by", by)
+        line.int("unconfirmed", unconfirmed)
+        return line.finishLine()
+    }
+
+    /// A message the server refused (1009/1003), from stdin `line` (0: not from stdin).
+    public static func refused(line number: Int, code: CloseCode) -> [UInt8] {
+        var line = start("refused")
+        line.int("line", number)
+        line.int("code", Int(code.rawValue))
         return line.finishLine()
     }
 

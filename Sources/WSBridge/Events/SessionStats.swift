@@ -10,8 +10,11 @@ public struct SessionStats: Equatable, Sendable {
     public var invalidLines = 0
     /// Messages still held by --ack at the end.
     public var unacked = 0
-    /// stdin lines still queued, never sent, at the end.
+    /// stdin lines never sent: still queued at the end, or refused by the server.
     public var notSent = 0
+    /// Messages the peer's TCP acknowledged after its last sign of life at a
+    /// drop: they may be lost with the peer.
+    public var unconfirmed = 0
 
     public init() {}
 
@@ -27,6 +30,7 @@ public struct SessionStats: Equatable, Sendable {
         line.int("invalid_lines", invalidLines)
         line.int("unacked", unacked)
         line.int("not_sent", notSent)
+        line.int("unconfirmed", unconfirmed)
         line.endObject()
         return line.finishLine()
     }

@@ -1,61 +1,126 @@
 import WSCore
 
-/// Tracks which frames in an output buffer the transport has written
-/// completely, so that the frames still unwritten when a connection drops can
-/// be turned back into messages and sent again on the next connection.
+/// Keeps a client connection's frames until the peer's TCP has acknowledged
+/// them, so that what never reached the peer is sent again on the next
+/// connection, and what reached only its kernel after it last gave a sign
+/// of life can be counted as unconfirmed (wspipe(1): RECONNECT AND REPLAY).
 ///
 /// The output holds whole frames one after another (each send appends one
-/// complete frame, RFC 6455 §5.2). The transport writes from
-/// `unwrittenOffset` on; bytes of a frame are only consumed from the buffer
-/// once the whole frame is written, so a frame cut by a drop is still there to
-/// be recovered (and is sent again in full: at least once, never lost).
-struct OutgoingFrames: Sendable {
-    /// Bytes at the front of the output already written (all within the first frame).
-    private(set) var unwrittenOffset = 0
-    /// Length of the first frame in the output, 0 when not yet read.
-    private var frontFrameLength = 0
-
-    init() {}
-
-    /// The transport wrote `count` more bytes: consume every frame now
-    /// written completely.
-    mutating func didWrite(_ count: Int, in output: inout ByteBuffer) {
-        unwrittenOffset += count
-        while unwrittenOffset > 0 {
-            if frontFrameLength == 0 {
-                guard let length = output.withReadableBytes({ Self.frameLength(at: $0) }) else { return }
-                frontFrameLength = length
-            }
-            guard unwrittenOffset >= frontFrameLength else { return }
-            output.consume(frontFrameLength)
-            unwrittenOffset -= frontFrameLength
-            frontFrameLength = 0
-        }
+/// complete frame, RFC 6455 §5.2): first those written but not released,
+/// then those not written yet. Stream offsets count every byte of the
+/// connection's output since it opened; `released` is the offset of the
+/// output's first byte. A frame is released (consumed) once the kernel says
+/// the peer acknowledged it. Asking costs a system call, so the channel asks
+/// only each time another `retainStep` bytes have been written.
+struct OutgoingFrames {
+    /// A data frame still in the output: where it ends in the stream, and
+    /// the sender's tag for it (a stdin line number).
+    struct Record {
+        var end: Int
+        var tag: Int
     }
 
-    /// Hands every data frame still in `output` (written partly or not at all)
-    /// to `body` as its opcode and unmasked payload, in order, then empties the
-    /// output. Control frames (pings, pongs, Close) are dropped: they belong
-    /// to the connection that is gone.
-    mutating func drainMessages(from output: inout ByteBuffer,
-                                       _ body: (Opcode, UnsafeRawBufferPointer) -> Void) {
+    /// A data frame handed back after the connection ended.
+    struct Unsent {
+        var tag: Int
+        /// The peer's TCP acknowledged all of it.
+        var acknowledged: Bool
+        /// It was written after the peer last sent anything.
+        var afterSignOfLife: Bool
+    }
+
+    static let retainStep = 256 << 10
+
+    /// Stream offset of the output's first byte.
+    private(set) var released = 0
+    /// Stream bytes written to the socket.
+    private(set) var written = 0
+    private var records: [Record] = []
+    private var firstRecord = 0
+    /// `written` when the peer last sent something.
+    private var writtenAtSignOfLife = 0
+    /// Data frames released although written after the last sign of life.
+    private(set) var releasedUnconfirmed = 0
+    private var nextAckCheck = retainStep
+
+    /// Bytes at the front of the output already written.
+    var unwrittenOffset: Int { written - released }
+
+    /// A data frame was appended; `outputEnd` is the output's length now.
+    mutating func recorded(tag: Int, outputEnd: Int) {
+        records.append(Record(end: released + outputEnd, tag: tag))
+    }
+
+    /// The transport wrote `count` more bytes. True when it is time to ask
+    /// the kernel what was acknowledged (`acknowledged`).
+    mutating func didWrite(_ count: Int) -> Bool {
+        written += count
+        return written - released >= nextAckCheck
+    }
+
+    /// The peer sent something: whatever was written before is confirmed.
+    mutating func peerSpoke() {
+        writtenAtSignOfLife = written
+        releasedUnconfirmed = 0
+    }
+
+    /// The kernel holds `unacknowledged` of the written bytes: release every
+    /// frame the peer's TCP has acknowledged in full.
+    mutating func acknowledged(unacknowledged: Int, in output: inout ByteBuffer) {
+        release(upTo: written - unacknowledged, in: &output)
+        nextAckCheck = written - released + Self.retainStep
+    }
+
+    /// After the connection ended: each data frame still kept (written or
+    /// not), in order, with its opcode and unmasked payload; `unacknowledged`
+    /// is what the kernel still held (nil if unknown: nothing counts as
+    /// acknowledged then). Control frames belonged to the connection and go.
+    mutating func drain(from output: inout ByteBuffer, unacknowledged: Int?,
+                        _ body: (Opcode, UnsafeRawBufferPointer, Unsent) -> Void) {
+        let ackedUpTo = unacknowledged.map { written - $0 } ?? released
         var payload: [UInt8] = []
+        var index = firstRecord
         output.withReadableBytes { all in
             var offset = 0
-            while offset < all.count,
-                  let length = Self.frameLength(at: UnsafeRawBufferPointer(rebasing: all[offset...])) {
+            while offset < all.count, let length = Self.frameLength(at: UnsafeRawBufferPointer(rebasing: all[offset...])) {
                 let frame = UnsafeRawBufferPointer(rebasing: all[offset..<offset + length])
                 let opcode = Opcode(rawValue: frame[0] & 0x0F)
-                if !opcode.isControl {
-                    Self.unmaskedPayload(of: frame, into: &payload)
-                    payload.withUnsafeBytes { body(opcode, $0) }
-                }
                 offset += length
+                guard !opcode.isControl, index < records.count else { continue }
+                let record = records[index]
+                index += 1
+                Self.unmaskedPayload(of: frame, into: &payload)
+                let unsent = Unsent(tag: record.tag, acknowledged: record.end <= ackedUpTo,
+                                    afterSignOfLife: record.end > writtenAtSignOfLife)
+                payload.withUnsafeBytes { body(opcode, $0, unsent) }
             }
         }
         output.removeAll()
-        unwrittenOffset = 0
-        frontFrameLength = 0
+        records.removeAll()
+        firstRecord = 0
+        released = written
+    }
+
+    /// Consumes whole frames that end at or before `limit`.
+    private mutating func release(upTo limit: Int, in output: inout ByteBuffer) {
+        while released < limit {
+            guard let (length, isData) = output.withReadableBytes({ bytes -> (Int, Bool)? in
+                guard let length = Self.frameLength(at: bytes) else { return nil }
+                return (length, bytes[0] & 0x08 == 0)
+            }), released + length <= limit else { return }
+            output.consume(length)
+            released += length
+            guard isData, firstRecord < records.count else { continue }
+            if records[firstRecord].end > writtenAtSignOfLife { releasedUnconfirmed += 1 }
+            firstRecord += 1
+            if firstRecord == records.count {
+                records.removeAll(keepingCapacity: true)
+                firstRecord = 0
+            } else if firstRecord > 4096 && firstRecord * 2 > records.count {
+                records.removeFirst(firstRecord)
+                firstRecord = 0
+            }
+        }
     }
 
     /// Total length of the frame starting at `bytes`, or nil if its header is

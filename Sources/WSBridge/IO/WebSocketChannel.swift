@@ -36,6 +36,7 @@ final class WebSocketChannel {
     /// its raw 101 response, and a server has no next connection anyway.)
     private let recoversUnsent: Bool
     private var outgoing = OutgoingFrames()
+    private var unacknowledgedAtEnd: Int?
     private var preamble = ByteBuffer()
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
@@ -85,21 +86,28 @@ final class WebSocketChannel {
         flush()
     }
 
-    /// After the channel ended: the data messages that never left completely,
-    /// in order (sent again on the next connection: at least once, never lost).
-    func takeUnsentMessages(_ body: (OutgoingMessage) -> Void) {
+    /// After the channel ended: every data message still kept, in order,
+    /// with whether the peer's TCP acknowledged it (what did not reach it is
+    /// sent again on the next connection: at least once, never lost).
+    func takeUnsentMessages(_ body: (OutgoingMessage, OutgoingFrames.Unsent) -> Void) {
         guard ended, recoversUnsent else { return }
-        outgoing.drainMessages(from: &connection.output) { opcode, payload in
-            body(opcode == .binary ? .binary(payload) : .text(payload))
+        outgoing.drain(from: &connection.output, unacknowledged: unacknowledgedAtEnd) { opcode, payload, unsent in
+            body(opcode == .binary ? .binary(payload) : .text(payload), unsent)
         }
     }
 
-    func send(_ message: OutgoingMessage) {
+    /// Data messages the peer's TCP acknowledged after its last sign of life,
+    /// already released (they may be lost with the peer).
+    var releasedUnconfirmed: Int { outgoing.releasedUnconfirmed }
+
+    /// `tag` comes back with the message if it has to be sent again.
+    func send(_ message: OutgoingMessage, tag: Int = 0) {
         guard isOpen else { return }
         switch message {
         case .text(let bytes): connection.sendText(bytes)
         case .binary(let bytes): connection.sendBinary(bytes)
         }
+        if recoversUnsent { outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes) }
     }
 
     /// Start the closing handshake. Safe to call from inside an event callback:
@@ -136,6 +144,7 @@ final class WebSocketChannel {
             let result = stream.read(into: Self.readBuffer)
             switch result {
             case .bytes(let n):
+                if recoversUnsent { outgoing.peerSpoke() }
                 feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                 // A short read drained the kernel buffer: poll will say when
                 // more arrives, so skip the read that would only say EAGAIN.
@@ -220,7 +229,11 @@ final class WebSocketChannel {
         let skip = outgoing.unwrittenOffset
         let result = connection.output.withReadableBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
         if case .bytes(let n) = result {
-            if recoversUnsent { outgoing.didWrite(n, in: &connection.output) } else { connection.output.consume(n) }
+            if !recoversUnsent {
+                connection.output.consume(n)
+            } else if outgoing.didWrite(n), let unacknowledged = SocketQueue.unacknowledgedBytes(stream.fd) {
+                outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection.output)
+            }
         }
         return result
     }
@@ -244,6 +257,8 @@ final class WebSocketChannel {
         guard !ended else { return }
         ended = true
         if watching { loop.unwatch(stream.fd); watching = false }
+        // Asked before the close: the kernel still knows what the peer never acknowledged.
+        if recoversUnsent { unacknowledgedAtEnd = SocketQueue.unacknowledgedBytes(stream.fd) }
         stream.close()
         handler(.ended(reason))
     }

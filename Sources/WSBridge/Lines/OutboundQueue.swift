@@ -5,6 +5,8 @@ struct OutboundQueue {
     struct Message {
         var isBinary: Bool
         var bytes: [UInt8]
+        /// The stdin line it came from (0: not from stdin).
+        var line: Int
     }
 
     private var items: [Message] = []
@@ -14,8 +16,8 @@ struct OutboundQueue {
     var isEmpty: Bool { head == items.count }
     var count: Int { items.count - head }
 
-    mutating func append(_ message: OutgoingMessage) {
-        items.append(Self.copy(message))
+    mutating func append(_ message: OutgoingMessage, line: Int) {
+        items.append(Self.copy(message, line: line))
         byteCount += items[items.count - 1].bytes.count
     }
 
@@ -39,10 +41,10 @@ struct OutboundQueue {
         return message
     }
 
-    static func copy(_ message: OutgoingMessage) -> Message {
+    static func copy(_ message: OutgoingMessage, line: Int) -> Message {
         switch message {
-        case .text(let b): return Message(isBinary: false, bytes: Array(b))
-        case .binary(let b): return Message(isBinary: true, bytes: Array(b))
+        case .text(let b): return Message(isBinary: false, bytes: Array(b), line: line)
+        case .binary(let b): return Message(isBinary: true, bytes: Array(b), line: line)
         }
     }
 }

@@ -56,6 +56,12 @@ final class ReplayCoordinator {
         return ledger!.receivedAck(json)?.key
     }
 
+    /// Stops holding a message (the server refused it): it is not sent again.
+    func release(_ text: UnsafeRawBufferPointer) {
+        guard ledger != nil, case .valid = JSONScanner.validate(text) else { return }
+        _ = ledger!.receivedAck(text)
+    }
+
     /// Is this unsent message held for an ack? Then the replay sends it again
     /// and the queue must not.
     func isHeld(_ text: UnsafeRawBufferPointer) -> Bool {
