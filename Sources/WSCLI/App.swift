@@ -40,7 +40,7 @@ public enum App {
         }
         if let listen = options.listen {
             guard let address = ListenAddress(parsing: listen) else {
-                return usageError("--listen: expected [HOST:]PORT[/PATH], got '\(listen)'")
+                return usageError("--listen: expected [HOST:]PORT[/PATH] or unix:PATH, got '\(listen)'")
             }
             var server = ServerOptions(address: address)
             server.once = options.once
@@ -139,6 +139,7 @@ public enum App {
         c.tls.caFile = o.cacert
         c.tls.certFile = o.cert
         c.tls.keyFile = o.key
+        c.route = try ProxySelection.route(for: url, o)
         return c
     }
 

@@ -310,6 +310,9 @@ final class ReconnectFlagsTests: XCTestCase {
         ("backoff", ["--backoff", "2s"]),
         ("max-retries", ["--max-retries", "3"]),
         ("no-reconnect", ["--no-reconnect"]),
+        ("proxy", ["--proxy", "socks5h://127.0.0.1:1080"]),
+        ("noproxy", ["--noproxy", "localhost"]),
+        ("unix-socket", ["--unix-socket", "/run/app.sock"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {

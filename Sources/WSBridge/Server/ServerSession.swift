@@ -106,11 +106,11 @@ public final class ServerSession {
         if let cert = options.certFile, let key = options.keyFile {
             tlsContext = try TLSContext.server(certFile: cert, keyFile: key)
         }
-        let l = try TCPListener(host: options.address.host, port: options.address.port)
+        let l = try options.address.openListener()
         listener = l
-        let shown = ListenAddress(host: options.address.host, port: l.port, path: options.address.path)
+        let shown = options.address.bound(to: l)
         // With port 0 the user needs to be told which port they got.
-        if options.address.port == 0 { log.warning("listening on \(shown.display)") } else { log.info("listening on \(shown.display)") }
+        if options.address.needsAnnouncing { log.warning("listening on \(shown.display)") } else { log.info("listening on \(shown.display)") }
         loop.watch(l.fd, .read) { [unowned self] _ in self.acceptAll() }
     }
 

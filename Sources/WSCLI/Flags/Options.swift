@@ -34,6 +34,12 @@ public struct Options: Sendable {
     public var userAgent: String? = nil
     public var protocols: [String] = []
     public var connectTimeoutNanos: Int64 = 10_000_000_000
+    /// `--proxy URL`, checked by `ProxyURL`; "" = no proxy, whatever the environment says.
+    public var proxy: String? = nil
+    /// `--noproxy LIST`: replaces the no_proxy variable.
+    public var noProxy: String? = nil
+    /// `--unix-socket PATH`.
+    public var unixSocket: String? = nil
     public var insecure = false
     public var cacert: String? = nil
     public var cert: String? = nil
