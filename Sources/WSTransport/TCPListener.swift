@@ -98,6 +98,8 @@ public final class TCPListener {
         let probe = socket(AF_UNIX, sockStream, 0)
         guard probe >= 0 else { return false }
         defer { sysClose(probe) }
+        // Non-blocking: a live listener with a full backlog says EAGAIN, not "refused".
+        guard makeNonBlockingCloexec(probe) else { return false }
         let rc = address.withSockAddr { connect(probe, $0, $1) }
         return rc != 0 && currentErrno() == ECONNREFUSED
     }

@@ -26,8 +26,9 @@ from peers.fault_server import Behaviour
 class Proxy:
     """A proxy process on 127.0.0.1:port whose log the test can wait on."""
 
-    def __init__(self, argv: list[str], port: int, log_path: str):
+    def __init__(self, argv: list[str], port: int, log_path: str, scheme: str):
         self.port = port
+        self.url_text = f"{scheme}://127.0.0.1:{port}"
         self.log_path = log_path
         self.out = open(log_path + ".out", "wb")
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.out, stderr=subprocess.STDOUT)
@@ -58,14 +59,10 @@ class Proxy:
             self.proc.wait(5)
         self.out.close()
 
-    @property
-    def url(self) -> str:
-        raise NotImplementedError
-
 
 @pytest.fixture
 def tinyproxy(tmp_path):
-    """tinyproxy(auth=None) -> Proxy with .url "http://127.0.0.1:PORT"."""
+    """tinyproxy(auth=None) -> Proxy with .url_text "http://127.0.0.1:PORT"."""
     if shutil.which("tinyproxy") is None:
         pytest.skip("tinyproxy is not installed (Tests/run installs Debian's tinyproxy-bin as root)")
     started: list[Proxy] = []
@@ -79,8 +76,7 @@ def tinyproxy(tmp_path):
         if auth:
             lines.append(f"BasicAuth {auth[0]} {auth[1]}")
         conf.write_text("\n".join(lines) + "\n")
-        proxy = Proxy(["tinyproxy", "-d", "-c", str(conf)], port, log)
-        proxy.url_text = f"http://127.0.0.1:{port}"
+        proxy = Proxy(["tinyproxy", "-d", "-c", str(conf)], port, log, "http")
         started.append(proxy)
         return proxy
 
@@ -101,7 +97,7 @@ def microsocks(tmp_path):
         argv = ["microsocks", "-i", "127.0.0.1", "-p", str(port)]
         if auth:
             argv += ["-u", auth[0], "-P", auth[1]]
-        proxy = Proxy(argv, port, str(tmp_path / f"microsocks-{port}.log"))
+        proxy = Proxy(argv, port, str(tmp_path / f"microsocks-{port}.log"), "socks5")
         started.append(proxy)
         return proxy
 

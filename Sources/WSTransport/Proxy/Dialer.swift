@@ -32,6 +32,8 @@ public final class Dialer {
     private var tunnel: TCPStream?
     private var output: [UInt8] = []
     private var handle: ((UnsafeRawBufferPointer) -> TunnelStep)?
+    /// The proxy as messages name it ("http://127.0.0.1:3128").
+    private var proxyName = ""
 
     public init(host: String, port: UInt16, route: DialRoute, loop: EventLoop) {
         self.host = host
@@ -163,8 +165,6 @@ public final class Dialer {
         proxyName = "\(proxy)"
         loop.watch(fd, .write) { [weak self] _ in self?.tunnelReady() }
     }
-
-    private var proxyName = ""
 
     private func tunnelReady() {
         guard let stream = tunnel else { return }
