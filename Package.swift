@@ -24,7 +24,8 @@ let package = Package(
         // Layer 1: the sans-I/O protocol core (frames, handshake, UTF-8, close codes).
         .target(name: "WSCore", dependencies: ["COpenSSL"], swiftSettings: releaseSettings),
         // Layer 2: sockets, TLS and the poll() event loop.
-        .target(name: "WSTransport", dependencies: ["COpenSSL"], swiftSettings: releaseSettings),
+        // (WSCore for the sans-I/O proxy handshakes its dialer drives.)
+        .target(name: "WSTransport", dependencies: ["COpenSSL", "WSCore"], swiftSettings: releaseSettings),
         // Layer 3: JSON lines, base64 framing, client and server sessions.
         .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport"], swiftSettings: releaseSettings),
         // Layer 4: the flag table, option parsing, help and the program's entry.

@@ -12,10 +12,13 @@ struct Environment {
     var stdoutIsTerminal: Bool
     /// NO_COLOR is set to a non-empty value (no-color.org).
     var noColor: Bool
+    /// An environment variable (the proxy variables, as curl reads them).
+    var variable: (String) -> String? = { _ in nil }
 
     /// This process's.
     static func current() -> Environment {
         let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
-        return Environment(stdoutIsTerminal: StdioMode.isTerminal(1), noColor: noColor)
+        return Environment(stdoutIsTerminal: StdioMode.isTerminal(1), noColor: noColor,
+                           variable: ProxySelection.getenvironment)
     }
 }

@@ -24,7 +24,7 @@ enum Plan {
         }
         let bridge = try bridgeOptions(o, environment)
         if let listen = o.listen { return .server(try serverOptions(o, listen: listen), bridge) }
-        return .client(try clientOptions(o), try sessionPolicy(o), bridge)
+        return .client(try clientOptions(o, environment), try sessionPolicy(o), bridge)
     }
 
     static func bridgeOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> BridgeOptions {
@@ -56,7 +56,7 @@ enum Plan {
 
     static func serverOptions(_ o: Options, listen: String) throws(UsageError) -> ServerOptions {
         guard let address = ListenAddress(parsing: listen) else {
-            throw UsageError("--listen: expected [HOST:]PORT[/PATH], got '\(listen)'")
+            throw UsageError("--listen: expected [HOST:]PORT[/PATH] or unix:PATH, got '\(listen)'")
         }
         var s = ServerOptions(address: address)
         s.once = o.once
@@ -68,7 +68,7 @@ enum Plan {
         return s
     }
 
-    static func clientOptions(_ o: Options) throws(UsageError) -> ClientOptions {
+    static func clientOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> ClientOptions {
         let url: WebSocketURL
         do {
             url = try WebSocketURL(parsing: o.url ?? "")
@@ -86,6 +86,7 @@ enum Plan {
         c.tls.caFile = o.cacert
         c.tls.certFile = o.cert
         c.tls.keyFile = o.key
+        c.route = try ProxySelection.route(for: url, o, environment: environment.variable)
         return c
     }
 

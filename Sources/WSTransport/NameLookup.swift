@@ -33,7 +33,7 @@ public final class NameLookup {
     /// Calls `completion` once, on the loop and never from inside start(),
     /// with the addresses in getaddrinfo's order or the error
     /// ("resolve no.such.host: Name or service not known").
-    func start(_ completion: @escaping (Result<[SocketAddress], TransportError>) -> Void) {
+    public func start(_ completion: @escaping (Result<[SocketAddress], TransportError>) -> Void) {
         precondition(self.completion == nil, "NameLookup.start called twice")
         self.completion = completion
         if Resolver.isIPLiteral(host) {

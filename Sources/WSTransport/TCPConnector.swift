@@ -25,10 +25,21 @@ public final class TCPConnector {
     private var lookup: NameLookup?
     private var lastError: TransportError?
 
+    private var unixPath: String?
+    private var kickoff: EventLoop.TimerID?
+
     public init(host: String, port: UInt16, loop: EventLoop) {
         self.host = host
         self.port = port
         self.loop = loop
+    }
+
+    /// Connects to a Unix-domain stream socket instead (no lookup).
+    public init(unixSocketPath path: String, loop: EventLoop) {
+        self.host = "unix:" + path
+        self.port = 0
+        self.loop = loop
+        self.unixPath = path
     }
 
     /// Calls `completion` exactly once with the connected non-blocking fd (TCP_NODELAY on)
@@ -37,6 +48,17 @@ public final class TCPConnector {
     public func start(_ completion: @escaping (Result<Int32, TransportError>) -> Void) {
         precondition(self.completion == nil, "TCPConnector.start called twice")
         self.completion = completion
+        if let path = unixPath {
+            kickoff = loop.schedule(afterNanos: 0) {
+                self.kickoff = nil
+                guard let address = SocketAddress(unixPath: path) else {
+                    return self.finish(.failure(TransportError("connect to unix:\(path): path too long for a socket")))
+                }
+                self.addresses = [address]
+                self.tryNext()
+            }
+            return
+        }
         let lookup = NameLookup(host: host, port: port, loop: loop)
         self.lookup = lookup
         lookup.start { result in
@@ -51,6 +73,7 @@ public final class TCPConnector {
     /// Closes any pending fd and stops waiting for the name; completion is
     /// not called afterwards.
     public func cancel() {
+        if let k = kickoff { loop.cancel(k); kickoff = nil }
         lookup?.cancel()
         lookup = nil
         abandonPending()
@@ -87,6 +110,7 @@ public final class TCPConnector {
         if rc == 0 { return .connected(fd) }
         let e = currentErrno()
         // EINTR on a non-blocking connect also means "still in progress".
+        // (A Unix socket answers at once: connected, or refused.)
         guard e == EINPROGRESS || e == EINTR else {
             sysClose(fd)
             return .failed(.posix(name, errno: e))
@@ -114,7 +138,7 @@ public final class TCPConnector {
 
     /// Small WebSocket frames must not wait for Nagle's algorithm.
     private func succeed(_ fd: Int32) {
-        setIntOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+        if unixPath == nil { setIntOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1) }
         finish(.success(fd))
     }
 

@@ -35,6 +35,26 @@ public final class TCPListener {
         throw lastError
     }
 
+    /// A Unix-domain stream socket at `path` (`--listen unix:PATH`), removed
+    /// again by close(). A socket file left by a listener that died is
+    /// replaced; any other existing file is an error ("Address already in use").
+    public init(unixPath path: String) throws {
+        guard let address = SocketAddress(unixPath: path) else {
+            throw TransportError("listen on unix:\(path): path too long for a socket")
+        }
+        do {
+            try open(address)
+        } catch let error as TransportError where error.errno == EADDRINUSE && TCPListener.isStaleSocket(address) {
+            _ = unlink(path)
+            try open(address)
+        }
+        var st = stat()
+        if lstat(path, &st) == 0 { unixSocket = (path, UInt64(st.st_ino)) }
+    }
+
+    /// The socket file we created, removed at close if it is still ours.
+    private var unixSocket: (path: String, inode: UInt64)?
+
     deinit { close() }
 
     /// Non-blocking accept: nil when no connection is pending. fd is non-blocking, TCP_NODELAY.
@@ -64,6 +84,24 @@ public final class TCPListener {
         guard fd >= 0 else { return }
         sysClose(fd)
         fd = -1
+        if let (path, inode) = unixSocket {
+            var st = stat()
+            if lstat(path, &st) == 0 && UInt64(st.st_ino) == inode { _ = unlink(path) }
+            unixSocket = nil
+        }
+    }
+
+    /// A socket file nobody listens on: connecting to it is refused.
+    private static func isStaleSocket(_ address: SocketAddress) -> Bool {
+        var st = stat()
+        guard lstat(address.unixPath, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else { return false }
+        let probe = socket(AF_UNIX, sockStream, 0)
+        guard probe >= 0 else { return false }
+        defer { sysClose(probe) }
+        // Non-blocking: a live listener with a full backlog says EAGAIN, not "refused".
+        guard makeNonBlockingCloexec(probe) else { return false }
+        let rc = address.withSockAddr { connect(probe, $0, $1) }
+        return rc != 0 && currentErrno() == ECONNREFUSED
     }
 
     /// [::] then 0.0.0.0 for all interfaces; otherwise what getaddrinfo says, IPv4 first.
@@ -96,7 +134,7 @@ public final class TCPListener {
                 throw TransportError.posix("\(name): getsockname")
             }
             fd = s
-            port = bound.port
+            port = address.family == AF_UNIX ? 0 : bound.port
         } catch {
             sysClose(s)
             throw error

@@ -39,6 +39,14 @@ public final class TCPStream: ByteStream {
         #endif
     }
 
+    /// Gives up the fd without closing it (a proxy tunnel handed on to TLS
+    /// or the WebSocket handshake).
+    public func releaseFD() -> Int32 {
+        let owned = fd
+        fd = -1
+        return owned
+    }
+
     public func close() {
         guard fd >= 0 else { return }
         sysClose(fd)

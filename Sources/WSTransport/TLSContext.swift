@@ -37,9 +37,16 @@ public final class TLSContext {
         return c
     }
 
+    /// No TLS 1.3 session tickets when the handshake completes: TLSStream
+    /// sends one with the server's first write (the 101) instead. Tickets
+    /// that arrive while a client writes its upgrade request are what
+    /// clients reading and writing one TLS session from two threads (Python
+    /// websockets' sync client) lose that request to: OpenSSL does not
+    /// allow SSL_write while SSL_read is processing a handshake message.
     public static func server(certFile: String, keyFile: String) throws -> TLSContext {
         let c = try TLSContext(method: TLS_server_method(), isClient: false, verifiesPeer: false)
         try c.loadIdentity(certFile: certFile, keyFile: keyFile)
+        _ = SSL_CTX_set_num_tickets(c.ctx, 0)
         return c
     }
 

@@ -25,6 +25,9 @@ public final class TLSStream: ByteStream {
     private var failed = false
     private var established = false
     private var closeNotifySent = false
+    /// Server side: the TLS 1.3 session ticket still to send, ahead of our
+    /// first application data (TLSContext.server says why not earlier).
+    private var ticketDue = false
 
     /// serverName nil for server side (a client context without a name skips
     /// SNI and hostname verification but still checks the chain). Takes
@@ -75,6 +78,7 @@ public final class TLSStream: ByteStream {
         let savedErrno = currentErrno()
         if rc == 1 {
             established = true
+            ticketDue = !context.isClient
             return .done
         }
         switch SSL_get_error(ssl, rc) {
@@ -118,6 +122,13 @@ public final class TLSStream: ByteStream {
         guard let ssl = ssl, !failed else { return .error(Self.peerGone) }
         if bytes.isEmpty { return .bytes(0) }   // SSL_write(0) is an error, not a no-op
         ERR_clear_error()
+        if ticketDue {
+            // RFC 8446 §4.6.1: a NewSessionTicket may follow the handshake at
+            // any time; this one rides in front of the first record we write.
+            // (A no-op returning 0 under TLS 1.2, whose tickets are in the handshake.)
+            ticketDue = false
+            _ = SSL_new_session_ticket(ssl)
+        }
         let n = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
         if n > 0 { return .bytes(Int(n)) }
         return ioFailure(n, errno: currentErrno(), reading: false)

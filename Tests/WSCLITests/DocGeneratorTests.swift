@@ -220,8 +220,8 @@ final class DocGeneratorTests: XCTestCase {
 
     func testManEnvironmentAndExamples() {
         XCTAssertTrue(man.contains("\\fBNO_COLOR\\fR"))
-        XCTAssertTrue(man.contains("http_proxy"))
-        XCTAssertTrue(man.contains("Not yet supported"))
+        XCTAssertTrue(man.contains("\\fBhttp_proxy, https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY\\fR"))
+        XCTAssertTrue(man.contains("\\fBno_proxy, NO_PROXY\\fR"))
         for needed in ["\\-\\-on\\-reconnect", "\\-\\-capture SID=session.id", "\\-\\-ack sequence",
                        "\\-\\-listen 127.0.0.1:8080/ws", "\\-\\-header\\-file", "jq \\-c", "wss://chat"] {
             XCTAssertTrue(man.contains(needed), needed)
@@ -345,7 +345,7 @@ final class DocGeneratorTests: XCTestCase {
     func testBashScriptShape() {
         XCTAssertTrue(bash.hasSuffix("\ncomplete -F _wspipe wspipe\n"))
         XCTAssertTrue(bash.contains("\n        --binary-output)\n            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- \"$cur\")\n"))
-        XCTAssertTrue(bash.contains("--header-file|--cacert|--cert|--key|--on-connect-file)\n            compopt -o filenames"))
+        XCTAssertTrue(bash.contains("--header-file|--unix-socket|--cacert|--cert|--key|--on-connect-file)\n            compopt -o filenames"))
     }
 
     func testBashSyntax() throws {
@@ -402,7 +402,7 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertTrue(zsh.contains("--binary-output=[How raw line mode writes incoming binary messages]:raw|base64|drop:(raw base64 drop)'"))
         XCTAssertTrue(zsh.contains("\n  '(-t --text -b --binary)-t[Raw line mode"))
         XCTAssertTrue(zsh.contains("\n  '(-k --insecure)-k[Skip TLS certificate and hostname verification]'\n"))
-        XCTAssertTrue(zsh.contains("\n  '(--listen)--listen=[Accept WebSocket clients on this address instead of connecting to a URL]:[HOST\\:]PORT[/PATH]: '\n"))
+        XCTAssertTrue(zsh.contains("\n  '(--listen)--listen=[Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL]:[HOST\\:]PORT[/PATH]: '\n"))
     }
 
     func testZshEscaping() {

@@ -11,6 +11,7 @@ final class FlagTableTests: XCTestCase {
         let expected: Set<String> = [
             "help", "version", "verbose", "quiet",
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
+            "proxy", "noproxy", "unix-socket",
             "insecure", "cacert", "cert", "key",
             "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
@@ -31,10 +32,10 @@ final class FlagTableTests: XCTestCase {
     }
 
     func testCompletionKinds() {
-        for name in ["header-file", "cacert", "cert", "key", "on-connect-file"] {
+        for name in ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file"] {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
-        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 5)
+        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 6)
         XCTAssertEqual(FlagTable.flag(long: "route-errors")?.completion, .choices(["report", "ignore"]))
         XCTAssertEqual(FlagTable.flag(long: "generate")?.completion, .choices(["man", "bash", "zsh", "fish"]))
         for name in ["type-key", "route", "send-timeout"] {

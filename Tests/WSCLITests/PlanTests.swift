@@ -99,7 +99,7 @@ final class PlanTests: XCTestCase {
             "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
             "--events", "--stats", url,
         ], terminal))
-        let b = try XCTUnwrap(client(["-t", "--strict", "-U", url]))
+        let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
                                       "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s"]))
         let url = a.0.url
@@ -190,7 +190,7 @@ final class PlanTests: XCTestCase {
     // MARK: Usage errors found while planning
 
     func testBadAddressesAndDestinations() {
-        assertPlanError(["--listen", "host:port"], "--listen: expected [HOST:]PORT[/PATH], got 'host:port'")
+        assertPlanError(["--listen", "host:port"], "--listen: expected [HOST:]PORT[/PATH] or unix:PATH, got 'host:port'")
         assertPlanError(["ws://"], "URL has no host (got 'ws://')")
         assertPlanError(["--route", "a=fd:x", url],
                         "--route: invalid file descriptor 'x' in 'fd:x' (expected fd:N, e.g. fd:3)")

@@ -304,6 +304,9 @@ final class ReconnectFlagsTests: XCTestCase {
         ("max-retries", ["--max-retries", "3"]),
         ("no-reconnect", ["--no-reconnect"]),
         ("linger", ["--linger", "2s"]),
+        ("proxy", ["--proxy", "socks5h://127.0.0.1:1080"]),
+        ("noproxy", ["--noproxy", "localhost"]),
+        ("unix-socket", ["--unix-socket", "/run/app.sock"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {

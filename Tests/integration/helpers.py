@@ -107,10 +107,10 @@ class WsProc:
                  pass_fds: tuple = ()):
         self.argv = argv
         child_env = dict(os.environ)
-        child_env.pop("https_proxy", None)
-        child_env.pop("http_proxy", None)
-        child_env.pop("HTTPS_PROXY", None)
-        child_env.pop("HTTP_PROXY", None)
+        # wspipe reads the proxy variables as curl does: tests set them explicitly.
+        for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+            child_env.pop(name, None)
+            child_env.pop(name.upper(), None)
         child_env["NO_COLOR"] = "1"
         if env:
             child_env.update(env)

@@ -107,7 +107,7 @@ def run_block(code: str, wspipe_bin: str, tmp_path, timeout: float = BLOCK_TIMEO
     link.symlink_to(os.path.abspath(wspipe_bin))
     script = tmp_path / "block.sh"
     script.write_text(code)
-    env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "https_proxy")}
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")}
     env.update(PATH=f"{bindir}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}", WSPIPE=str(link), NO_COLOR="1")
     # Files, not pipes: a background process the block leaves behind must not
     # keep the test waiting for EOF.

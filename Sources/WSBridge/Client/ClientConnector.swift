@@ -10,6 +10,8 @@ public struct ClientOptions {
     public var userAgent: String? = nil
     public var connectTimeoutNanos: Int64 = 10_000_000_000
     public var tls = TLSClientOptions()
+    /// Direct, a Unix socket, or a proxy (wspipe(1): OPTIONS, Connection).
+    public var route = DialRoute.direct
 
     public init(url: WebSocketURL) { self.url = url }
 }
@@ -56,14 +58,15 @@ struct OpenedConnection {
     var roundTripNanos: Int64
 }
 
-/// Opens one connection: TCP connect, TLS handshake for wss://, then the HTTP
-/// upgrade (RFC 6455 §4.1), all under one deadline (--connect-timeout). No
+/// Opens one connection: TCP connect (or a proxy tunnel, or a Unix socket),
+/// TLS handshake for wss://, then the HTTP upgrade (RFC 6455 §4.1), all
+/// under one deadline (--connect-timeout). No
 /// WebSocket frame can be sent before `completion` reports success.
 final class ClientConnector {
     private let options: ClientOptions
     private let tlsContext: TLSContext?
     private let loop: EventLoop
-    private var tcp: TCPConnector?
+    private var dialer: Dialer?
     private var stream: ByteStream?
     private var tlsStream: TLSStream?
     private var handshake: ClientHandshake
@@ -97,9 +100,9 @@ final class ClientConnector {
         timer = loop.schedule(afterNanos: options.connectTimeoutNanos) { [weak self] in
             self?.fail(.unreachable("timed out connecting to \(url.display) after \(Self.seconds(self?.options.connectTimeoutNanos ?? 0))"))
         }
-        let connector = TCPConnector(host: url.host, port: url.port, loop: loop)
-        tcp = connector
-        connector.start { [weak self] result in
+        let dialer = Dialer(host: url.host, port: url.port, route: options.route, loop: loop)
+        self.dialer = dialer
+        dialer.start { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let fd): self.connected(fd)
@@ -111,12 +114,12 @@ final class ClientConnector {
     /// Abandon the attempt (SIGINT while connecting); completion is not called.
     func cancel() {
         completion = nil
-        tcp?.cancel()
+        dialer?.cancel()
         teardown()
     }
 
     private func connected(_ fd: Int32) {
-        tcp = nil
+        dialer = nil
         log.debug("TCP connected to \(options.url.host):\(options.url.port)")
         guard let context = tlsContext else {
             let plain = TCPStream(fd: fd)
@@ -227,7 +230,7 @@ final class ClientConnector {
     }
 
     private func fail(_ failure: ConnectFailure) {
-        tcp?.cancel()
+        dialer?.cancel()
         teardown()
         let done = completion
         completion = nil

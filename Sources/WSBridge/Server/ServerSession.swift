@@ -99,9 +99,9 @@ public final class ServerSession: SessionDriver {
         if let cert = options.certFile, let key = options.keyFile {
             tlsContext = try TLSContext.server(certFile: cert, keyFile: key)
         }
-        let l = try TCPListener(host: options.address.host, port: options.address.port)
+        let l = try options.address.openListener()
         listener = l
-        let shown = ListenAddress(host: options.address.host, port: l.port, path: options.address.path)
+        let shown = options.address.bound(to: l)
         // Said unless -q: with port 0 above all, the user needs the port.
         log.warning("listening on \(shown.url(secure: tlsContext != nil))")
         loop.watch(l.fd, .read) { [unowned self] _ in self.acceptAll() }

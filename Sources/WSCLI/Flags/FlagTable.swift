@@ -1,4 +1,5 @@
 import WSBridge
+import WSTransport
 
 /// Every flag wspipe accepts, in the order `--help` lists them within each
 /// category. This list is the single source of the parser, `--help`, the man
@@ -46,6 +47,27 @@ public let flagTable: [Flag] = [
          help: "Give up connecting (name lookup, TCP, TLS and handshake) after this long.",
          category: .connection, defaultValue: "10s",
          apply: { o, v throws(UsageError) in o.connectTimeoutNanos = try FlagValue.duration("connect-timeout", v) }),
+    Flag(long: "proxy", valueName: "URL",
+         help: "Connect through this proxy: http://[USER:PASSWORD@]HOST[:PORT] (CONNECT), socks5:// "
+             + "or socks5h:// (the proxy resolves the name), '' for none; without it the http_proxy, "
+             + "https_proxy and all_proxy variables are read, as curl does.",
+         category: .connection, rules: [.clientOnly],
+         apply: { o, v throws(UsageError) in
+             if !v.isEmpty {
+                 do { _ = try ProxyURL(parsing: v) } catch { throw UsageError("--proxy: \(error)") }
+             }
+             o.proxy = v
+         }),
+    Flag(long: "noproxy", valueName: "LIST",
+         help: "Connect directly to these comma-separated hosts and domains (with their subdomains), "
+             + "'*' for all; replaces no_proxy.",
+         category: .connection, rules: [.clientOnly],
+         apply: { o, v in o.noProxy = v }),
+    Flag(long: "unix-socket", valueName: "PATH",
+         help: "Connect through this Unix-domain socket instead of TCP and any proxy; "
+             + "the URL still gives the Host header, path and scheme.",
+         category: .connection, completion: .file, rules: [.clientOnly],
+         apply: { o, v throws(UsageError) in o.unixSocket = try FlagValue.nonEmpty("unix-socket", v) }),
     Flag(long: "max-message-size", valueName: "SIZE",
          help: "Close the connection with 1009 when an incoming message is larger than this.",
          category: .connection, defaultValue: "64M",
@@ -368,7 +390,8 @@ public let flagTable: [Flag] = [
 
     // MARK: Server mode (wspipe(1): OPTIONS, Server mode)
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
-         help: "Accept WebSocket clients on this address instead of connecting to a URL.",
+         help: "Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH "
+             + "(removed at exit), instead of connecting to a URL.",
          category: .server,
          doc: [
              """

@@ -46,8 +46,12 @@ public enum ManPageRenderer {
 
         page.request("SH", "ENVIRONMENT")
         page.item("NO_COLOR", "When set, wspipe never writes ANSI colour; without it, colour is only ever used when the stream is a terminal.")
-        page.item("http_proxy, https_proxy, no_proxy",
-                  "Not yet supported: wspipe ignores these variables and always connects directly.")
+        page.item("http_proxy, https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY",
+                  "Without --proxy or --unix-socket, a ws:// connection goes through the proxy in http_proxy "
+                      + "and a wss:// one through https_proxy, each falling back to all_proxy; the lower-case name "
+                      + "wins, and HTTP_PROXY is ignored, as by curl. Values take the form of --proxy.")
+        page.item("no_proxy, NO_PROXY",
+                  "Hosts to reach without the proxy, as for --noproxy, which replaces them.")
 
         page.request("SH", "EXAMPLES")
         for example in examples {

@@ -25,6 +25,12 @@ public struct Options: Sendable {
     public var userAgent = ""
     public var protocols: [String] = []
     public var connectTimeoutNanos: Int64 = 0
+    /// `--proxy URL`, checked by `ProxyURL`; "" = no proxy, whatever the environment says.
+    public var proxy: String? = nil
+    /// `--noproxy LIST`: replaces the no_proxy variable.
+    public var noProxy: String? = nil
+    /// `--unix-socket PATH`.
+    public var unixSocket: String? = nil
     public var insecure = false
     public var cacert: String? = nil
     public var cert: String? = nil
