@@ -1,11 +1,16 @@
 /// The sans-I/O WebSocket connection (after the handshake), RFC 6455 §5.
 ///
 /// Bytes go in through `receive`, events come out through the handler, and
-/// bytes to send accumulate in `output`; the caller does all I/O and timing.
-/// Protocol duties that need no decision are done here: Pongs answer Pings
-/// (§5.5.2), a peer's Close is echoed (§5.5.1), and a violation queues a
-/// Close with the right code and stops input processing (§7.1.7 "Fail the
-/// WebSocket Connection").
+/// bytes to send accumulate in `output`; the caller does all I/O and timing,
+/// and reports what it wrote with `didWrite`. Protocol duties that need no
+/// decision are done here: Pongs answer Pings (§5.5.2), a peer's Close is
+/// echoed (§5.5.1), and a violation queues a Close with the right code and
+/// stops input processing (§7.1.7 "Fail the WebSocket Connection").
+///
+/// A peer that sends Pings and never reads must not grow `output` without
+/// bound: only the most recent Ping is answered (§5.5.3 allows it), and its
+/// Pong waits outside `output`, replaced by the next Ping's, until everything
+/// queued before it has been written.
 ///
 /// The handler runs while `receive` holds exclusive access to the connection:
 /// it must not touch this `Connection` (queue follow-up sends after `receive`
@@ -13,24 +18,71 @@
 public struct Connection: Sendable {
     public let role: Role
     public private(set) var state: ConnectionState = .open
-    /// Bytes to write to the peer, in order. The I/O layer writes from here and
-    /// calls `output.consume(n)`.
-    public var output = ByteBuffer(capacity: 16 * 1024)
+    /// Bytes for the peer, in order. The I/O layer writes what
+    /// `withUnwrittenOutput` shows and reports it with `didWrite(n)`.
+    public private(set) var output = ByteBuffer(capacity: 16 * 1024)
 
     private var decoder: FrameDecoder
     private var assembler: MessageAssembler
     private var entropy: EntropyPool
     /// A control frame's payload when it arrives in more than one piece.
     private var controlPayload = ByteBuffer(capacity: 125)
+    /// The payload of the latest Ping not answered yet (§5.5.3: "an endpoint
+    /// MAY elect to send a Pong frame for only the most recently processed
+    /// Ping frame"). Queued once `output` is written, or before the next frame.
+    private var pendingPong: [UInt8]?
+    /// With `recoversUnsentMessages`: which bytes of `output` are written.
+    private var unsent: OutgoingFrames?
     private var sentClose = false
     private var receivedClose = false
     private var failed = false
 
-    public init(role: Role, maxMessageSize: Int, entropy: EntropyPool = EntropyPool()) {
+    /// `recoversUnsentMessages`: keep each frame in `output` until it is
+    /// written completely, so that `drainUnsentMessages` can hand back the
+    /// messages a dropped connection never delivered (the client re-sends them).
+    public init(role: Role, maxMessageSize: Int, recoversUnsentMessages: Bool = false,
+                entropy: EntropyPool = EntropyPool()) {
         self.role = role
         self.decoder = FrameDecoder(role: role)
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
+        self.unsent = recoversUnsentMessages ? OutgoingFrames() : nil
         self.entropy = entropy
+    }
+
+    // MARK: - Output
+
+    /// Bytes queued for the peer and not written yet. (Outside `receive`, a
+    /// Pong still waiting to be queued implies this is not 0.)
+    public var unwrittenBytes: Int { output.readableBytes - (unsent?.unwrittenOffset ?? 0) }
+
+    /// Calls `body` with the bytes to write next (all of them, in order).
+    public func withUnwrittenOutput<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let skip = unsent?.unwrittenOffset ?? 0
+        return try output.withReadableBytes { try body(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
+    }
+
+    /// The transport wrote the first `count` bytes `withUnwrittenOutput` showed.
+    /// Once everything is written, a Pong held back (see `pendingPong`) is queued.
+    public mutating func didWrite(_ count: Int) {
+        if unsent != nil { unsent!.didWrite(count, in: &output) } else { output.consume(count) }
+        if unwrittenBytes == 0 { queuePendingPong() }
+    }
+
+    /// Raw bytes before any frame (the server's 101 response). Only without
+    /// `recoversUnsentMessages`, whose bookkeeping expects frames.
+    public mutating func queueRaw(_ bytes: [UInt8]) {
+        precondition(unsent == nil, "Connection: raw bytes in an output that is read back as frames")
+        output.append(contentsOf: bytes)
+    }
+
+    /// With `recoversUnsentMessages`, after the connection is gone: every data
+    /// message still in `output` (written partly or not at all), as its opcode
+    /// and payload, in order; then `output` is emptied. Control frames belong
+    /// to the connection that is gone and are dropped.
+    public mutating func drainUnsentMessages(_ body: (Opcode, UnsafeRawBufferPointer) -> Void) {
+        pendingPong = nil
+        guard unsent != nil else { return output.removeAll() }
+        unsent!.drainMessages(from: &output, body)
     }
 
     /// True once both Close frames have been exchanged (the transport may then
@@ -60,6 +112,9 @@ public struct Connection: Sendable {
     /// The buffer is mutable because the server role unmasks in place.
     public mutating func receive(_ bytes: UnsafeMutableRawBufferPointer, _ handler: (ConnectionEvent) -> Void) {
         var input = bytes
+        // Pings in this input are answered once, after it (§5.5.3), and only
+        // right away if nothing queued before is still unwritten.
+        defer { if unwrittenBytes == 0 { queuePendingPong() } }
         while !isDiscardingInput {
             switch decoder.next(&input) {
             case .needMoreData:
@@ -139,9 +194,12 @@ public struct Connection: Sendable {
         switch opcode {
         case .ping:
             // §5.5.2: "Upon receipt of a Ping frame, an endpoint MUST send a Pong
-            // frame in response ... the same Application data". After our Close
-            // nothing more is sent.
-            if state == .open { queueFrame(.pong, payload) }
+            // frame in response ... the same Application data". §5.5.3: "If an
+            // endpoint receives a Ping frame and has not yet sent Pong frame(s)
+            // in response to previous Ping frame(s), the endpoint MAY elect to
+            // send a Pong frame for only the most recently processed Ping frame."
+            // After our Close nothing more is sent.
+            if state == .open { pendingPong = Array(payload) }
             handler(.ping(payload))
         case .pong:
             handler(.pong(payload))
@@ -216,8 +274,21 @@ public struct Connection: Sendable {
         sentClose = true
     }
 
-    /// One complete frame (FIN=1); clients mask with a fresh key (§5.3).
+    /// One complete frame (FIN=1), after the Pong a Ping before it asked for.
     private mutating func queueFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) {
+        queuePendingPong()
+        appendFrame(opcode, payload)
+    }
+
+    /// The Pong held back for the latest Ping, if any and if we may still send.
+    private mutating func queuePendingPong() {
+        guard let payload = pendingPong else { return }
+        pendingPong = nil
+        if !sentClose { payload.withUnsafeBytes { appendFrame(.pong, $0) } }
+    }
+
+    /// Clients mask with a fresh key (§5.3).
+    private mutating func appendFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) {
         let key: UInt32? = role == .client ? entropy.next32() : nil
         FrameEncoder.append(opcode: opcode, fin: true, payload: payload, maskKey: key, into: &output)
     }

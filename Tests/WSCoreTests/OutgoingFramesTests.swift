@@ -8,47 +8,60 @@ final class OutgoingFramesTests: XCTestCase {
         }
     }
 
-    private func drain(_ frames: inout OutgoingFrames, _ output: inout ByteBuffer) -> [(Opcode, [UInt8])] {
+    private func drain(_ connection: inout Connection) -> [(Opcode, [UInt8])] {
         var result: [(Opcode, [UInt8])] = []
-        frames.drainMessages(from: &output) { result.append(($0, Array($1))) }
+        connection.drainUnsentMessages { result.append(($0, Array($1))) }
         return result
     }
 
+    private func tracking() -> Connection {
+        Connection(role: .client, maxMessageSize: 1 << 20, recoversUnsentMessages: true,
+                   entropy: EntropyPool(fixed: [0x37, 0xFA, 0x21, 0x3D]))
+    }
+
     func testCompletelyWrittenFramesAreConsumedPartialOnesKept() {
-        var connection = client()
+        var connection = tracking()
         let big = [UInt8](repeating: 7, count: 300)   // 16-bit length, masked: 8 + 300 bytes
         send(&connection, [Array("a".utf8), big])
-        var tracker = OutgoingFrames()
         let first = 2 + 4 + 1
-        tracker.didWrite(first + 10, in: &connection.output)
+        connection.didWrite(first + 10)
         XCTAssertEqual(connection.output.readableBytes, 8 + 300, "the first frame is gone, the second kept whole")
-        XCTAssertEqual(tracker.unwrittenOffset, 10)
-        tracker.didWrite(8 + 300 - 10, in: &connection.output)
+        XCTAssertEqual(connection.unwrittenBytes, 8 + 300 - 10)
+        XCTAssertEqual(connection.withUnwrittenOutput { $0.count }, 8 + 300 - 10)
+        connection.didWrite(8 + 300 - 10)
         XCTAssertTrue(connection.output.isEmpty)
-        XCTAssertEqual(tracker.unwrittenOffset, 0)
+        XCTAssertEqual(connection.unwrittenBytes, 0)
+    }
+
+    func testTrackerAloneConsumesWholeFrames() {
+        var connection = client()
+        send(&connection, [Array("a".utf8), Array("bc".utf8)])
+        var output = connection.output
+        var tracker = OutgoingFrames()
+        tracker.didWrite(7 + 3, in: &output)
+        XCTAssertEqual(output.readableBytes, 8)
+        XCTAssertEqual(tracker.unwrittenOffset, 3)
     }
 
     func testUnwrittenMessagesComeBackUnmaskedInOrder() {
-        var connection = client()
+        var connection = tracking()
         let payloads: [[UInt8]] = [Array("one".utf8), [UInt8](repeating: 1, count: 70_000), Array("three".utf8)]
         send(&connection, payloads)
         "ping".utf8.withContiguousStorageIfAvailable { connection.sendPing(UnsafeRawBufferPointer($0)) }
-        var tracker = OutgoingFrames()
-        tracker.didWrite(5, in: &connection.output)   // part of the first frame only
-        let recovered = drain(&tracker, &connection.output)
+        connection.didWrite(5)   // part of the first frame only
+        let recovered = drain(&connection)
         XCTAssertEqual(recovered.map { $0.1 }, payloads, "every data message, the cut one included; no ping")
-        XCTAssertTrue(recovered.allSatisfy { $0.0 == .text })
+        XCTAssertTrue(recovered.allSatisfy { $0.0 == Opcode.text })
         XCTAssertTrue(connection.output.isEmpty)
-        XCTAssertEqual(tracker.unwrittenOffset, 0)
+        XCTAssertEqual(connection.unwrittenBytes, 0)
     }
 
     func testBinaryOpcodeIsKept() {
-        var connection = client()
+        var connection = tracking()
         send(&connection, [[0, 255]], text: false)
-        var tracker = OutgoingFrames()
-        let recovered = drain(&tracker, &connection.output)
+        let recovered = drain(&connection)
         XCTAssertEqual(recovered.count, 1)
-        XCTAssertEqual(recovered[0].0, .binary)
+        XCTAssertEqual(recovered[0].0, Opcode.binary)
         XCTAssertEqual(recovered[0].1, [0, 255])
     }
 

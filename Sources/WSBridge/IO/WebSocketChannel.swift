@@ -31,11 +31,6 @@ final class WebSocketChannel {
     private var deferredClose: (CloseCode, String)?
     private var watching = false
     private let isTLS: Bool
-    /// Client frames are tracked until completely written, so the unwritten
-    /// ones can be sent again after a drop. (The server's output starts with
-    /// its raw 101 response, and a server has no next connection anyway.)
-    private let recoversUnsent: Bool
-    private var outgoing = OutgoingFrames()
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
 
@@ -49,14 +44,17 @@ final class WebSocketChannel {
         self.stream = stream
         self.loop = loop
         self.handler = handler
-        self.connection = Connection(role: role, maxMessageSize: maxMessageSize)
+        // Client frames are tracked until completely written, so the unwritten
+        // ones can be sent again after a drop. (The server's output starts with
+        // its raw 101 response, and a server has no next connection anyway.)
+        self.connection = Connection(role: role, maxMessageSize: maxMessageSize,
+                                     recoversUnsentMessages: role == .client)
         self.isTLS = stream is TLSStream
-        self.recoversUnsent = role == .client
     }
 
     /// Bytes to send before any frame (the server's 101 response).
     func queueRaw(_ bytes: [UInt8]) {
-        connection.output.append(contentsOf: bytes)
+        connection.queueRaw(bytes)
     }
 
     /// Start reading; `leftover` is what arrived right after the handshake.
@@ -75,7 +73,7 @@ final class WebSocketChannel {
     var isOpen: Bool { !ended && (inReceive ? wasOpenBeforeReceive : connection.state == .open) }
     private var wasOpenBeforeReceive = true
     /// Bytes queued for the socket and not yet written.
-    var outputBytes: Int { connection.output.readableBytes - outgoing.unwrittenOffset }
+    var outputBytes: Int { connection.unwrittenBytes }
 
     func sendPing(_ payload: [UInt8]) {
         guard isOpen else { return }
@@ -86,8 +84,8 @@ final class WebSocketChannel {
     /// After the channel ended: the data messages that never left completely,
     /// in order (sent again on the next connection: at least once, never lost).
     func takeUnsentMessages(_ body: (OutgoingMessage) -> Void) {
-        guard ended, recoversUnsent else { return }
-        outgoing.drainMessages(from: &connection.output) { opcode, payload in
+        guard ended else { return }
+        connection.drainUnsentMessages { opcode, payload in
             body(opcode == .binary ? .binary(payload) : .text(payload))
         }
     }
@@ -189,11 +187,10 @@ final class WebSocketChannel {
         // so a drain handler that flushes again cannot recurse.
         let hadOutput = outputBytes > 0
         while !ended && outputBytes > 0 {
-            let skip = outgoing.unwrittenOffset
-            let result = connection.output.withReadableBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
+            let result = connection.withUnwrittenOutput { stream.write($0) }
             switch result {
             case .bytes(let n):
-                if recoversUnsent { outgoing.didWrite(n, in: &connection.output) } else { connection.output.consume(n) }
+                connection.didWrite(n)
             case .wouldBlock:
                 updateInterest()
                 return
