@@ -7,8 +7,12 @@
 /// the bytes are moved to the front only when that is cheap relative to what
 /// was consumed (so a queue that is drained a little at a time costs O(1)
 /// amortised per byte, never a memmove per call).
+///
+/// The free space is never initialised: a large buffer costs resident memory
+/// only for the bytes that were written into it (see `ByteStorage`). A copy of
+/// a buffer shares the storage until one of them writes (copy on write).
 public struct ByteBuffer: Sendable {
-    private var storage: [UInt8]
+    private var storage: ByteStorage?
     private var readerIndex = 0
     private var writerIndex = 0
 
@@ -18,7 +22,7 @@ public struct ByteBuffer: Sendable {
     private static let compactThreshold = 64 * 1024
 
     public init(capacity: Int = 0) {
-        storage = capacity > 0 ? ByteBuffer.makeStorage(count: capacity, copying: nil) : []
+        storage = capacity > 0 ? ByteStorage(count: capacity) : nil
     }
 
     /// Number of bytes that can be read (appended and not yet consumed).
@@ -27,23 +31,28 @@ public struct ByteBuffer: Sendable {
     public var isEmpty: Bool { writerIndex == readerIndex }
 
     /// Bytes allocated in total (readable, consumed prefix and free tail).
-    public var capacity: Int { storage.count }
+    public var capacity: Int { storage?.count ?? 0 }
 
     /// Appends raw bytes (one copy).
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        append(bytes, capacityLimit: .max)
+    }
+
+    /// Appends raw bytes; if the storage has to grow, it grows to at most
+    /// `capacityLimit` bytes (or exactly what is needed, if that is more).
+    /// Used where the final size has a known bound (a message and its limit),
+    /// so doubling never overshoots the bound.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer, capacityLimit: Int) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         let count = bytes.count
-        reserveWritable(count)
-        let start = writerIndex
-        storage.withUnsafeMutableBytes { buffer in
-            (buffer.baseAddress! + start).copyMemory(from: source, byteCount: count)
-        }
+        let target = reserveWritable(count, limit: capacityLimit)
+        (target + writerIndex).copyMemory(from: source, byteCount: count)
         writerIndex += count
     }
 
     public mutating func append(_ byte: UInt8) {
-        reserveWritable(1)
-        storage[writerIndex] = byte
+        let target = reserveWritable(1, limit: .max)
+        target.storeBytes(of: byte, toByteOffset: writerIndex, as: UInt8.self)
         writerIndex += 1
     }
 
@@ -53,10 +62,10 @@ public struct ByteBuffer: Sendable {
         }
         if done != nil { return }
         let count = bytes.count
-        reserveWritable(count)
+        let target = reserveWritable(count, limit: .max)
         var index = writerIndex
         for byte in bytes {
-            storage[index] = byte
+            target.storeBytes(of: byte, toByteOffset: index, as: UInt8.self)
             index += 1
         }
         writerIndex = index
@@ -64,28 +73,27 @@ public struct ByteBuffer: Sendable {
 
     /// Reserve `count` writable bytes at the end, let `body` fill them, commit
     /// the number it returns (used by read(2) straight into the buffer).
-    /// `body` may be given more than `count` bytes (the whole free tail).
+    /// `body` may be given more than `count` bytes (the whole free tail), and
+    /// those bytes are uninitialised: `body` must only report bytes it wrote.
     @discardableResult
     public mutating func writeWithUnsafeMutableBytes(
         minimumWritableBytes count: Int,
+        capacityLimit: Int = .max,
         _ body: (UnsafeMutableRawBufferPointer) throws -> Int
     ) rethrows -> Int {
-        reserveWritable(max(count, 0))
-        let start = writerIndex
-        let written = try storage.withUnsafeMutableBytes { buffer in
-            try body(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
-        }
-        precondition(written >= 0 && written <= storage.count - start,
-                     "ByteBuffer: body reported more bytes than it was given")
+        let target = reserveWritable(max(count, 0), limit: capacityLimit)
+        let free = capacity - writerIndex
+        let written = try body(UnsafeMutableRawBufferPointer(start: target + writerIndex, count: free))
+        precondition(written >= 0 && written <= free, "ByteBuffer: body reported more bytes than it was given")
         writerIndex += written
         return written
     }
 
     /// Calls `body` with the readable bytes. The pointer is valid only inside `body`.
     public func withReadableBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        let range = readerIndex..<writerIndex
-        return try storage.withUnsafeBytes { buffer in
-            try body(UnsafeRawBufferPointer(rebasing: buffer[range]))
+        guard let storage else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try withExtendedLifetime(storage) {
+            try body(UnsafeRawBufferPointer(start: storage.base + readerIndex, count: readableBytes))
         }
     }
 
@@ -93,9 +101,11 @@ public struct ByteBuffer: Sendable {
     public mutating func withMutableReadableBytes<R>(
         _ body: (UnsafeMutableRawBufferPointer) throws -> R
     ) rethrows -> R {
-        let range = readerIndex..<writerIndex
-        return try storage.withUnsafeMutableBytes { buffer in
-            try body(UnsafeMutableRawBufferPointer(rebasing: buffer[range]))
+        guard storage != nil else { return try body(UnsafeMutableRawBufferPointer(start: nil, count: 0)) }
+        makeUnique()
+        let storage = self.storage!
+        return try withExtendedLifetime(storage) {
+            try body(UnsafeMutableRawBufferPointer(start: storage.base + readerIndex, count: readableBytes))
         }
     }
 
@@ -107,7 +117,7 @@ public struct ByteBuffer: Sendable {
             // Drained: reuse the whole storage from the start, no copy needed.
             readerIndex = 0
             writerIndex = 0
-        } else if readerIndex > ByteBuffer.compactThreshold && readerIndex > storage.count / 2 {
+        } else if readerIndex > ByteBuffer.compactThreshold && readerIndex > capacity / 2 {
             compact()
         }
     }
@@ -117,7 +127,7 @@ public struct ByteBuffer: Sendable {
     public mutating func removeAll(keepingCapacity: Bool = true) {
         readerIndex = 0
         writerIndex = 0
-        if !keepingCapacity { storage = [] }
+        if !keepingCapacity { storage = nil }
     }
 
     /// A copy of the readable bytes (for tests and diagnostics).
@@ -127,54 +137,86 @@ public struct ByteBuffer: Sendable {
 
     /// Makes room for `count` more bytes at the end without another allocation.
     public mutating func reserveWritableBytes(_ count: Int) {
-        reserveWritable(max(count, 0))
+        _ = reserveWritable(max(count, 0), limit: .max)
     }
 
     // MARK: - Space management
 
-    /// Makes sure `count` bytes can be written after `writerIndex`.
-    private mutating func reserveWritable(_ count: Int) {
-        if storage.count - writerIndex >= count { return }
+    /// Makes sure `count` bytes can be written after `writerIndex` in storage
+    /// this buffer owns alone; returns the storage's base address.
+    private mutating func reserveWritable(_ count: Int, limit: Int) -> UnsafeMutableRawPointer {
+        // (Uniqueness is checked before anything else holds a reference.)
+        if isKnownUniquelyReferenced(&storage), let base = storage?.base, capacity - writerIndex >= count {
+            return base
+        }
         let readable = readableBytes
         // Sliding the readable bytes to the front is worth it only when that
         // frees at least half the storage; otherwise a nearly full buffer would
         // memmove almost everything for every small append.
-        if readerIndex > 0 && readable + count <= storage.count / 2 {
+        if readerIndex > 0 && readable + count <= capacity / 2 && isKnownUniquelyReferenced(&storage) {
             compact()
-            return
+            return storage!.base
         }
-        let newCount = max(storage.count * 2, readable + count, 64)
-        let range = readerIndex..<writerIndex
-        storage = storage.withUnsafeBytes { old in
-            ByteBuffer.makeStorage(count: newCount, copying: UnsafeRawBufferPointer(rebasing: old[range]))
+        // Double (amortised O(1) appends), but never past `limit` unless the
+        // bytes themselves need it.
+        let doubled = min(max(capacity * 2, 64), max(limit, 0))
+        let newCount = max(doubled, readable + count, capacity)
+        let grown = ByteStorage(count: newCount)
+        if let storage, readable > 0 {
+            grown.base.copyMemory(from: storage.base + readerIndex, byteCount: readable)
         }
+        storage = grown
         readerIndex = 0
         writerIndex = readable
+        return grown.base
+    }
+
+    /// Gives this buffer its own storage before writing into it in place.
+    private mutating func makeUnique() {
+        if storage == nil || isKnownUniquelyReferenced(&storage) { return }
+        let copy = ByteStorage(count: capacity)
+        copy.base.copyMemory(from: storage!.base + readerIndex, byteCount: readableBytes)
+        storage = copy
+        writerIndex = readableBytes
+        readerIndex = 0
     }
 
     /// Moves the readable bytes to offset 0 (memmove semantics: regions may overlap).
     private mutating func compact() {
+        makeUnique()
         let readable = readableBytes
-        let from = readerIndex
-        storage.withUnsafeMutableBytes { buffer in
-            let base = buffer.baseAddress!
-            base.copyMemory(from: base + from, byteCount: readable)
+        if readerIndex > 0, let base = storage?.base {
+            base.copyMemory(from: base + readerIndex, byteCount: readable)
         }
         readerIndex = 0
         writerIndex = readable
     }
+}
 
-    /// A zero-filled array of `count` bytes starting with a copy of `prefix`.
-    private static func makeStorage(count: Int, copying prefix: UnsafeRawBufferPointer?) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
-            var copied = 0
-            if let prefix, let source = prefix.baseAddress, prefix.count > 0 {
-                base.copyMemory(from: source, byteCount: prefix.count)
-                copied = prefix.count
-            }
-            (base + copied).initializeMemory(as: UInt8.self, repeating: 0, count: count - copied)
-            initialized = count
-        }
+/// The memory behind a `ByteBuffer`: one block of raw, uninitialised bytes.
+///
+/// Why not `[UInt8]`: an array's elements must all be initialised, so a
+/// 64 MiB array is 64 MiB of zeroes written (and resident) before the first
+/// byte arrives, and `[UInt8](unsafeUninitializedCapacity:)` may only leave
+/// the tail uninitialised if it also excludes it from the array's count, which
+/// hides the free space we want to read(2) into. Raw memory has no such rule:
+/// bytes are written with `copyMemory`/`storeBytes` and read back as raw
+/// bytes only in the range that was written (`readerIndex..<writerIndex`),
+/// which is what Swift requires of uninitialised raw memory. Large blocks come
+/// from mmap, so pages never written are never resident.
+///
+/// `@unchecked Sendable`: the memory is only written through a `ByteBuffer`
+/// that holds the only reference (`isKnownUniquelyReferenced`, copy on write).
+final class ByteStorage: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+    }
+
+    deinit {
+        base.deallocate()
     }
 }

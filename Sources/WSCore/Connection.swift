@@ -1,11 +1,17 @@
 /// The sans-I/O WebSocket connection (after the handshake), RFC 6455 §5.
 ///
 /// Bytes go in through `receive`, events come out through the handler, and
-/// bytes to send accumulate in `output`; the caller does all I/O and timing.
-/// Protocol duties that need no decision are done here: Pongs answer Pings
-/// (§5.5.2), a peer's Close is echoed (§5.5.1), and a violation queues a
-/// Close with the right code and stops input processing (§7.1.7 "Fail the
-/// WebSocket Connection").
+/// bytes to send accumulate in `output`; the caller does all I/O and timing,
+/// releases what it wrote with `consumeOutput`, and says `outputWritten`
+/// when nothing is left to write. Protocol duties that need no
+/// decision are done here: Pongs answer Pings (§5.5.2), a peer's Close is
+/// echoed (§5.5.1), and a violation queues a Close with the right code and
+/// stops input processing (§7.1.7 "Fail the WebSocket Connection").
+///
+/// A peer that sends Pings and never reads must not grow `output` without
+/// bound: only the most recent Ping is answered (§5.5.3 allows it), and its
+/// Pong waits outside `output`, replaced by the next Ping's, until everything
+/// queued before it has been written (`outputWritten`).
 ///
 /// The handler runs while `receive` holds exclusive access to the connection:
 /// it must not touch this `Connection` (queue follow-up sends after `receive`
@@ -13,15 +19,22 @@
 public struct Connection: Sendable {
     public let role: Role
     public private(set) var state: ConnectionState = .open
-    /// Bytes to write to the peer, in order. The I/O layer writes from here and
-    /// calls `output.consume(n)`.
-    public var output = ByteBuffer(capacity: 16 * 1024)
+    /// Bytes for the peer, in order (whole frames). Read by the I/O layer with
+    /// `withOutput` and released with `consumeOutput` once written; nothing
+    /// outside the core adds to it.
+    public private(set) var output = ByteBuffer(capacity: 16 * 1024)
 
     private var decoder: FrameDecoder
     private var assembler: MessageAssembler
     private var entropy: EntropyPool
     /// A control frame's payload when it arrives in more than one piece.
     private var controlPayload = ByteBuffer(capacity: 125)
+    /// The payload of the latest Ping not answered yet (§5.5.3: "an endpoint
+    /// MAY elect to send a Pong frame for only the most recently processed
+    /// Ping frame"). Queued when the transport says its output is written
+    /// (`outputWritten`), or before the next frame, so a peer that pings and
+    /// never reads cannot grow the output.
+    private var pendingPong: [UInt8]?
     private var sentClose = false
     private var receivedClose = false
     private var failed = false
@@ -32,6 +45,34 @@ public struct Connection: Sendable {
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
         self.entropy = entropy
     }
+
+    // MARK: - Output
+
+    /// Calls `body` with the queued output bytes.
+    public func withOutput<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try output.withReadableBytes(body)
+    }
+
+    /// Releases the first `count` bytes of the output (written, and no longer
+    /// needed by the I/O layer).
+    public mutating func consumeOutput(_ count: Int) {
+        output.consume(count)
+    }
+
+    /// The connection is gone: what it had queued goes with it.
+    public mutating func discardOutput() {
+        output.removeAll()
+        pendingPong = nil
+    }
+
+    /// The transport has written everything queued: a Pong held back for the
+    /// latest Ping goes out now.
+    public mutating func outputWritten() {
+        queuePendingPong()
+    }
+
+    /// A Pong waits for `outputWritten` (or for the next frame).
+    public var hasPendingPong: Bool { pendingPong != nil }
 
     /// True once both Close frames have been exchanged (the transport may then
     /// close TCP; a client waits for the server to close first, briefly).
@@ -136,9 +177,12 @@ public struct Connection: Sendable {
         switch opcode {
         case .ping:
             // §5.5.2: "Upon receipt of a Ping frame, an endpoint MUST send a Pong
-            // frame in response ... the same Application data". After our Close
-            // nothing more is sent.
-            if state == .open { queueFrame(.pong, payload) }
+            // frame in response ... the same Application data". §5.5.3: "If an
+            // endpoint receives a Ping frame and has not yet sent Pong frame(s)
+            // in response to previous Ping frame(s), the endpoint MAY elect to
+            // send a Pong frame for only the most recently processed Ping frame."
+            // After our Close nothing more is sent.
+            if state == .open { pendingPong = Array(payload) }
             handler(.ping(payload))
         case .pong:
             handler(.pong(payload))
@@ -213,8 +257,21 @@ public struct Connection: Sendable {
         sentClose = true
     }
 
-    /// One complete frame (FIN=1); clients mask with a fresh key (§5.3).
+    /// One complete frame (FIN=1), after the Pong a Ping before it asked for.
     private mutating func queueFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) {
+        queuePendingPong()
+        appendFrame(opcode, payload)
+    }
+
+    /// The Pong held back for the latest Ping, if any and if we may still send.
+    private mutating func queuePendingPong() {
+        guard let payload = pendingPong else { return }
+        pendingPong = nil
+        if !sentClose { payload.withUnsafeBytes { appendFrame(.pong, $0) } }
+    }
+
+    /// Clients mask with a fresh key (§5.3).
+    private mutating func appendFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) {
         let key: UInt32? = role == .client ? entropy.next32() : nil
         FrameEncoder.append(opcode: opcode, fin: true, payload: payload, maskKey: key, into: &output)
     }

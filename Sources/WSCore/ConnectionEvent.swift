@@ -5,8 +5,8 @@ public enum ConnectionEvent {
     case text(UnsafeRawBufferPointer)
     /// A complete message.
     case binary(UnsafeRawBufferPointer)
-    /// A Ping; the Pong with the same payload is already queued (§5.5.2) unless
-    /// we have already sent a Close.
+    /// A Ping; the Pong with the same payload is queued (§5.5.2) unless we have
+    /// already sent a Close, or a later Ping replaces it before it is (§5.5.3).
     case ping(UnsafeRawBufferPointer)
     case pong(UnsafeRawBufferPointer)
     /// The peer's Close frame. If we had not sent a Close, the echo (same code) is

@@ -73,10 +73,12 @@ struct MessageAssembler: Sendable {
     }
 
     /// Appends a piece of the current message (validating text as it comes).
+    /// The buffer grows with the bytes that arrived, never with the lengths
+    /// the headers announce (a peer could announce 64 MiB and send one byte),
+    /// and never beyond the limit: `begin` made sure the message fits in it.
     mutating func append(_ piece: UnsafeRawBufferPointer) -> Failure? {
         if opcode == .text && !validator.feed(piece) { return .invalidUTF8 }
-        if buffer.isEmpty { buffer.reserveWritableBytes(announced) }
-        buffer.append(piece)
+        buffer.append(piece, capacityLimit: maxMessageSize)
         return nil
     }
 

@@ -44,7 +44,12 @@ public struct ServerHandshake: Sendable {
 
     /// Items 2-4 and 6: Host, Upgrade, Connection, Sec-WebSocket-Version.
     private static func headerProblem(_ head: HTTPHead) -> ServerHandshakeResult? {
-        if head.value("Host") == nil { return .invalid(status: 400, reason: "missing Host header") }
+        // RFC 7230 §5.4: "A server MUST respond with a 400 (Bad Request) status
+        // code to any HTTP/1.1 request message that lacks a Host header field
+        // and to any request message that contains more than one Host header field".
+        let hosts = head.values("Host")
+        if hosts.isEmpty { return .invalid(status: 400, reason: "missing Host header") }
+        if hosts.count > 1 { return .invalid(status: 400, reason: "more than one Host header") }
         let upgrade = head.values("Upgrade").joined(separator: ",")
         if !ASCII.contains(upgrade, ignoringCase: "websocket") {
             return .invalid(status: 400, reason: "not a WebSocket upgrade request")

@@ -18,7 +18,7 @@ final class OutgoingFramesTests: XCTestCase {
 
     private func drain(unacknowledged: Int?) -> [(Opcode, [UInt8], OutgoingFrames.Unsent)] {
         var result: [(Opcode, [UInt8], OutgoingFrames.Unsent)] = []
-        tracker.drain(from: &connection.output, unacknowledged: unacknowledged) { result.append(($0, Array($1), $2)) }
+        tracker.drain(from: &connection, unacknowledged: unacknowledged) { result.append(($0, Array($1), $2)) }
         return result
     }
 
@@ -26,9 +26,9 @@ final class OutgoingFramesTests: XCTestCase {
         send([Array("a".utf8), [UInt8](repeating: 7, count: 300)])   // 7 + 308 bytes
         _ = tracker.didWrite(7 + 308)
         XCTAssertEqual(tracker.unwrittenOffset, 315, "written but kept")
-        tracker.acknowledged(unacknowledged: 308 - 10, in: &connection.output)
+        tracker.acknowledged(unacknowledged: 308 - 10, in: &connection)
         XCTAssertEqual(connection.output.readableBytes, 308, "the first frame released, the half-acknowledged one kept")
-        tracker.acknowledged(unacknowledged: 0, in: &connection.output)
+        tracker.acknowledged(unacknowledged: 0, in: &connection)
         XCTAssertTrue(connection.output.isEmpty)
         XCTAssertEqual(tracker.unwrittenOffset, 0)
     }
@@ -74,7 +74,7 @@ final class OutgoingFramesTests: XCTestCase {
     func testReleasedFramesAfterTheLastSignOfLifeAreCounted() {
         send([Array("a".utf8), Array("b".utf8)])
         _ = tracker.didWrite(14)
-        tracker.acknowledged(unacknowledged: 0, in: &connection.output)
+        tracker.acknowledged(unacknowledged: 0, in: &connection)
         XCTAssertEqual(tracker.releasedUnconfirmed, 2)
         tracker.peerSpoke()
         XCTAssertEqual(tracker.releasedUnconfirmed, 0)
@@ -86,7 +86,7 @@ final class OutgoingFramesTests: XCTestCase {
         XCTAssertFalse(tracker.didWrite(100_000))
         XCTAssertFalse(tracker.didWrite(100_000))
         XCTAssertTrue(tracker.didWrite(100_000), "past 256 KiB kept")
-        tracker.acknowledged(unacknowledged: 250_000, in: &connection.output)
+        tracker.acknowledged(unacknowledged: 250_000, in: &connection)
         XCTAssertFalse(tracker.didWrite(0), "the next look waits for another step")
     }
 

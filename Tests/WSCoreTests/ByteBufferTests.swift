@@ -92,4 +92,29 @@ final class ByteBufferTests: XCTestCase {
         XCTAssertEqual(a.readableArray, [2])
         XCTAssertEqual(b.readableArray, [1, 2, 3])
     }
+
+    func testGrowthStopsAtTheCapacityLimit() {
+        var buffer = ByteBuffer()
+        let piece = [UInt8](repeating: 3, count: 70)
+        for _ in 0..<10 { piece.withUnsafeBytes { buffer.append($0, capacityLimit: 700) } }
+        XCTAssertEqual(buffer.readableBytes, 700)
+        XCTAssertEqual(buffer.capacity, 700)
+        // Past the limit the bytes still fit: the limit bounds doubling only.
+        piece.withUnsafeBytes { buffer.append($0, capacityLimit: 700) }
+        XCTAssertEqual(buffer.readableBytes, 770)
+        XCTAssertEqual(buffer.capacity, 770)
+    }
+
+    func testMutationThroughACopyDoesNotTouchTheOriginal() {
+        var a = ByteBuffer(capacity: 16)
+        a.append(contentsOf: [1, 2, 3])
+        var b = a
+        b.withMutableReadableBytes { $0[0] = 9 }
+        XCTAssertEqual(a.readableArray, [1, 2, 3])
+        XCTAssertEqual(b.readableArray, [9, 2, 3])
+        let written = b.writeWithUnsafeMutableBytes(minimumWritableBytes: 1) { $0[0] = 4; return 1 }
+        XCTAssertEqual(written, 1)
+        XCTAssertEqual(a.readableArray, [1, 2, 3])
+        XCTAssertEqual(b.readableArray, [9, 2, 3, 4])
+    }
 }

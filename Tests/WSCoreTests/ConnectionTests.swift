@@ -39,7 +39,10 @@ final class ConnectionTests: XCTestCase {
         var oneShot = server(), byteWise = server()
         XCTAssertEqual(feed(&oneShot, stream), expected)
         XCTAssertEqual(feedByteByByte(&byteWise, stream), expected)
-        // Servers do not mask: the pong is 8a 01 07.
+        // Servers do not mask: the pong is 8a 01 07, once the transport has
+        // written everything before it.
+        XCTAssertTrue(oneShot.hasPendingPong)
+        oneShot.outputWritten()
         XCTAssertEqual(oneShot.output.readableArray, hex("8a 01 07"))
     }
 
@@ -72,7 +75,7 @@ final class ConnectionTests: XCTestCase {
         var connection = client()
         Array("Hello".utf8).withUnsafeBytes { connection.sendText($0) }
         XCTAssertEqual(connection.output.readableArray, hex("81 85 37 fa 21 3d 7f 9f 4d 51 58"))
-        connection.output.consume(connection.output.readableBytes)
+        connection.consumeOutput(connection.output.readableBytes)
         [UInt8]([1, 2]).withUnsafeBytes { connection.sendBinary($0) }
         XCTAssertEqual(connection.output.readableArray, hex("82 82 37 fa 21 3d 36 f8"))
     }
@@ -94,6 +97,7 @@ final class ConnectionTests: XCTestCase {
     func testPingIsAnsweredWithMaskedPong() {
         var connection = client()
         XCTAssertEqual(feed(&connection, hex("89 05 48 65 6c 6c 6f")), [.ping(Array("Hello".utf8))])
+        connection.outputWritten()
         XCTAssertEqual(connection.output.readableArray, hex("8a 85 37 fa 21 3d 7f 9f 4d 51 58"))
     }
 
@@ -122,7 +126,7 @@ final class ConnectionTests: XCTestCase {
         XCTAssertEqual(connection.state, .closing)
         XCTAssertEqual(connection.output.readableArray, hex("88 06 03 e8") + Array("done".utf8))
         XCTAssertFalse(connection.isClosingHandshakeComplete)
-        connection.output.consume(connection.output.readableBytes)
+        connection.consumeOutput(connection.output.readableBytes)
         // Messages still arrive while closing; pings are not answered any more.
         XCTAssertEqual(feed(&connection, clientFrame(.text, Array("late".utf8)) + clientFrame(.ping, [1])),
                        [.text("late"), .ping([1])])
@@ -240,5 +244,54 @@ final class ConnectionTests: XCTestCase {
         XCTAssertEqual(events.count, 2000)
         XCTAssertEqual(events.last, .text("{\"seq\":1999}"))
         XCTAssertEqual(events[1234], .text("{\"seq\":1234}"))
+    }
+
+    // MARK: - Pongs under a ping flood (§5.5.3)
+
+    func testManyPingsInOneInputQueueOnePongWithTheLatestPayload() {
+        var connection = server()
+        var stream: [UInt8] = []
+        for i in 0..<1000 { stream += clientFrame(.ping, Array("p\(i)".utf8)) }
+        let events = feed(&connection, stream)
+        XCTAssertEqual(events.count, 1000, "every ping is still reported")
+        XCTAssertTrue(connection.output.isEmpty, "nothing queued per ping")
+        connection.outputWritten()
+        let frames = decodeFrames(connection.output.readableArray, role: .client)
+        XCTAssertEqual(frames.map(\.header.opcode), [.pong])
+        XCTAssertEqual(frames.first?.payload, Array("p999".utf8))
+    }
+
+    func testPongWaitsForUnwrittenOutputAndIsReplacedMeanwhile() {
+        var connection = server()
+        [UInt8](repeating: 5, count: 1000).withUnsafeBytes { connection.sendBinary($0) }
+        let before = connection.output.readableBytes
+        // The peer pings while our output is stuck: nothing more is queued.
+        for i in 0..<100 {
+            XCTAssertEqual(feed(&connection, clientFrame(.ping, [UInt8(i)])).count, 1)
+            XCTAssertEqual(connection.output.readableBytes, before)
+        }
+        connection.consumeOutput(10)
+        XCTAssertTrue(connection.hasPendingPong, "still not all written: the pong waits")
+        connection.consumeOutput(before - 10)
+        connection.outputWritten()
+        let frames = decodeFrames(connection.output.readableArray, role: .client)
+        XCTAssertEqual(frames.map(\.header.opcode), [.pong])
+        XCTAssertEqual(frames.first?.payload, [99], "only the latest ping is answered")
+    }
+
+    func testPendingPongGoesBeforeTheNextFrame() {
+        var connection = client()
+        Array("a".utf8).withUnsafeBytes { connection.sendText($0) }
+        _ = feed(&connection, frame(.ping, "x"))
+        Array("b".utf8).withUnsafeBytes { connection.sendText($0) }
+        let frames = decodeFrames(connection.output.readableArray, role: .server)
+        XCTAssertEqual(frames.map(\.header.opcode), [.text, .pong, .text])
+    }
+
+    func testPingThenCloseInOneInputAnswersBeforeTheEcho() {
+        var connection = client()
+        _ = feed(&connection, frame(.ping, "x") + frame(.close, [0x03, 0xE8]))
+        let frames = decodeFrames(connection.output.readableArray, role: .server)
+        XCTAssertEqual(frames.map(\.header.opcode), [.pong, .close])
     }
 }

@@ -14,6 +14,7 @@ final class MessageAssemblyTests: XCTestCase {
         let stream = frame(.text, "Hel", fin: false) + frame(.ping, "p") + frame(.continuation, "l", fin: false)
             + frame(.pong, "q") + frame(.continuation, "o")
         XCTAssertEqual(feed(&connection, stream), [.ping(Array("p".utf8)), .pong(Array("q".utf8)), .text("Hello")])
+        connection.outputWritten()
         let frames = decodeFrames(connection.output.readableArray, role: .server)
         XCTAssertEqual(frames.map(\.header.opcode), [.pong])
         XCTAssertEqual(frames.first?.payload, Array("p".utf8))
@@ -126,5 +127,48 @@ final class MessageAssemblyTests: XCTestCase {
             assembler.reset()
         }
         XCTAssertEqual(capacities.count, 1, "the assembly buffer should be allocated once")
+    }
+
+    // MARK: - Memory bounded by the bytes that arrived (hostile peers)
+
+    func testAnnouncedLengthReservesNothing() {
+        // A header announcing 64 MiB and one byte of payload: the buffer holds
+        // what arrived, not what was announced.
+        var assembler = MessageAssembler(maxMessageSize: 64 << 20)
+        XCTAssertNil(assembler.begin(FrameHeader(fin: true, opcode: .binary, payloadLength: 64 << 20)))
+        XCTAssertNil([UInt8(7)].withUnsafeBytes { assembler.append($0) })
+        XCTAssertEqual(assembler.buffer.readableBytes, 1)
+        XCTAssertLessThanOrEqual(assembler.buffer.capacity, 4096)
+    }
+
+    func testCapacityNeverExceedsTheLimitWhileContinuationsArrive() {
+        let limit = 10_000
+        var assembler = MessageAssembler(maxMessageSize: limit)
+        let piece = [UInt8](repeating: 1, count: 100)
+        XCTAssertNil(assembler.begin(FrameHeader(fin: false, opcode: .binary, payloadLength: 100)))
+        XCTAssertNil(piece.withUnsafeBytes { assembler.append($0) })
+        var capacities: [Int] = []
+        for _ in 1..<(limit / 100) {
+            XCTAssertNil(assembler.begin(FrameHeader(fin: false, opcode: .continuation, payloadLength: 100)))
+            XCTAssertNil(piece.withUnsafeBytes { assembler.append($0) })
+            capacities.append(assembler.buffer.capacity)
+        }
+        XCTAssertEqual(assembler.buffer.readableBytes, limit)
+        XCTAssertLessThanOrEqual(capacities.max() ?? 0, limit, "doubling capped at the limit")
+        XCTAssertEqual(capacities.last, limit)
+        // One more byte is over the limit: refused before it is stored.
+        XCTAssertEqual(assembler.begin(FrameHeader(fin: true, opcode: .continuation, payloadLength: 1)),
+                       .tooBig(limit: limit))
+    }
+
+    func testEndlessContinuationsThroughTheConnectionStayUnderTheLimit() {
+        let limit = 5000
+        var connection = client(maxMessageSize: limit)
+        XCTAssertEqual(feed(&connection, frame(.binary, [UInt8](repeating: 1, count: 300), fin: false)), [])
+        var events: [Event] = []
+        for _ in 0..<40 where events.isEmpty {
+            events = feed(&connection, frame(.continuation, [UInt8](repeating: 2, count: 300), fin: false))
+        }
+        XCTAssertEqual(events.map(\.failureCode), [1009])
     }
 }

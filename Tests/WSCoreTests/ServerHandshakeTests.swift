@@ -54,6 +54,14 @@ final class ServerHandshakeTests: XCTestCase {
         XCTAssertEqual(status(receive(validRequest.replacingFirst("Host: server.example.com\r\n", with: ""))), 400)
     }
 
+    func testDuplicateHostIs400() {
+        let twice = validRequest.replacing("Host: server.example.com\r\n",
+                                           with: "Host: a.example\r\nHost: b.example\r\n")
+        XCTAssertEqual(status(receive(twice)), 400)
+        let missing = validRequest.replacing("Host: server.example.com\r\n", with: "")
+        XCTAssertEqual(status(receive(missing)), 400)
+    }
+
     func testWrongVersionIs426() {
         XCTAssertEqual(status(receive(validRequest.replacingFirst("Version: 13", with: "Version: 8"))), 426)
         XCTAssertEqual(status(receive(validRequest.replacingFirst("Sec-WebSocket-Version: 13\r\n", with: ""))), 426)

@@ -66,8 +66,8 @@ struct OutgoingFrames {
 
     /// The kernel holds `unacknowledged` of the written bytes: release every
     /// frame the peer's TCP has acknowledged in full.
-    mutating func acknowledged(unacknowledged: Int, in output: inout ByteBuffer) {
-        release(upTo: written - unacknowledged, in: &output)
+    mutating func acknowledged(unacknowledged: Int, in connection: inout Connection) {
+        release(upTo: written - unacknowledged, in: &connection)
         nextAckCheck = written - released + Self.retainStep
     }
 
@@ -75,12 +75,12 @@ struct OutgoingFrames {
     /// not), in order, with its opcode and unmasked payload; `unacknowledged`
     /// is what the kernel still held (nil if unknown: nothing counts as
     /// acknowledged then). Control frames belonged to the connection and go.
-    mutating func drain(from output: inout ByteBuffer, unacknowledged: Int?,
+    mutating func drain(from connection: inout Connection, unacknowledged: Int?,
                         _ body: (Opcode, UnsafeRawBufferPointer, Unsent) -> Void) {
         let ackedUpTo = unacknowledged.map { written - $0 } ?? released
         var payload: [UInt8] = []
         var index = firstRecord
-        output.withReadableBytes { all in
+        connection.withOutput { all in
             var offset = 0
             while offset < all.count, let length = Self.frameLength(at: UnsafeRawBufferPointer(rebasing: all[offset...])) {
                 let frame = UnsafeRawBufferPointer(rebasing: all[offset..<offset + length])
@@ -95,20 +95,20 @@ struct OutgoingFrames {
                 payload.withUnsafeBytes { body(opcode, $0, unsent) }
             }
         }
-        output.removeAll()
+        connection.discardOutput()
         records.removeAll()
         firstRecord = 0
         released = written
     }
 
     /// Consumes whole frames that end at or before `limit`.
-    private mutating func release(upTo limit: Int, in output: inout ByteBuffer) {
+    private mutating func release(upTo limit: Int, in connection: inout Connection) {
         while released < limit {
-            guard let (length, isData) = output.withReadableBytes({ bytes -> (Int, Bool)? in
+            guard let (length, isData) = connection.withOutput({ bytes -> (Int, Bool)? in
                 guard let length = Self.frameLength(at: bytes) else { return nil }
                 return (length, bytes[0] & 0x08 == 0)
             }), released + length <= limit else { return }
-            output.consume(length)
+            connection.consumeOutput(length)
             released += length
             guard isData, firstRecord < records.count else { continue }
             if records[firstRecord].end > writtenAtSignOfLife { releasedUnconfirmed += 1 }

@@ -91,7 +91,7 @@ final class WebSocketChannel {
     /// sent again on the next connection: at least once, never lost).
     func takeUnsentMessages(_ body: (OutgoingMessage, OutgoingFrames.Unsent) -> Void) {
         guard ended, recoversUnsent else { return }
-        outgoing.drain(from: &connection.output, unacknowledged: unacknowledgedAtEnd) { opcode, payload, unsent in
+        outgoing.drain(from: &connection, unacknowledged: unacknowledgedAtEnd) { opcode, payload, unsent in
             body(opcode == .binary ? .binary(payload) : .text(payload), unsent)
         }
     }
@@ -199,7 +199,13 @@ final class WebSocketChannel {
         // Only a flush that empties a non-empty output reports `onDrained`,
         // so a drain handler that flushes again cannot recurse.
         let hadOutput = outputBytes > 0
-        while !ended && outputBytes > 0 {
+        while !ended {
+            if outputBytes == 0 {
+                // Everything is written: a Pong held back for the latest Ping
+                // (RFC 6455 §5.5.3) may go now.
+                guard connection.hasPendingPong else { break }
+                connection.outputWritten()
+            }
             let result = preamble.isEmpty ? writeFrames() : writePreamble()
             switch result {
             case .bytes:
@@ -227,12 +233,12 @@ final class WebSocketChannel {
 
     private func writeFrames() -> IOResult {
         let skip = outgoing.unwrittenOffset
-        let result = connection.output.withReadableBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
+        let result = connection.withOutput { stream.write(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
         if case .bytes(let n) = result {
             if !recoversUnsent {
-                connection.output.consume(n)
+                connection.consumeOutput(n)
             } else if outgoing.didWrite(n), let unacknowledged = SocketQueue.unacknowledgedBytes(stream.fd) {
-                outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection.output)
+                outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection)
             }
         }
         return result

@@ -1,0 +1,69 @@
+/// Feeds a byte stream to a `Connection` in pieces and checks what comes out:
+/// messages within the limit, text that is UTF-8, nothing after a failure or
+/// a Close, and an output that the peer's decoder reads without error.
+enum FuzzConnection {
+    static func run(_ input: UnsafeRawBufferPointer, role: Role) {
+        guard let setup = input.first else { return }
+        let limits = [16, 125, 1000, 1 << 16]
+        let limit = limits[Int(setup & 3)]
+        let piece = 1 + Int(setup >> 2) * 7
+        var connection = Connection(role: role, maxMessageSize: limit, recoversUnsentMessages: setup & 0x80 != 0,
+                                    entropy: EntropyPool(fixed: [1, 2, 3, 4]))
+        var bytes = Array(input.dropFirst())
+        var ended = false
+        var echoes: [(Opcode, [UInt8])] = []
+        var wire: [UInt8] = []   // what the "transport" wrote
+        bytes.withUnsafeMutableBytes { all in
+            var offset = 0
+            while offset < all.count {
+                let end = min(offset + piece, all.count)
+                connection.receive(UnsafeMutableRawBufferPointer(rebasing: all[offset..<end])) { event in
+                    check(!ended, "event after the connection ended: \(event)")
+                    switch event {
+                    case .text(let payload):
+                        check(payload.count <= limit, "text over the limit")
+                        check(UTF8Validator.isValid(payload), "text that is not UTF-8")
+                        echoes.append((.text, Array(payload)))
+                    case .binary(let payload):
+                        check(payload.count <= limit, "binary over the limit")
+                        echoes.append((.binary, Array(payload)))
+                    case .ping(let payload), .pong(let payload):
+                        check(payload.count <= 125, "control payload over 125 bytes")
+                    case .closeReceived, .failed:
+                        ended = true
+                    }
+                }
+                offset = end
+                // Echo what arrived and write part of the output, as a session would.
+                for (opcode, payload) in echoes {
+                    payload.withUnsafeBytes { opcode == .text ? connection.sendText($0) : connection.sendBinary($0) }
+                }
+                echoes.removeAll()
+                let written = min(connection.unwrittenBytes, piece * 3)
+                connection.withUnwrittenOutput { wire += $0.prefix(written) }
+                connection.didWrite(written)
+            }
+        }
+        connection.withUnwrittenOutput { wire += $0 }
+        checkOutput(wire, peerRole: role == .client ? .server : .client)
+        if setup & 0x80 != 0 {
+            connection.drainUnsentMessages { opcode, _ in check(!opcode.isControl, "control frame recovered") }
+        }
+    }
+
+    /// What we queued must be valid frames for the peer (masked by clients only).
+    private static func checkOutput(_ wire: [UInt8], peerRole: Role) {
+        var copy = wire
+        var decoder = FrameDecoder(role: peerRole)
+        copy.withUnsafeMutableBytes { buffer in
+            var rest = buffer
+            while true {
+                switch decoder.next(&rest) {
+                case .needMoreData: return
+                case .failure(let error): check(false, "our own output does not decode: \(error)")
+                default: continue
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// libFuzzer entry point for the parsers that read what peers and stdin send:
+/// the frame decoder and connection (both roles), both handshakes and the
+/// JSON scanner. Built and run by Tests/fuzz/run.sh; not part of the package.
+///
+/// The first input byte picks the target, the rest is that target's input.
+/// Every target checks invariants with `check` (a failed check traps, which
+/// libFuzzer reports as a crash with the input that caused it).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let input = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
+    switch data[0] % 5 {
+    case 0: FuzzConnection.run(input, role: .client)
+    case 1: FuzzConnection.run(input, role: .server)
+    case 2: FuzzHandshakes.client(input)
+    case 3: FuzzHandshakes.server(input)
+    default: FuzzJSON.run(input)
+    }
+    return 0
+}
+
+/// A failed invariant: stop with the reason (libFuzzer keeps the input).
+func check(_ condition: Bool, _ what: @autoclosure () -> String) {
+    if !condition { fatalError("fuzz invariant: " + what()) }
+}
