@@ -7,8 +7,7 @@ enum FuzzConnection {
         let limits = [16, 125, 1000, 1 << 16]
         let limit = limits[Int(setup & 3)]
         let piece = 1 + Int(setup >> 2) * 7
-        var connection = Connection(role: role, maxMessageSize: limit, recoversUnsentMessages: setup & 0x80 != 0,
-                                    entropy: EntropyPool(fixed: [1, 2, 3, 4]))
+        var connection = Connection(role: role, maxMessageSize: limit, entropy: EntropyPool(fixed: [1, 2, 3, 4]))
         var bytes = Array(input.dropFirst())
         var ended = false
         var echoes: [(Opcode, [UInt8])] = []
@@ -39,16 +38,14 @@ enum FuzzConnection {
                     payload.withUnsafeBytes { opcode == .text ? connection.sendText($0) : connection.sendBinary($0) }
                 }
                 echoes.removeAll()
-                let written = min(connection.unwrittenBytes, piece * 3)
-                connection.withUnwrittenOutput { wire += $0.prefix(written) }
-                connection.didWrite(written)
+                let written = min(connection.output.readableBytes, piece * 3)
+                connection.withOutput { wire += $0.prefix(written) }
+                connection.consumeOutput(written)
+                if connection.output.isEmpty { connection.outputWritten() }
             }
         }
-        connection.withUnwrittenOutput { wire += $0 }
+        connection.withOutput { wire += $0 }
         checkOutput(wire, peerRole: role == .client ? .server : .client)
-        if setup & 0x80 != 0 {
-            connection.drainUnsentMessages { opcode, _ in check(!opcode.isControl, "control frame recovered") }
-        }
     }
 
     /// What we queued must be valid frames for the peer (masked by clients only).
