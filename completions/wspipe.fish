@@ -55,6 +55,7 @@ complete -c wspipe -l tag -d 'Add "$client":N to each JSON object line from clie
 complete -c wspipe -l send-timeout -r -f -d 'Disconnect a client that has taken no data for this long instead of holding back the others'
 complete -c wspipe -l events -d 'Write lifecycle events (connected, reconnecting, ...) as {"$event":...} JSON lines on stderr'
 complete -c wspipe -l stats -d 'At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked'
+complete -c wspipe -l trace -d 'Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview'
 complete -c wspipe -s 'h' -l help -d 'Print this help and exit'
 complete -c wspipe -s 'V' -l version -d 'Print the version and exit'
 complete -c wspipe -l generate -r -f -a 'man bash zsh fish' -d 'Print the man page or the completion script for this shell and exit'

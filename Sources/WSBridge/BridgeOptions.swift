@@ -19,6 +19,8 @@ public struct BridgeOptions: Sendable {
     public var maxMessageSize = 64 << 20
     /// --stats: a final JSON summary on stderr.
     public var stats = false
+    /// --trace: every frame both ways on stderr.
+    public var trace = false
     /// --route VALUE=DEST and --type-key (wspipe(1): ROUTING).
     public var routes: [RouteSpec] = []
     public var typeKey: [String] = ["type"]

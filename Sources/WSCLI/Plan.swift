@@ -41,6 +41,7 @@ enum Plan {
         b.closeTimeoutNanos = o.closeTimeoutNanos
         b.maxMessageSize = o.maxMessageSize
         b.stats = o.stats
+        b.trace = o.trace
         b.routes = try o.routes.map { route throws(UsageError) in
             switch RouteSpec.parse("\(route.value)=\(route.destination)") {
             case .success(let spec): return spec

@@ -19,7 +19,7 @@ final class FlagTableTests: XCTestCase {
             "listen", "once",
             "ping-interval", "ping-timeout", "backoff", "jitter", "max-retries", "no-reconnect", "wait",
             "queue-limit", "on-connect", "on-connect-file", "on-reconnect", "capture", "ack", "ack-timeout",
-            "events", "stats",
+            "events", "stats", "trace",
             "type-key", "route", "route-errors", "tag", "send-timeout", "generate",
         ]
         XCTAssertEqual(longs, expected)

@@ -127,7 +127,7 @@ final class HelpRendererTests: XCTestCase {
     }
 
     func testDiagnosticsSectionListsEventsAndStats() {
-        XCTAssertEqual(section("Diagnostics"), ["--events", "--stats"])
+        XCTAssertEqual(section("Diagnostics"), ["--events", "--stats", "--trace"])
         XCTAssertEqual(section("General"), ["-h, --help", "-V, --version", "--generate <man|bash|zsh|fish>",
                                             "-v, --verbose", "-q, --quiet"])
     }
@@ -152,7 +152,7 @@ final class HelpRendererTests: XCTestCase {
 
     func testNewFlagHelpIsOneSentenceAndRepeatablesSaySo() {
         let reconnect = flagTable.filter { $0.category == .reconnect || $0.category == .output }
-        XCTAssertEqual(reconnect.count, 16)
+        XCTAssertEqual(reconnect.count, 17)
         for flag in reconnect {
             XCTAssertTrue(flag.fullHelp.hasSuffix("."), flag.long)
             XCTAssertFalse(flag.fullHelp.dropLast().contains(". "), "--\(flag.long): more than one sentence")

@@ -140,6 +140,7 @@ public final class ClientSession: SessionDriver {
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        loop: loop) { [unowned self] event in self.channelEvent(event) }
         self.channel = channel
+        if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         sender.channel = channel
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pump() }

@@ -30,6 +30,9 @@ public final class Diagnostics {
     public func info(_ message: @autoclosure () -> String) { if enabled(.info) { emit(.info, message()) } }
     public func debug(_ message: @autoclosure () -> String) { if enabled(.debug) { emit(.debug, message()) } }
 
+    /// --trace lines: asked for explicitly, so shown whatever the verbosity.
+    public func trace(_ message: String) { emit(.fatal, message) }
+
     private func emit(_ level: Level, _ message: String) {
         guard enabled(level) else { return }
         var line = Array("wspipe: ".utf8)

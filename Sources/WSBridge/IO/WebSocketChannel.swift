@@ -38,6 +38,8 @@ final class WebSocketChannel {
     private var outgoing = OutgoingFrames()
     private var unacknowledgedAtEnd: Int?
     private var preamble = ByteBuffer()
+    /// --trace: shown every frame read and written.
+    var tracer: FrameTracer?
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
 
@@ -145,6 +147,7 @@ final class WebSocketChannel {
             switch result {
             case .bytes(let n):
                 if recoversUnsent { outgoing.peerSpoke() }
+                tracer?.read(UnsafeRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                 feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                 // A short read drained the kernel buffer: poll will say when
                 // more arrives, so skip the read that would only say EAGAIN.
@@ -233,7 +236,12 @@ final class WebSocketChannel {
 
     private func writeFrames() -> IOResult {
         let skip = outgoing.unwrittenOffset
-        let result = connection.withOutput { stream.write(UnsafeRawBufferPointer(rebasing: $0[skip...])) }
+        let result = connection.withOutput { all -> IOResult in
+            let pending = UnsafeRawBufferPointer(rebasing: all[skip...])
+            let result = stream.write(pending)
+            if let tracer, case .bytes(let n) = result { tracer.wrote(UnsafeRawBufferPointer(rebasing: pending[..<n])) }
+            return result
+        }
         if case .bytes(let n) = result {
             if !recoversUnsent {
                 connection.consumeOutput(n)

@@ -162,6 +162,7 @@ public final class ServerSession: SessionDriver {
         shell.events.emit(EventLine.clientConnected(id: client.id, peer: client.peer))
         if options.once { stopAccepting() }
         client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
+        if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
     }
 
     private func clientEvent(_ client: ServerClient, _ event: WebSocketChannel.Event) {

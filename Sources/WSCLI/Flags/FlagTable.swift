@@ -439,7 +439,26 @@ public let flagTable: [Flag] = [
             apply: { $0.events = true }),
     .toggle("stats", nil, .output,
             help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.",
+            doc: [
+                """
+                One {"$stats":{...}} line: messages_out, bytes_out, messages_in, bytes_in, reconnects, \
+                invalid_lines, unacked (still held by --ack at the end), not_sent (never sent: queued \
+                at the end, or refused by the server) and unconfirmed (acknowledged by the peer's TCP \
+                after it last sent anything, at a drop: they may be lost with it).
+                """,
+            ],
             apply: { $0.stats = true }),
+    .toggle("trace", nil, .output,
+            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.",
+            doc: [
+                """
+                Like curl --trace for WebSocket frames: > for frames wspipe sends, < for frames it \
+                receives, then the opcode, the fin, rsv1 and masked flags, the payload length and the \
+                start of the payload (text with control characters escaped, or hex; a Close's code and \
+                reason). Shown whatever -q says. -v shows the handshake response's status and headers.
+                """,
+            ],
+            apply: { $0.trace = true }),
 
     // MARK: General (wspipe(1): SYNOPSIS; OPTIONS, Diagnostics)
     .toggle("help", "h", .general,

@@ -91,6 +91,8 @@ public struct Options: Sendable {
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.
     public var stats = false
+    /// `--trace`: every frame both ways on stderr.
+    public var trace = false
     /// `--type-key` split at the dots: where `--route` reads the type of an incoming message.
     public var typeKey: [String] = []
     /// `--route VALUE=DEST`, in order, split at the first '='; both sides
