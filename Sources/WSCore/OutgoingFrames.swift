@@ -7,13 +7,29 @@
 /// `unwrittenOffset` on; bytes of a frame are only consumed from the buffer
 /// once the whole frame is written, so a frame cut by a drop is still there to
 /// be recovered (and is sent again in full: at least once, never lost).
+///
+/// A compressed frame (RSV1, permessage-deflate) cannot be turned back into
+/// its message, so its original payload is kept here, in frame order, until
+/// the frame is written.
 public struct OutgoingFrames: Sendable {
     /// Bytes at the front of the output already written (all within the first frame).
     public private(set) var unwrittenOffset = 0
     /// Length of the first frame in the output, 0 when not yet read.
     private var frontFrameLength = 0
+    /// The original payloads of the compressed frames in the output, oldest
+    /// first from `firstOriginal` on.
+    private var originals: [[UInt8]] = []
+    private var firstOriginal = 0
+    /// Their total size.
+    public private(set) var originalBytes = 0
 
     public init() {}
+
+    /// The payload of the compressed frame just appended to the output.
+    public mutating func keepOriginal(_ payload: UnsafeRawBufferPointer) {
+        originals.append(Array(payload))
+        originalBytes += payload.count
+    }
 
     /// The transport wrote `count` more bytes: consume every frame now
     /// written completely.
@@ -25,6 +41,7 @@ public struct OutgoingFrames: Sendable {
                 frontFrameLength = length
             }
             guard unwrittenOffset >= frontFrameLength else { return }
+            if output.withReadableBytes({ Self.isCompressedData($0) }) { dropOriginal() }
             output.consume(frontFrameLength)
             unwrittenOffset -= frontFrameLength
             frontFrameLength = 0
@@ -44,7 +61,10 @@ public struct OutgoingFrames: Sendable {
                   let length = Self.frameLength(at: UnsafeRawBufferPointer(rebasing: all[offset...])) {
                 let frame = UnsafeRawBufferPointer(rebasing: all[offset..<offset + length])
                 let opcode = Opcode(rawValue: frame[0] & 0x0F)
-                if !opcode.isControl {
+                if Self.isCompressedData(frame) {
+                    originals[firstOriginal].withUnsafeBytes { body(opcode, $0) }
+                    dropOriginal()
+                } else if !opcode.isControl {
                     Self.unmaskedPayload(of: frame, into: &payload)
                     payload.withUnsafeBytes { body(opcode, $0) }
                 }
@@ -54,6 +74,28 @@ public struct OutgoingFrames: Sendable {
         output.removeAll()
         unwrittenOffset = 0
         frontFrameLength = 0
+        originals.removeAll()
+        firstOriginal = 0
+        originalBytes = 0
+    }
+
+    /// A data frame with RSV1: compressed, its original kept here.
+    private static func isCompressedData(_ frame: UnsafeRawBufferPointer) -> Bool {
+        frame[0] & FrameHeader.rsv1 != 0 && frame[0] & 0x08 == 0
+    }
+
+    private mutating func dropOriginal() {
+        originalBytes -= originals[firstOriginal].count
+        originals[firstOriginal] = []
+        firstOriginal += 1
+        // Reclaim the slots of written frames now and then, not on every frame.
+        if firstOriginal == originals.count {
+            originals.removeAll(keepingCapacity: true)
+            firstOriginal = 0
+        } else if firstOriginal >= 64 && firstOriginal * 2 >= originals.count {
+            originals.removeFirst(firstOriginal)
+            firstOriginal = 0
+        }
     }
 
     /// Total length of the frame starting at `bytes`, or nil if its header is
