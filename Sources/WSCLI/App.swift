@@ -45,6 +45,7 @@ public enum App {
             var server = ServerOptions(address: address)
             server.once = options.once
             server.protocols = options.protocols
+            server.compress = options.compress
             server.certFile = options.cert
             server.keyFile = options.key
             server.tag = options.tag
@@ -135,6 +136,7 @@ public enum App {
         c.origin = o.origin
         c.userAgent = o.userAgent ?? "wspipe/\(wspipeVersion)"
         c.connectTimeoutNanos = o.connectTimeoutNanos
+        c.compress = o.compress
         c.tls.insecure = o.insecure
         c.tls.caFile = o.cacert
         c.tls.certFile = o.cert

@@ -10,7 +10,7 @@ final class FlagTableTests: XCTestCase {
         let longs = Set(flagTable.map(\.long))
         let expected: Set<String> = [
             "help", "version", "verbose", "quiet",
-            "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
+            "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size", "compress",
             "insecure", "cacert", "cert", "key",
             "text", "binary", "nul", "binary-output", "lenient", "strict",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",

@@ -10,6 +10,8 @@ public struct ClientOptions {
     public var userAgent: String? = nil
     public var connectTimeoutNanos: Int64 = 10_000_000_000
     public var tls = TLSClientOptions()
+    /// --compress: offer permessage-deflate (RFC 7692).
+    public var compress = false
 
     public init(url: WebSocketURL) { self.url = url }
 }
@@ -48,6 +50,8 @@ struct OpenedConnection {
     var stream: ByteStream
     var leftover: [UInt8]
     var subprotocol: String?
+    /// permessage-deflate as the server accepted it; nil: not in use.
+    var compression: DeflateParameters?
 }
 
 /// Opens one connection: TCP connect, TLS handshake for wss://, then the HTTP
@@ -78,7 +82,8 @@ final class ClientConnector {
         }
         handshake = ClientHandshake(host: options.url.hostHeader, path: options.url.target, headers: headers,
                                     protocols: options.protocols, origin: options.origin,
-                                    userAgent: options.userAgent, entropy: &entropy)
+                                    userAgent: options.userAgent, offersCompression: options.compress,
+                                    entropy: &entropy)
         request = ByteBuffer()
         request.append(contentsOf: handshake.requestBytes)
     }
@@ -189,7 +194,8 @@ final class ClientConnector {
         case .needMoreData:
             return false
         case .accepted(let subprotocol, _, _, let leftover):
-            succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol))
+            succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol,
+                                     compression: handshake.compression))
         case .rejected(let status, let statusLine, _):
             fail(.rejected(status: status, statusLine: statusLine))
         case .invalid(let reason):

@@ -115,6 +115,7 @@ public final class ClientSession {
         events.emit(EventLine.connected(url: client.url.display, attempt: attempts, protocol: opened.subprotocol))
         log.info("connected to \(client.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
+                                       compression: opened.compression,
                                        loop: loop) { [unowned self] event in self.channelEvent(event) }
         self.channel = channel
         channel.onDrained = { [unowned self] in self.pump() }

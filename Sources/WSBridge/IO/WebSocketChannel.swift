@@ -39,15 +39,16 @@ final class WebSocketChannel {
     nonisolated(unsafe) private static let readBuffer =
         UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
 
-    init(stream: ByteStream, role: Role, maxMessageSize: Int, loop: EventLoop,
-         handler: @escaping (Event) -> Void) {
+    /// `compression`: the permessage-deflate parameters the handshake agreed on.
+    init(stream: ByteStream, role: Role, maxMessageSize: Int, compression: DeflateParameters? = nil,
+         loop: EventLoop, handler: @escaping (Event) -> Void) {
         self.stream = stream
         self.loop = loop
         self.handler = handler
         // Client frames are tracked until completely written, so the unwritten
         // ones can be sent again after a drop. (The server's output starts with
         // its raw 101 response, and a server has no next connection anyway.)
-        self.connection = Connection(role: role, maxMessageSize: maxMessageSize,
+        self.connection = Connection(role: role, maxMessageSize: maxMessageSize, compression: compression,
                                      recoversUnsentMessages: role == .client)
         self.isTLS = stream is TLSStream
     }
@@ -72,8 +73,10 @@ final class WebSocketChannel {
     /// be read: the answer is then the state from before the input.)
     var isOpen: Bool { !ended && (inReceive ? wasOpenBeforeReceive : connection.state == .open) }
     private var wasOpenBeforeReceive = true
-    /// Bytes queued for the socket and not yet written.
-    var outputBytes: Int { connection.unwrittenBytes }
+    /// Bytes queued for the socket and not yet written, plus the originals
+    /// kept beside unwritten compressed frames (0 exactly when nothing is
+    /// left to write; both count for back-pressure).
+    var outputBytes: Int { connection.pendingOutputBytes }
 
     func sendPing(_ payload: [UInt8]) {
         guard isOpen else { return }

@@ -39,6 +39,8 @@ public struct Options: Sendable {
     public var cert: String? = nil
     public var key: String? = nil
     public var maxMessageSize: Int = 64 << 20
+    /// `--compress`: negotiate permessage-deflate (client offers, server accepts).
+    public var compress = false
     public var lineMode: LineMode = .json
     /// `-0`: NUL instead of `\n` as the separator in raw line mode.
     public var nulSeparator = false
