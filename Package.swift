@@ -21,8 +21,8 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib",
             providers: [.apt(["zlib1g-dev"])]),
-        // Layer 1: the sans-I/O protocol core (frames, handshake, UTF-8, close codes).
-        .target(name: "WSCore", dependencies: ["COpenSSL"], swiftSettings: releaseSettings),
+        // Layer 1: the sans-I/O protocol core (frames, handshake, UTF-8, close codes, permessage-deflate).
+        .target(name: "WSCore", dependencies: ["COpenSSL", "CZlib"], swiftSettings: releaseSettings),
         // Layer 2: sockets, TLS and the poll() event loop.
         // (WSCore for the sans-I/O proxy handshakes its dialer drives.)
         .target(name: "WSTransport", dependencies: ["COpenSSL", "WSCore"], swiftSettings: releaseSettings),

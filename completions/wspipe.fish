@@ -14,6 +14,7 @@ complete -c wspipe -l proxy -r -f -d 'Connect through this proxy: http://[USER:P
 complete -c wspipe -l noproxy -r -f -d 'Connect directly to these comma-separated hosts and domains (with their subdomains), \'*\' for all; replaces no_proxy'
 complete -c wspipe -l unix-socket -r -F -d 'Connect through this Unix-domain socket instead of TCP and any proxy; the URL still gives the Host header, path and scheme'
 complete -c wspipe -l max-message-size -r -f -d 'Close the connection with 1009 when an incoming message is larger than this'
+complete -c wspipe -l compress -d 'Negotiate permessage-deflate compression (RFC 7692), with --listen too; --max-message-size counts the decompressed size'
 complete -c wspipe -s 'k' -l insecure -d 'Skip TLS certificate and hostname verification'
 complete -c wspipe -l cacert -r -F -d 'Trust the CA certificates in FILE (PEM) instead of the system store'
 complete -c wspipe -l cert -r -F -d 'Certificate (PEM) to present: the client\'s, or the server\'s with --listen'

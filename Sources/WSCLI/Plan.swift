@@ -65,6 +65,7 @@ enum Plan {
         s.certFile = o.cert
         s.keyFile = o.key
         s.tag = o.tag
+        s.compress = o.compress
         s.sendTimeoutNanos = o.sendTimeoutNanos
         return s
     }
@@ -88,6 +89,7 @@ enum Plan {
         c.tls.certFile = o.cert
         c.tls.keyFile = o.key
         c.route = try ProxySelection.route(for: url, o, environment: environment.variable)
+        c.compress = o.compress
         return c
     }
 

@@ -10,11 +10,16 @@ public struct ClientHandshake: Sendable {
     private let offeredProtocols: [String]
     /// Sec-WebSocket-Extensions values the caller put in the extra headers.
     private let offeredExtensions: [String]
+    /// We offered permessage-deflate (`DeflateNegotiation.clientOffer`).
+    private let offersCompression: Bool
     private var parser = HTTPHeaderParser()
     private var result: ClientHandshakeResult?
     /// The server's response head once complete, and the bytes that came
     /// after it (the first frames, or the start of a rejection's body).
     public private(set) var response: (head: HTTPHead, rest: [UInt8])?
+    /// What the server's response agreed on for permessage-deflate, once the
+    /// result is `.accepted`; nil when it was not offered or the server declined.
+    public private(set) var compression: DeflateParameters?
 
     public init(host: String,            // Host header value, with ":port" when not default
                 path: String,            // path + query, e.g. "/chat?x=1"
@@ -22,10 +27,13 @@ public struct ClientHandshake: Sendable {
                 protocols: [String],     // Sec-WebSocket-Protocol offers
                 origin: String?,
                 userAgent: String?,
+                offersCompression: Bool = false,   // --compress: offer permessage-deflate (RFC 7692)
                 entropy: inout EntropyPool) {
         key = Base64.encode(entropy.fill(16))
         expectedAccept = webSocketAccept(forKey: key)
-        let extra = headers
+        self.offersCompression = offersCompression
+        var extra = headers
+        if offersCompression { extra.append((name: "Sec-WebSocket-Extensions", value: DeflateNegotiation.clientOffer)) }
         offeredProtocols = protocols + extra.filter { ASCII.equalsIgnoringCase($0.name, "Sec-WebSocket-Protocol") }
             .flatMap { ASCII.commaList($0.value) }
         offeredExtensions = extra.filter { ASCII.equalsIgnoringCase($0.name, "Sec-WebSocket-Extensions") }
@@ -73,6 +81,10 @@ public struct ClientHandshake: Sendable {
             outcome = validate(head, leftover: leftover)
         }
         result = outcome
+        if case .accepted(_, let extensions, _, _) = outcome, offersCompression {
+            let elements = ExtensionElement.parseList(extensions.map { [$0] } ?? []) ?? []
+            if case .success(let parameters) = DeflateNegotiation.acceptedByServer(elements) { compression = parameters }
+        }
         return outcome
     }
 
@@ -91,8 +103,9 @@ public struct ClientHandshake: Sendable {
             ?? extensionProblem(head) {
             return .invalid(reason: problem)
         }
+        let extensions = head.values("Sec-WebSocket-Extensions")
         return .accepted(protocol: head.value("Sec-WebSocket-Protocol"),
-                         extensions: head.value("Sec-WebSocket-Extensions"),
+                         extensions: extensions.isEmpty ? nil : extensions.joined(separator: ", "),
                          headers: head.headers, leftover: leftover)
     }
 
@@ -138,21 +151,22 @@ public struct ClientHandshake: Sendable {
     }
 
     /// Item 5: an extension "not present in the client's handshake" fails the
-    /// connection. Which parameters fit is for the extension's code to judge.
+    /// connection. permessage-deflate's parameters are checked here when we
+    /// offered it (RFC 7692 §7.1); other extensions (offered with -H) are for
+    /// their own code to judge.
     private func extensionProblem(_ head: HTTPHead) -> String? {
-        let selected = head.listValues("Sec-WebSocket-Extensions")
-        if selected.isEmpty { return nil }
-        let offeredNames = offeredExtensions.flatMap(ASCII.commaList).map(ClientHandshake.extensionName)
-        for element in selected where !offeredNames.contains(where: {
-            ASCII.equalsIgnoringCase($0, ClientHandshake.extensionName(element))
-        }) {
-            return "server selected extension '\(element)' that was not requested"
+        let values = head.values("Sec-WebSocket-Extensions")
+        if values.isEmpty { return nil }
+        guard let selected = ExtensionElement.parseList(values) else {
+            return "malformed Sec-WebSocket-Extensions header"
+        }
+        let offeredNames = (ExtensionElement.parseList(offeredExtensions) ?? []).map(\.name)
+        for element in selected where !offeredNames.contains(where: { ASCII.equalsIgnoringCase($0, element.name) }) {
+            return "server selected extension '\(element.name)' that was not requested"
+        }
+        if offersCompression, case .failure(let refusal) = DeflateNegotiation.acceptedByServer(selected) {
+            return refusal.description
         }
         return nil
-    }
-
-    /// "permessage-deflate; client_max_window_bits" -> "permessage-deflate".
-    private static func extensionName(_ element: String) -> String {
-        ASCII.trimmed(element.split(separator: ";", omittingEmptySubsequences: false)[0])
     }
 }

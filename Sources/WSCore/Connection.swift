@@ -13,6 +13,10 @@
 /// Pong waits outside `output`, replaced by the next Ping's, until everything
 /// queued before it has been written (`outputWritten`).
 ///
+/// With permessage-deflate (RFC 7692) messages are compressed and inflated
+/// here too; the zlib streams live in a `PerMessageDeflate` object that copies
+/// of the connection share, so only one copy may be used.
+///
 /// The handler runs while `receive` holds exclusive access to the connection:
 /// it must not touch this `Connection` (queue follow-up sends after `receive`
 /// returns), and it must consume or copy payload bytes before it returns.
@@ -35,15 +39,24 @@ public struct Connection: Sendable {
     /// (`outputWritten`), or before the next frame, so a peer that pings and
     /// never reads cannot grow the output.
     private var pendingPong: [UInt8]?
+    /// The negotiated permessage-deflate codec (RFC 7692), nil without it.
+    public let compression: PerMessageDeflate?
     private var sentClose = false
     private var receivedClose = false
     private var failed = false
 
-    public init(role: Role, maxMessageSize: Int, entropy: EntropyPool = EntropyPool()) {
+    /// `compression`: the permessage-deflate parameters the handshake
+    /// agreed on (RFC 7692 §7.1), nil for none.
+    public init(role: Role, maxMessageSize: Int, compression: DeflateParameters? = nil,
+                entropy: EntropyPool = EntropyPool()) {
         self.role = role
         self.decoder = FrameDecoder(role: role)
-        self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
+        let codec = compression.map { PerMessageDeflate(parameters: $0, role: role) }
+        self.compression = codec
+        self.assembler = MessageAssembler(maxMessageSize: maxMessageSize, compression: codec)
         self.entropy = entropy
+        // RFC 7692 §6: the extension gives RSV1 its meaning ("Per-Message Compressed").
+        if codec != nil { decoder.allowedReservedBits = FrameHeader.rsv1 }
     }
 
     // MARK: - Output
@@ -127,6 +140,12 @@ public struct Connection: Sendable {
 
     private mutating func beginFrame(_ header: FrameHeader, _ handler: (ConnectionEvent) -> Void) {
         if header.opcode.isControl {
+            // RFC 7692 §6.1: "An endpoint MUST NOT set the "Per-Message
+            // Compressed" bit of control frames ... An endpoint receiving such
+            // a frame MUST _Fail the WebSocket Connection_."
+            if header.reservedBits & FrameHeader.rsv1 != 0 {
+                return failConnection(.protocolError, "RSV1 set on a \(header.opcode) frame", handler)
+            }
             controlPayload.removeAll()
         } else if let failure = assembler.begin(header) {
             failConnection(failure.closeCode, failure.reason, handler)
@@ -153,7 +172,7 @@ public struct Connection: Sendable {
 
     private mutating func receiveData(_ header: FrameHeader, _ piece: UnsafeRawBufferPointer,
                                       isWholeFrame: Bool, isFrameEnd: Bool, _ handler: (ConnectionEvent) -> Void) {
-        if isWholeFrame && header.fin && header.opcode != .continuation {
+        if isWholeFrame && header.fin && header.opcode != .continuation && !assembler.isCompressed {
             // The zero-copy path: an unfragmented message entirely in the input.
             if let failure = assembler.completeInPlace(piece) {
                 return failConnection(failure.closeCode, failure.reason, handler)
@@ -210,15 +229,15 @@ public struct Connection: Sendable {
 
     // MARK: - Sending
 
-    /// Queues a text frame. The caller guarantees `payload` is UTF-8.
-    /// Ignored unless the state is `.open` (§5.5.1: no data after our Close).
+    /// Queues a text message (one frame). The caller guarantees `payload` is
+    /// UTF-8. Ignored unless the state is `.open` (§5.5.1: no data after our Close).
     public mutating func sendText(_ payload: UnsafeRawBufferPointer) {
-        if state == .open { queueFrame(.text, payload) }
+        if state == .open { queueMessage(.text, payload) }
     }
 
-    /// Queues a binary frame. Ignored unless the state is `.open`.
+    /// Queues a binary message (one frame). Ignored unless the state is `.open`.
     public mutating func sendBinary(_ payload: UnsafeRawBufferPointer) {
-        if state == .open { queueFrame(.binary, payload) }
+        if state == .open { queueMessage(.binary, payload) }
     }
 
     /// Queues a Ping. A payload over 125 bytes (§5.5: the control frame limit)
@@ -257,6 +276,18 @@ public struct Connection: Sendable {
         sentClose = true
     }
 
+    /// A data message in one frame: as it is, or with permessage-deflate
+    /// compressed whole with RSV1 set (RFC 7692 §6: the bit marks the first
+    /// frame, here the only one). A compressed frame cannot be turned back
+    /// into its message (with context takeover it depends on the messages
+    /// before it): an I/O layer that recovers unsent messages keeps the
+    /// original itself.
+    private mutating func queueMessage(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) {
+        guard let compression else { return queueFrame(opcode, payload) }
+        queuePendingPong()
+        compression.compress(payload) { appendFrame(opcode, $0, reservedBits: FrameHeader.rsv1) }
+    }
+
     /// One complete frame (FIN=1), after the Pong a Ping before it asked for.
     private mutating func queueFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) {
         queuePendingPong()
@@ -271,8 +302,9 @@ public struct Connection: Sendable {
     }
 
     /// Clients mask with a fresh key (§5.3).
-    private mutating func appendFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) {
+    private mutating func appendFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer, reservedBits: UInt8 = 0) {
         let key: UInt32? = role == .client ? entropy.next32() : nil
-        FrameEncoder.append(opcode: opcode, fin: true, payload: payload, maskKey: key, into: &output)
+        FrameEncoder.append(opcode: opcode, fin: true, reservedBits: reservedBits, payload: payload,
+                            maskKey: key, into: &output)
     }
 }

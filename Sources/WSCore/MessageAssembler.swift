@@ -3,17 +3,24 @@
 /// connection in the fragment that carries it). Payload bytes that cannot be
 /// delivered in place are copied exactly once, into `buffer`, which is reused
 /// from message to message.
+///
+/// With permessage-deflate negotiated, a message whose first frame has RSV1
+/// set is compressed (RFC 7692 §6): its payload is inflated into `buffer` as
+/// the frames arrive, the limit and UTF-8 apply to the inflated bytes.
 struct MessageAssembler: Sendable {
     enum Failure: Error, Equatable {
         case protocolError(String)
         case tooBig(limit: Int)
         case invalidUTF8
+        case invalidCompressedData(String)
 
         var closeCode: CloseCode {
             switch self {
             case .protocolError: return .protocolError
             case .tooBig: return .messageTooBig
             case .invalidUTF8: return .invalidPayload
+            // Data "not consistent with the type of the message" (RFC 6455 §7.4.1).
+            case .invalidCompressedData: return .invalidPayload
             }
         }
 
@@ -22,6 +29,7 @@ struct MessageAssembler: Sendable {
             case .protocolError(let reason): return reason
             case .tooBig(let limit): return "message larger than the \(limit)-byte limit"
             case .invalidUTF8: return "invalid UTF-8 in text message"
+            case .invalidCompressedData(let reason): return reason
             }
         }
     }
@@ -38,9 +46,14 @@ struct MessageAssembler: Sendable {
     /// Sum of the payload lengths announced by this message's frame headers.
     private var announced = 0
     private var validator = UTF8Validator()
+    /// The negotiated permessage-deflate codec, nil without compression.
+    private let compression: PerMessageDeflate?
+    /// The message in progress is compressed (RSV1 on its first frame).
+    private(set) var isCompressed = false
 
-    init(maxMessageSize: Int) {
+    init(maxMessageSize: Int, compression: PerMessageDeflate? = nil) {
         self.maxMessageSize = maxMessageSize
+        self.compression = compression
     }
 
     /// Checks a data frame's header before its payload is read: §5.4 ordering
@@ -48,16 +61,26 @@ struct MessageAssembler: Sendable {
     /// frame inside a fragmented message) and the size limit, so a too-big
     /// message fails with 1009 as soon as a header announces it.
     mutating func begin(_ header: FrameHeader) -> Failure? {
+        let rsv1 = header.reservedBits & FrameHeader.rsv1 != 0
         if header.opcode == .continuation {
             if opcode == nil { return .protocolError("continuation frame without a message to continue") }
+            // RFC 7692 §6.1: "An endpoint MUST NOT set the "Per-Message
+            // Compressed" bit of ... non-first fragments of a data message."
+            if rsv1 { return .protocolError("RSV1 set on a continuation frame") }
         } else {
             if opcode != nil {
                 return .protocolError("new \(header.opcode) frame while a fragmented message is in progress")
             }
+            // The decoder lets RSV1 through only when compression was negotiated.
+            if rsv1 && compression == nil { return .protocolError("RSV1 set without permessage-deflate") }
             opcode = header.opcode
+            isCompressed = rsv1
             announced = 0
             validator.reset()
         }
+        // A compressed message's limit applies to its inflated size (`inflate`);
+        // its compressed bytes are never stored, so their length does not matter.
+        if isCompressed { return nil }
         if header.payloadLength > maxMessageSize - announced { return .tooBig(limit: maxMessageSize) }
         announced += header.payloadLength
         return nil
@@ -77,20 +100,49 @@ struct MessageAssembler: Sendable {
     /// the headers announce (a peer could announce 64 MiB and send one byte),
     /// and never beyond the limit: `begin` made sure the message fits in it.
     mutating func append(_ piece: UnsafeRawBufferPointer) -> Failure? {
+        if isCompressed, let compression {
+            let start = buffer.readableBytes
+            let outcome = compression.inflate(piece, into: &buffer, limit: maxMessageSize)
+            return failure(outcome) ?? validateText(from: start)
+        }
         if opcode == .text && !validator.feed(piece) { return .invalidUTF8 }
         buffer.append(piece, capacityLimit: maxMessageSize)
         return nil
     }
 
-    /// The final fragment is in: the text must not end inside a character.
-    func finish() -> Failure? {
+    /// The final fragment is in: a compressed message gets its tail (RFC 7692
+    /// §7.2.2), and the text must not end inside a character.
+    mutating func finish() -> Failure? {
+        if isCompressed, let compression {
+            let start = buffer.readableBytes
+            let outcome = compression.finishMessage(into: &buffer, limit: maxMessageSize)
+            if let failure = failure(outcome) ?? validateText(from: start) { return failure }
+        }
         if opcode == .text && !validator.isAtBoundary { return .invalidUTF8 }
         return nil
+    }
+
+    /// Validates the inflated bytes of a text message from `start` on.
+    private mutating func validateText(from start: Int) -> Failure? {
+        guard opcode == .text else { return nil }
+        var validator = self.validator
+        let valid = buffer.withReadableBytes { validator.feed(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        self.validator = validator
+        return valid ? nil : .invalidUTF8
+    }
+
+    private func failure(_ outcome: Inflater.Outcome) -> Failure? {
+        switch outcome {
+        case .ok: return nil
+        case .tooBig: return .tooBig(limit: maxMessageSize)
+        case .corrupt(let reason): return .invalidCompressedData(reason)
+        }
     }
 
     /// Ready for the next message (call after delivering `buffer`).
     mutating func reset() {
         opcode = nil
+        isCompressed = false
         buffer.removeAll(keepingCapacity: buffer.capacity <= MessageAssembler.retainedCapacity)
     }
 }

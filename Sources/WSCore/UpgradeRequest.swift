@@ -25,4 +25,9 @@ public struct UpgradeRequest: Sendable {
     public func header(_ name: String) -> String? {
         headers.first { ASCII.equalsIgnoringCase($0.name, name) }?.value
     }
+
+    /// Every value of header `name`, case-insensitive, in order.
+    public func headerValues(_ name: String) -> [String] {
+        headers.filter { ASCII.equalsIgnoringCase($0.name, name) }.map(\.value)
+    }
 }

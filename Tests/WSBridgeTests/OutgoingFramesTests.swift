@@ -90,6 +90,26 @@ final class OutgoingFramesTests: XCTestCase {
         XCTAssertFalse(tracker.didWrite(0), "the next look waits for another step")
     }
 
+    func testCompressedFramesComeBackAsTheirOriginals() {
+        var compressed = Connection(role: .client, maxMessageSize: 1 << 20, compression: DeflateParameters())
+        var frames = OutgoingFrames()
+        let messages = ["one", "two", String(repeating: "three ", count: 100)]
+        for (i, text) in messages.enumerated() {
+            Array(text.utf8).withUnsafeBytes { compressed.sendText($0) }
+            frames.recorded(tag: i + 1, outputEnd: compressed.output.readableBytes, original: Array(text.utf8))
+        }
+        Array("p".utf8).withUnsafeBytes { compressed.sendPing($0) }
+        XCTAssertEqual(frames.originalBytes, messages.reduce(0) { $0 + $1.utf8.count })
+        let first = compressed.withOutput { OutgoingFrames.frameLength(at: $0)! }
+        _ = frames.didWrite(first + 2)   // "one" written, "two" cut
+        frames.acknowledged(unacknowledged: 2, in: &compressed)
+        XCTAssertEqual(frames.originalBytes, 3 + 600, "the released frame's original goes with it")
+        var back: [String] = []
+        frames.drain(from: &compressed, unacknowledged: 2) { _, payload, _ in back.append(String(decoding: payload, as: UTF8.self)) }
+        XCTAssertEqual(back, Array(messages.dropFirst()), "exact payloads, in order, no ping")
+        XCTAssertEqual(frames.originalBytes, 0)
+    }
+
     func testBinaryOpcodeIsKept() {
         send([[0, 255]], binary: true)
         let back = drain(unacknowledged: nil)

@@ -11,7 +11,7 @@ final class FlagTableTests: XCTestCase {
         let expected: Set<String> = [
             "help", "version", "verbose", "quiet",
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
-            "proxy", "noproxy", "unix-socket",
+            "proxy", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
             "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",

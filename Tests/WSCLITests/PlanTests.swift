@@ -89,7 +89,7 @@ final class PlanTests: XCTestCase {
         let messageFile = try temporaryFile("{\"hello\":1}\n")
         let a = try XCTUnwrap(client([
             "-H", "X-A: 1", "--header-file", headerFile, "--origin", "http://o", "--user-agent", "ua/2",
-            "--protocol", "chat", "--connect-timeout", "3s", "--max-message-size", "1K",
+            "--protocol", "chat", "--connect-timeout", "3s", "--max-message-size", "1K", "--compress",
             "-k", "--cacert", "ca.pem", "--cert", "c.pem", "--key", "k.pem",
             "-b", "-0", "--binary-output", "base64", "--lenient", "-n", "--max-messages", "3", "-u",
             "--close-timeout", "5s", "--type-key", "kind", "--route", "chat=stderr", "--route-errors", "ignore",
@@ -101,7 +101,7 @@ final class PlanTests: XCTestCase {
         ], terminal))
         let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
-                                      "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s"]))
+                                      "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress"]))
         let url = a.0.url
         XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url"]), [])
         XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1], exempt: []), [])

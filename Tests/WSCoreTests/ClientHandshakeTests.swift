@@ -152,6 +152,41 @@ final class ClientHandshakeTests: XCTestCase {
         XCTAssertEqual(extensions, "permessage-deflate; server_no_context_takeover")
     }
 
+    private func compressingHandshake() -> ClientHandshake {
+        var entropy = EntropyPool(fixed: [1])
+        return ClientHandshake(host: "h", path: "/", headers: [], protocols: [], origin: nil, userAgent: nil,
+                               offersCompression: true, entropy: &entropy)
+    }
+
+    func testCompressionOfferAndAcceptedParameters() {
+        var handshake = compressingHandshake()
+        XCTAssertTrue(String(decoding: handshake.requestBytes, as: UTF8.self)
+            .contains("\r\nSec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"))
+        let extensions = "Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover; client_max_window_bits=10\r\n"
+        guard case .accepted = receive(&handshake, response(handshake, extra: extensions)) else {
+            return XCTFail("not accepted")
+        }
+        XCTAssertEqual(handshake.compression,
+                       DeflateParameters(serverNoContextTakeover: true, clientMaxWindowBits: 10))
+    }
+
+    func testCompressionDeclinedByServer() {
+        var handshake = compressingHandshake()
+        guard case .accepted = receive(&handshake, response(handshake)) else { return XCTFail("not accepted") }
+        XCTAssertNil(handshake.compression)
+    }
+
+    func testInvalidCompressionResponseFailsTheHandshake() {
+        for value in ["permessage-deflate; server_max_window_bits=16", "permessage-deflate; mystery",
+                      "permessage-deflate; client_no_context_takeover; client_no_context_takeover",
+                      "permessage-deflate; x=\"open"] {
+            var handshake = compressingHandshake()
+            let result = receive(&handshake, response(handshake, extra: "Sec-WebSocket-Extensions: \(value)\r\n"))
+            XCTAssertNotNil(invalidReason(result), value)
+            XCTAssertNil(handshake.compression)
+        }
+    }
+
     func testOversizedResponse() {
         var handshake = makeHandshake()
         let text = "HTTP/1.1 101 Switching Protocols\r\nX-Big: " + String(repeating: "a", count: 17_000) + "\r\n\r\n"

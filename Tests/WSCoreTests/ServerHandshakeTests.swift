@@ -54,6 +54,16 @@ final class ServerHandshakeTests: XCTestCase {
         XCTAssertEqual(status(receive(validRequest.replacingFirst("Host: server.example.com\r\n", with: ""))), 400)
     }
 
+    func testAcceptResponseWithExtensions() {
+        let text = String(decoding: ServerHandshake.acceptResponse(key: "dGhlIHNhbXBsZSBub25jZQ==", protocol: nil,
+                                                                   extensions: "permessage-deflate"), as: UTF8.self)
+        XCTAssertTrue(text.hasSuffix("\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n"))
+        guard case .request(let request, _) = receive(validRequest.replacing(
+            "Sec-WebSocket-Version", with: "Sec-WebSocket-Extensions: a\r\nsec-websocket-extensions: b\r\nSec-WebSocket-Version"))
+        else { return XCTFail("rejected") }
+        XCTAssertEqual(request.headerValues("Sec-WebSocket-Extensions"), ["a", "b"])
+    }
+
     func testDuplicateHostIs400() {
         let twice = validRequest.replacing("Host: server.example.com\r\n",
                                            with: "Host: a.example\r\nHost: b.example\r\n")

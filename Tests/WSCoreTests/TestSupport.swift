@@ -104,8 +104,10 @@ func clientFrame(_ opcode: Opcode, _ payload: [UInt8], fin: Bool = true) -> [UIn
 }
 
 /// Decodes every frame in `bytes` (the output of a connection), unmasking.
+/// RSV1 (permessage-deflate) is let through and shows in the header.
 func decodeFrames(_ bytes: [UInt8], role: Role) -> [(header: FrameHeader, payload: [UInt8])] {
     var decoder = FrameDecoder(role: role)
+    decoder.allowedReservedBits = FrameHeader.rsv1
     var frames: [(header: FrameHeader, payload: [UInt8])] = []
     var copy = bytes
     copy.withUnsafeMutableBytes { buffer in

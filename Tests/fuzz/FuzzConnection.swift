@@ -2,12 +2,19 @@
 /// messages within the limit, text that is UTF-8, nothing after a failure or
 /// a Close, and an output that the peer's decoder reads without error.
 enum FuzzConnection {
-    static func run(_ input: UnsafeRawBufferPointer, role: Role) {
+    /// `compressed`: permessage-deflate negotiated, with no context takeover
+    /// one way or the other depending on the setup byte.
+    static func run(_ input: UnsafeRawBufferPointer, role: Role, compressed: Bool) {
         guard let setup = input.first else { return }
         let limits = [16, 125, 1000, 1 << 16]
         let limit = limits[Int(setup & 3)]
         let piece = 1 + Int(setup >> 2) * 7
-        var connection = Connection(role: role, maxMessageSize: limit, entropy: EntropyPool(fixed: [1, 2, 3, 4]))
+        let compression = compressed
+            ? DeflateParameters(serverNoContextTakeover: setup & 0x10 != 0, clientNoContextTakeover: setup & 0x20 != 0,
+                                serverMaxWindowBits: setup & 0x40 != 0 ? 8 : nil)
+            : nil
+        var connection = Connection(role: role, maxMessageSize: limit, compression: compression,
+                                    entropy: EntropyPool(fixed: [1, 2, 3, 4]))
         var bytes = Array(input.dropFirst())
         var ended = false
         var echoes: [(Opcode, [UInt8])] = []
@@ -46,12 +53,14 @@ enum FuzzConnection {
         }
         connection.withOutput { wire += $0 }
         checkOutput(wire, peerRole: role == .client ? .server : .client)
+        if compressed { checkCompressedEcho(wire, role: role, compression: compression!) }
     }
 
     /// What we queued must be valid frames for the peer (masked by clients only).
     private static func checkOutput(_ wire: [UInt8], peerRole: Role) {
         var copy = wire
         var decoder = FrameDecoder(role: peerRole)
+        decoder.allowedReservedBits = FrameHeader.rsv1
         copy.withUnsafeMutableBytes { buffer in
             var rest = buffer
             while true {
@@ -60,6 +69,19 @@ enum FuzzConnection {
                 case .failure(let error): check(false, "our own output does not decode: \(error)")
                 default: continue
                 }
+            }
+        }
+    }
+
+    /// Whatever we sent, a peer with the same parameters reads without a
+    /// failure: our frames inflate, our echoed text is UTF-8.
+    private static func checkCompressedEcho(_ wire: [UInt8], role: Role, compression: DeflateParameters) {
+        var peer = Connection(role: role == .client ? .server : .client, maxMessageSize: 1 << 20,
+                              compression: compression)
+        var copy = wire
+        copy.withUnsafeMutableBytes { buffer in
+            peer.receive(buffer) { event in
+                if case .failed(_, let reason) = event { check(false, "the peer fails on our output: \(reason)") }
             }
         }
     }

@@ -30,4 +30,21 @@ enum FuzzHandshakes {
             break
         }
     }
+
+    /// Sec-WebSocket-Extensions as a string: whatever the server accepts,
+    /// its response must satisfy our own client-side check with the same
+    /// parameters.
+    static func extensions(_ input: UnsafeRawBufferPointer) {
+        let text = String(decoding: input, as: UTF8.self)
+        let values = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let elements = ExtensionElement.parseList(values) {
+            _ = DeflateNegotiation.acceptedByServer(elements)
+        }
+        guard let chosen = DeflateNegotiation.serverChoice(offers: values) else { return }
+        let answer = ExtensionElement.parseList([chosen.headerValue]) ?? []
+        guard case .success(let back?) = DeflateNegotiation.acceptedByServer(answer) else {
+            return check(false, "our response '\(chosen.headerValue)' fails our own check")
+        }
+        check(back == chosen, "response parameters changed on the way: \(back) vs \(chosen)")
+    }
 }

@@ -1,5 +1,6 @@
 /// libFuzzer entry point for the parsers that read what peers and stdin send:
-/// the frame decoder and connection (both roles), both handshakes and the
+/// the frame decoder and connection (both roles, with and without
+/// permessage-deflate), both handshakes, the extension negotiation and the
 /// JSON scanner. Built and run by Tests/fuzz/run.sh; not part of the package.
 ///
 /// The first input byte picks the target, the rest is that target's input.
@@ -9,12 +10,15 @@
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let input = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
-    switch data[0] % 5 {
-    case 0: FuzzConnection.run(input, role: .client)
-    case 1: FuzzConnection.run(input, role: .server)
+    switch data[0] % 8 {
+    case 0: FuzzConnection.run(input, role: .client, compressed: false)
+    case 1: FuzzConnection.run(input, role: .server, compressed: false)
     case 2: FuzzHandshakes.client(input)
     case 3: FuzzHandshakes.server(input)
-    default: FuzzJSON.run(input)
+    case 4: FuzzJSON.run(input)
+    case 5: FuzzConnection.run(input, role: .client, compressed: true)
+    case 6: FuzzConnection.run(input, role: .server, compressed: true)
+    default: FuzzHandshakes.extensions(input)
     }
     return 0
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzz the parsers that read untrusted bytes (frames, handshakes, JSON) with
-# libFuzzer and AddressSanitizer. Not run by CI.
+# Fuzz the parsers that read untrusted bytes (frames, permessage-deflate,
+# handshakes, extension negotiation, JSON) with libFuzzer and
+# AddressSanitizer. Not run by CI.
 #
 #   Tests/fuzz/run.sh [SECONDS] [libFuzzer options...]     (default 60 s)
 #

@@ -12,6 +12,8 @@ public struct ClientOptions {
     public var tls = TLSClientOptions()
     /// Direct, a Unix socket, or a proxy (wspipe(1): OPTIONS, Connection).
     public var route = DialRoute.direct
+    /// --compress: offer permessage-deflate (RFC 7692).
+    public var compress = false
 
     public init(url: WebSocketURL) { self.url = url }
 }
@@ -56,6 +58,8 @@ struct OpenedConnection {
     /// From the request's last byte to the response's: the server's
     /// round trip, which says how soon a reply can come (`ReplyTracker`).
     var roundTripNanos: Int64
+    /// permessage-deflate as the server accepted it; nil: not in use.
+    var compression: DeflateParameters?
 }
 
 /// Opens one connection: TCP connect (or a proxy tunnel, or a Unix socket),
@@ -89,7 +93,8 @@ final class ClientConnector {
         }
         handshake = ClientHandshake(host: options.url.hostHeader, path: options.url.target, headers: headers,
                                     protocols: options.protocols, origin: options.origin,
-                                    userAgent: options.userAgent, entropy: &entropy)
+                                    userAgent: options.userAgent, offersCompression: options.compress,
+                                    entropy: &entropy)
         request = ByteBuffer()
         request.append(contentsOf: handshake.requestBytes)
     }
@@ -194,7 +199,8 @@ final class ClientConnector {
         case .accepted(let subprotocol, _, _, let leftover):
             let head = handshake.response?.head ?? HTTPHead(startLine: "HTTP/1.1 101", headers: [])
             succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol, response: head,
-                                     roundTripNanos: monotonicNanos() - (requestSentAt ?? monotonicNanos())))
+                                     roundTripNanos: monotonicNanos() - (requestSentAt ?? monotonicNanos()),
+                                     compression: handshake.compression))
         case .rejected(let status, let statusLine, _):
             fail(.rejected(status: status, statusLine: statusLine, body: rejectionBody(stream)))
         case .invalid(let reason):

@@ -138,6 +138,7 @@ public final class ClientSession: SessionDriver {
         log.info("connected to \(client.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
         logResponse(opened.response)
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
+                                       compression: opened.compression,
                                        loop: loop) { [unowned self] event in self.channelEvent(event) }
         self.channel = channel
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }

@@ -18,6 +18,8 @@ struct OutgoingFrames {
     struct Record {
         var end: Int
         var tag: Int
+        /// The payload of a compressed frame, which cannot be read back from it.
+        var original: [UInt8]?
     }
 
     /// A data frame handed back after the connection ended.
@@ -47,9 +49,13 @@ struct OutgoingFrames {
     var unwrittenOffset: Int { written - released }
 
     /// A data frame was appended; `outputEnd` is the output's length now.
-    mutating func recorded(tag: Int, outputEnd: Int) {
-        records.append(Record(end: released + outputEnd, tag: tag))
+    mutating func recorded(tag: Int, outputEnd: Int, original: [UInt8]? = nil) {
+        records.append(Record(end: released + outputEnd, tag: tag, original: original))
+        originalBytes += original?.count ?? 0
     }
+
+    /// Memory the originals of compressed frames hold.
+    private(set) var originalBytes = 0
 
     /// The transport wrote `count` more bytes. True when it is time to ask
     /// the kernel what was acknowledged (`acknowledged`).
@@ -89,15 +95,20 @@ struct OutgoingFrames {
                 guard !opcode.isControl, index < records.count else { continue }
                 let record = records[index]
                 index += 1
-                Self.unmaskedPayload(of: frame, into: &payload)
                 let unsent = Unsent(tag: record.tag, acknowledged: record.end <= ackedUpTo,
                                     afterSignOfLife: record.end > writtenAtSignOfLife)
-                payload.withUnsafeBytes { body(opcode, $0, unsent) }
+                if let original = record.original {
+                    original.withUnsafeBytes { body(opcode, $0, unsent) }
+                } else {
+                    Self.unmaskedPayload(of: frame, into: &payload)
+                    payload.withUnsafeBytes { body(opcode, $0, unsent) }
+                }
             }
         }
         connection.discardOutput()
         records.removeAll()
         firstRecord = 0
+        originalBytes = 0
         released = written
     }
 
@@ -112,6 +123,8 @@ struct OutgoingFrames {
             released += length
             guard isData, firstRecord < records.count else { continue }
             if records[firstRecord].end > writtenAtSignOfLife { releasedUnconfirmed += 1 }
+            originalBytes -= records[firstRecord].original?.count ?? 0
+            records[firstRecord].original = nil
             firstRecord += 1
             if firstRecord == records.count {
                 records.removeAll(keepingCapacity: true)

@@ -48,12 +48,13 @@ final class WebSocketChannel {
     nonisolated(unsafe) private static let readBuffer =
         UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
 
-    init(stream: ByteStream, role: Role, maxMessageSize: Int, loop: EventLoop,
-         handler: @escaping (Event) -> Void) {
+    /// `compression`: the permessage-deflate parameters the handshake agreed on.
+    init(stream: ByteStream, role: Role, maxMessageSize: Int, compression: DeflateParameters? = nil,
+         loop: EventLoop, handler: @escaping (Event) -> Void) {
         self.stream = stream
         self.loop = loop
         self.handler = handler
-        self.connection = Connection(role: role, maxMessageSize: maxMessageSize)
+        self.connection = Connection(role: role, maxMessageSize: maxMessageSize, compression: compression)
         self.isTLS = stream is TLSStream
         self.recoversUnsent = role == .client
     }
@@ -109,7 +110,14 @@ final class WebSocketChannel {
         case .text(let bytes): connection.sendText(bytes)
         case .binary(let bytes): connection.sendBinary(bytes)
         }
-        if recoversUnsent { outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes) }
+        guard recoversUnsent else { return }
+        // A compressed frame cannot be turned back into its message (with
+        // context takeover it depends on the ones before it): its original
+        // is kept beside it, for the next connection to compress again.
+        var original: [UInt8]?
+        if connection.compression != nil, case .text(let bytes) = message { original = Array(bytes) }
+        if connection.compression != nil, case .binary(let bytes) = message { original = Array(bytes) }
+        outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes, original: original)
     }
 
     /// Start the closing handshake. Safe to call from inside an event callback:

@@ -18,6 +18,8 @@ final class ServerClient {
     private let failedUpgrade: (ServerClient, String) -> Void
     private let opened: (ServerClient) -> Void
     private let maxMessageSize: Int
+    /// --compress: accept a permessage-deflate offer (RFC 7692).
+    private let compress: Bool
 
     /// Where the client is, as the session sees it.
     enum Phase {
@@ -47,7 +49,7 @@ final class ServerClient {
     struct HTTPRefusal: Error { var status: Int; var reason: String }
 
     init(id: Int, fd: Int32, peer: String, tlsContext: TLSContext?, loop: EventLoop, maxMessageSize: Int,
-         handshakeTimeoutNanos: Int64,
+         compress: Bool = false, handshakeTimeoutNanos: Int64,
          accept: @escaping (UpgradeRequest) -> Result<String?, HTTPRefusal>,
          events: @escaping (ServerClient, WebSocketChannel.Event) -> Void,
          opened: @escaping (ServerClient) -> Void,
@@ -60,6 +62,7 @@ final class ServerClient {
         self.failedUpgrade = failedUpgrade
         self.opened = opened
         self.maxMessageSize = maxMessageSize
+        self.compress = compress
         if let tlsContext {
             let t = try TLSStream(fd: fd, context: tlsContext, serverName: nil)
             tls = t
@@ -112,10 +115,14 @@ final class ServerClient {
         case .success(let subprotocol):
             cancelTimer()
             loop.unwatch(stream.fd)
+            let compression = compress
+                ? DeflateNegotiation.serverChoice(offers: request.headerValues("Sec-WebSocket-Extensions")) : nil
             let channel = WebSocketChannel(stream: stream, role: .server, maxMessageSize: maxMessageSize,
+                                           compression: compression,
                                            loop: loop) { [unowned self] event in self.events(self, event) }
             self.channel = channel
-            channel.sendFirst(ServerHandshake.acceptResponse(key: request.key, protocol: subprotocol))
+            channel.sendFirst(ServerHandshake.acceptResponse(key: request.key, protocol: subprotocol,
+                                                             extensions: compression?.headerValue))
             opened(self)
             channel.start(leftover: leftover)
         }

@@ -7,6 +7,8 @@ public struct ServerOptions: Sendable {
     public var once = false
     /// Subprotocols we accept; the first one the client offers is selected.
     public var protocols: [String] = []
+    /// --compress: accept a client's permessage-deflate offer.
+    public var compress = false
     public var certFile: String? = nil
     public var keyFile: String? = nil
     public var handshakeTimeoutNanos: Int64 = 10_000_000_000
@@ -115,7 +117,8 @@ public final class ServerSession: SessionDriver {
             do {
                 upgrading[id] = try ServerClient(
                     id: id, fd: fd, peer: peer, tlsContext: tlsContext, loop: loop,
-                    maxMessageSize: bridge.maxMessageSize, handshakeTimeoutNanos: options.handshakeTimeoutNanos,
+                    maxMessageSize: bridge.maxMessageSize, compress: options.compress,
+                    handshakeTimeoutNanos: options.handshakeTimeoutNanos,
                     accept: { [unowned self] request in self.accept(request) },
                     events: { [unowned self] client, event in self.clientEvent(client, event) },
                     opened: { [unowned self] client in self.clientOpened(client) },

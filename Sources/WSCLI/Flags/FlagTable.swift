@@ -72,6 +72,10 @@ public let flagTable: [Flag] = [
          help: "Close the connection with 1009 when an incoming message is larger than this.",
          category: .connection, defaultValue: "64M",
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
+    .toggle("compress", nil, .connection,
+            help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
+                + "--max-message-size counts the decompressed size.",
+            apply: { $0.compress = true }),
 
     // MARK: TLS (wspipe(1): OPTIONS, Connection)
     .toggle("insecure", "k", .tls,

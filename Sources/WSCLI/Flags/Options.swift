@@ -38,6 +38,8 @@ public struct Options: Sendable {
     public var maxMessageSize = 0
     /// JSON unless `-t` or `-b` (JSON is the mode without a flag).
     public var lineFormat: LineFormat = .json
+    /// `--compress`: negotiate permessage-deflate (client offers, server accepts).
+    public var compress = false
     /// `-0`: NUL instead of `\n` as the separator in raw line mode.
     public var nulSeparator = false
     /// `--no-line`: raw mode, stdin is one message, no separator after messages.
