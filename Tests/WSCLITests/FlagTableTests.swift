@@ -12,7 +12,7 @@ final class FlagTableTests: XCTestCase {
             "help", "version", "verbose", "quiet",
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
             "insecure", "cacert", "cert", "key",
-            "text", "binary", "nul", "binary-output", "lenient", "strict",
+            "text", "binary", "nul", "binary-output", "lenient", "strict", "interactive",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
             "listen", "once",
             "ping-interval", "ping-timeout", "backoff", "jitter", "max-retries", "no-reconnect", "wait",
@@ -25,7 +25,7 @@ final class FlagTableTests: XCTestCase {
         XCTAssertEqual(shorts, [
             "h": "help", "V": "version", "v": "verbose", "q": "quiet", "H": "header", "k": "insecure",
             "t": "text", "b": "binary", "0": "nul", "n": "no-close", "1": "one-message",
-            "u": "unidirectional", "U": "unidirectional-reverse",
+            "u": "unidirectional", "U": "unidirectional-reverse", "i": "interactive",
         ])
     }
 

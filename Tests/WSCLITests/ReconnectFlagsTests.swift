@@ -303,6 +303,7 @@ final class ReconnectFlagsTests: XCTestCase {
         ("backoff", ["--backoff", "2s"]),
         ("max-retries", ["--max-retries", "3"]),
         ("no-reconnect", ["--no-reconnect"]),
+        ("interactive", ["-i"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {

@@ -10,6 +10,8 @@ public struct ClientOptions {
     public var userAgent: String? = nil
     public var connectTimeoutNanos: Int64 = 10_000_000_000
     public var tls = TLSClientOptions()
+    /// The interactive mode's settings; nil when the client is not interactive.
+    public var interactive: InteractiveSettings? = nil
 
     public init(url: WebSocketURL) { self.url = url }
 }

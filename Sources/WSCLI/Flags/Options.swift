@@ -46,6 +46,8 @@ public struct Options: Sendable {
     public var unidirectional = false
     /// `-U`: socket to stdout only.
     public var reverseUnidirectional = false
+    /// `-i`: the interactive mode even when stdout is not a terminal.
+    public var interactive = false
     public var closeTimeoutNanos: Int64 = 0
     /// `--ping-interval`: nil = no pings of our own (server pings are still answered).
     public var pingIntervalNanos: Int64? = nil
