@@ -1,4 +1,4 @@
-"""A real terminal for the interactive-mode tests: one tmux server per test,
+"""A real terminal for the interactive-mode tests: one tmux server per pane,
 on its own socket, with one pane running a shell command.
 
 Keys go in with send-keys (literal text with -l, key names otherwise), the
@@ -32,7 +32,8 @@ set -g history-limit 10000
 
 class TmuxPane:
     def __init__(self, directory: str, command: str, env: dict[str, str]):
-        self.socket = f"wspipe-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        # The server's socket lives in the test's directory: nothing is left in /tmp/tmux-UID.
+        self.socket = os.path.join(directory, f"tmux-{uuid.uuid4().hex[:8]}.sock")
         self.env = env
         config = os.path.join(directory, "tmux.conf")
         with open(config, "w") as f:
@@ -40,7 +41,7 @@ class TmuxPane:
         self.tmux("-f", config, "new-session", "-d", "-s", "t", "-x", str(WIDTH), "-y", str(HEIGHT), command)
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], env=self.env, stdin=subprocess.DEVNULL,
+        done = subprocess.run(["tmux", "-S", self.socket, *args], env=self.env, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=10)
         assert done.returncode == 0, f"tmux {' '.join(args)} failed: {done.stderr}"
         return done.stdout
@@ -93,7 +94,7 @@ class TmuxPane:
         return self.wait(shows, f"the prompt {'> ' + text!r}", timeout)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, stdin=subprocess.DEVNULL,
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], env=self.env, stdin=subprocess.DEVNULL,
                        capture_output=True, timeout=10)
 
 

@@ -96,7 +96,8 @@ public final class ClientSession: SessionDriver {
             connect(attempt: attempt)
         case .announceRetry(let attempt, let delay, let cause, let wasOpen):
             shell.events.emit(EventLine.reconnecting(attempt: attempt, delayMs: delay / 1_000_000))
-            if wasOpen { log.warning("connection lost (\(cause)); reconnecting") }
+            // The interactive transcript shows this as its disconnected and reconnecting notes.
+            if wasOpen && observer == nil { log.warning("connection lost (\(cause)); reconnecting") }
             log.info("retrying in \(delay / 1_000_000)ms: \(cause)")
             observer?.retrying(attempt: attempt, delayNanos: delay, cause: cause, wasOpen: wasOpen)
         case .sendClose(let code, let reason):
