@@ -372,7 +372,8 @@ def test_the_lifecycle_shows_inline(terminal, ws_server):
 
 def test_routes_and_events_still_apply(terminal, ws_server, tmp_path):
     """A message routed to a file goes there, not to the transcript; --events
-    lines are shown in the transcript instead of breaking the edit area."""
+    lines are shown in the transcript instead of breaking the edit area;
+    --on-connect messages are sent and shown."""
     async def handler(ws, log):
         await ws.send('{"type":"note","text":"to the file"}')
         await ws.send('{"type":"chat","text":"to the screen"}')
@@ -380,9 +381,12 @@ def test_routes_and_events_still_apply(terminal, ws_server, tmp_path):
 
     srv = ws_server(handler)
     notes = tmp_path / "notes.ndjson"
-    run = terminal(["--route", f"note={notes}", "--events", srv.url()])
+    run = terminal(["--route", f"note={notes}", "--events", "--on-connect", '{"type":"hello"}', srv.url()])
     screen = run.pane.wait_for(rf'^< {TIME} \{{\n\s+"type": "chat",').string
     assert "to the file" not in screen
+    # The --on-connect message went out, and shows as sent.
+    assert next_message(srv) == '{"type":"hello"}'
+    assert re.search(rf'^> {TIME} \{{\n\s+"type": "hello"\n\s+\}}$', screen, re.M), screen
     assert re.search(rf'^- {TIME} \{{"\$event":"connected","url":"ws://', screen, re.M), screen
     assert notes.read_text() == '{"type":"note","text":"to the file"}\n'
     run.pane.keys("C-d")
