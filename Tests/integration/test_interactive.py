@@ -420,8 +420,15 @@ def test_a_resize_redraws_the_line(terminal, ws_server):
     text = '{"long":"' + "abcdefghij" * 8
     run.pane.type(text)
     run.pane.wait_prompt(text)
-    run.pane.tmux("resize-window", "-t", "t", "-x", "50")
-    run.pane.type('"}')
+    # Stopped, wspipe finds the keys typed after the resize and the SIGWINCH
+    # that announced it ready at once: the keys must still be drawn at the new width.
+    pid = wspipe_pid(run.pane)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        run.pane.tmux("resize-window", "-t", "t", "-x", "50")
+        run.pane.type('"}')
+    finally:
+        os.kill(pid, signal.SIGCONT)
     # Drawn once, at the new width: the rows join up to the whole line.
     screen = run.pane.wait(lambda s: '"}' in s and s.count('{"long"') == 1 and text + '"}' in s.replace("\n", ""),
                            "the line redrawn once at 50 columns")

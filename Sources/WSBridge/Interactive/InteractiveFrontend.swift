@@ -58,6 +58,8 @@ final class InteractiveFrontend {
     /// The /pings waiting for their pong, oldest first, with when they left.
     private var pings: [(payload: [UInt8], sentAt: Int64)] = []
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
+    /// The window size the console draws for.
+    private var size: (columns: Int, rows: Int)
 
     init(settings: InteractiveSettings, bridge: BridgeOptions, loop: EventLoop, log: Diagnostics, events: EventSink) {
         self.settings = settings
@@ -66,7 +68,7 @@ final class InteractiveFrontend {
         self.events = events
         maxMessageSize = bridge.maxMessageSize
         var options = InteractiveConsole.Options()
-        let size = TerminalMode.windowSize(settings.terminalFD) ?? (columns: 80, rows: 24)
+        size = TerminalMode.windowSize(settings.terminalFD) ?? (columns: 80, rows: 24)
         options.columns = size.columns
         options.rows = size.rows
         options.colors = settings.colors
@@ -110,8 +112,18 @@ final class InteractiveFrontend {
 
     /// SIGWINCH.
     func windowResized() {
-        guard isActive, let size = TerminalMode.windowSize(settings.terminalFD) else { return }
-        write(console.resize(columns: size.columns, rows: size.rows))
+        guard isActive else { return }
+        followWindowSize()
+    }
+
+    /// Redraws for the window's size when it changed. Also done before each
+    /// batch of keys: the loop may hand over keys typed after a resize before
+    /// the SIGWINCH that announced it (stdin is fd 0, the first it looks at),
+    /// and drawing them at the old width would leave a stale row behind.
+    private func followWindowSize() {
+        guard let now = TerminalMode.windowSize(settings.terminalFD), now != size else { return }
+        size = now
+        write(console.resize(columns: now.columns, rows: now.rows))
     }
 
     // MARK: the terminal
@@ -121,6 +133,7 @@ final class InteractiveFrontend {
         switch result {
         case .bytes(let n):
             cancelEscapeTimer()
+            followWindowSize()
             perform(console.feed(readBuffer[0..<n]))
             if isActive && console.isHoldingEscape { armEscapeTimer() }
         case .wouldBlock:
@@ -227,8 +240,12 @@ final class InteractiveFrontend {
     private func suspend() {
         write(console.finish())
         TerminalMode.suspend()
-        let size = TerminalMode.windowSize(settings.terminalFD)
-        write(size.map { console.resize(columns: $0.columns, rows: $0.rows) } ?? console.redraw())
+        if let now = TerminalMode.windowSize(settings.terminalFD) {
+            size = now
+            write(console.resize(columns: now.columns, rows: now.rows))
+        } else {
+            write(console.redraw())
+        }
     }
 }
 
