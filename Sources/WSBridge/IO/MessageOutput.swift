@@ -15,8 +15,9 @@ final class MessageOutput {
     /// a normal way to stop reading), else the error to report.
     var onStdoutLost: ((String?) -> Void)?
     /// Interactive mode: the transcript, which shows the messages bound for
-    /// the terminal (InteractiveFrontend).
-    weak var display: MessageDisplay?
+    /// the terminal (InteractiveFrontend). Not weak: a weak load on every
+    /// message would cost the pipe mode, and the frontend holds nothing back.
+    var display: MessageDisplay?
 
     init(bridge: BridgeOptions, loop: EventLoop, log: Diagnostics, events: EventSink) throws(RouteSpecError) {
         var failed: ((Destination, String) -> Void)?
