@@ -3,13 +3,13 @@ a tmux pane, keys go in with send-keys, the screen comes back with
 capture-pane. The peers are Python websockets servers that record what they
 receive, and wspipe --listen.
 
-Each test's pane runs `sh -c '...; echo $? > status'`, so the exit status
-(and, for the terminal tests, `stty -a` before and after) land in files.
+Each pane runs `stty -a > before; wspipe ...; echo $? > status; stty -a > after`
+in sh, so the exit status and the terminal's settings around the run land
+in files.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -21,15 +21,17 @@ from websockets.exceptions import ConnectionClosed
 import helpers
 from tmux_pane import TmuxPane, prompt_line, shell_command, wait_file
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (Tests/run installs it)")
-
 TIME = r"\d\d:\d\d:\d\d\.\d\d\d"
 
 
 @pytest.fixture
 def terminal(tmp_path, wspipe_bin):
-    """terminal(args, env=None) -> Run: wspipe ARGS in a fresh tmux pane, with
-    HOME and XDG_STATE_HOME in tmp_path (the history file lives there)."""
+    """terminal(args, env=None, before="", tag="run") -> Run: wspipe ARGS in a
+    fresh tmux pane, after the shell text `before`, with HOME and
+    XDG_STATE_HOME in tmp_path (the history file lives there); `tag` names
+    the files of the run, for a second run in the same test."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (Tests/run installs it)")
     panes: list[TmuxPane] = []
 
     def _start(args, env=None, before="", tag="run") -> Run:
@@ -38,19 +40,15 @@ def terminal(tmp_path, wspipe_bin):
         child_env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"), NO_COLOR="1")
         child_env.pop("TMUX", None)
         child_env.update(env or {})
-        command = (f"{before}{shell_command(wspipe_bin, *args)}; echo $? > {shlex_path(run.status_file)}; "
-                   f"stty -a > {shlex_path(run.after_file)}")
-        run.pane = TmuxPane(str(tmp_path), f"stty -a > {shlex_path(run.before_file)}; {command}", child_env)
+        command = (f"stty -a > {shell_command(run.before_file)}; {before}{shell_command(wspipe_bin, *args)}; "
+                   f"echo $? > {shell_command(run.status_file)}; stty -a > {shell_command(run.after_file)}")
+        run.pane = TmuxPane(str(tmp_path), command, child_env)
         panes.append(run.pane)
         return run
 
     yield _start
     for pane in panes:
         pane.close()
-
-
-def shlex_path(path: str) -> str:
-    return shell_command(path)
 
 
 class Run:
