@@ -9,6 +9,8 @@ public enum ExitStatus: Int32, Sendable {
     case protocolViolation = 5
     case inputRejected = 6
     case interrupted = 130
+    /// SIGHUP (the terminal of the interactive mode went away): 128 + 1.
+    case hangup = 129
     /// SIGTERM, by the shell convention 128 + 15.
     case terminated = 143
 
@@ -19,7 +21,7 @@ public enum ExitStatus: Int32, Sendable {
         case .runtimeError: return 2
         case .connectFailed, .handshakeRejected, .protocolViolation: return 3
         case .usage: return 4
-        case .interrupted, .terminated: return 5
+        case .interrupted, .terminated, .hangup: return 5
         }
     }
 

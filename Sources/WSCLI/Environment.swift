@@ -14,11 +14,25 @@ struct Environment {
     var noColor: Bool
     /// An environment variable (the proxy variables, as curl reads them).
     var variable: (String) -> String? = { _ in nil }
+    /// stdin is a terminal: a person is typing (with stdout a terminal too,
+    /// the interactive mode).
+    var stdinIsTerminal = false
+    var stderrIsTerminal = false
+    /// $XDG_STATE_HOME and $HOME (empty counts as unset), for the history file.
+    var stateHome: String? = nil
+    var home: String? = nil
 
     /// This process's.
     static func current() -> Environment {
         let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
         return Environment(stdoutIsTerminal: StdioMode.isTerminal(1), noColor: noColor,
-                           variable: ProxySelection.getenvironment)
+                           variable: ProxySelection.getenvironment,
+                           stdinIsTerminal: StdioMode.isTerminal(0), stderrIsTerminal: StdioMode.isTerminal(2),
+                           stateHome: variable("XDG_STATE_HOME"), home: variable("HOME"))
+    }
+
+    private static func variable(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
     }
 }

@@ -24,7 +24,26 @@ enum Plan {
         }
         let bridge = try bridgeOptions(o, environment)
         if let listen = o.listen { return .server(try serverOptions(o, listen: listen), bridge) }
-        return .client(try clientOptions(o, environment), try sessionPolicy(o), bridge)
+        var client = try clientOptions(o, environment)
+        client.interactive = try interactiveSettings(o, environment)
+        return .client(client, try sessionPolicy(o), bridge)
+    }
+
+    /// The interactive mode (wspipe(1): INTERACTIVE MODE): with stdin and
+    /// stdout both a terminal, or -i with stdin one; never in a pipe, and not
+    /// with -U, which reads no stdin.
+    static func interactiveSettings(_ o: Options, _ environment: Environment) throws(UsageError) -> InteractiveSettings? {
+        let automatic = environment.stdinIsTerminal && environment.stdoutIsTerminal && !o.reverseUnidirectional
+        guard o.interactive || automatic else { return nil }
+        guard environment.stdinIsTerminal else { throw UsageError("--interactive: stdin is not a terminal") }
+        let terminal: Int32
+        if environment.stdoutIsTerminal { terminal = 1 }
+        else if environment.stderrIsTerminal { terminal = 2 }
+        else { throw UsageError("--interactive: neither stdout nor stderr is a terminal to draw on") }
+        return InteractiveSettings(
+            terminalFD: terminal, colors: !environment.noColor,
+            historyPath: InteractiveConsole.Options.historyPath(stateHome: environment.stateHome, home: environment.home),
+            home: environment.home)
     }
 
     static func bridgeOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> BridgeOptions {

@@ -136,8 +136,8 @@ final class DocGeneratorTests: XCTestCase {
     func testManPageSections() {
         let sections = man.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { $0.dropFirst(4) }
         XCTAssertEqual(sections, ["NAME", "SYNOPSIS", "DESCRIPTION", "\"LINES AND MESSAGES\"", "OPTIONS", "ROUTING",
-                                  "\"RECONNECT AND REPLAY\"", "\"EXIT STATUS\"", "ENVIRONMENT", "EXAMPLES",
-                                  "\"SEE ALSO\""])
+                                  "\"RECONNECT AND REPLAY\"", "\"INTERACTIVE MODE\"", "\"EXIT STATUS\"", "ENVIRONMENT",
+                                  "EXAMPLES", "\"SEE ALSO\""])
         XCTAssertTrue(man.hasPrefix(".\\\" Generated from the flag table by `wspipe --generate man`"))
         XCTAssertTrue(man.contains("\n.TH WSPIPE 1 \"\" \"wspipe \(wspipeVersion)\" \"User Commands\"\n"))
         XCTAssertTrue(man.contains("\n.SH NAME\nwspipe \\- "))

@@ -13,7 +13,7 @@ final class FlagTableTests: XCTestCase {
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
             "proxy", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
-            "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict",
+            "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict", "interactive",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
             "linger",
             "listen", "once",
@@ -27,7 +27,7 @@ final class FlagTableTests: XCTestCase {
         XCTAssertEqual(shorts, [
             "h": "help", "V": "version", "v": "verbose", "q": "quiet", "H": "header", "k": "insecure",
             "t": "text", "b": "binary", "0": "nul", "n": "no-close", "1": "one-message",
-            "u": "unidirectional", "U": "unidirectional-reverse",
+            "u": "unidirectional", "U": "unidirectional-reverse", "i": "interactive",
         ])
     }
 

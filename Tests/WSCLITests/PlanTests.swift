@@ -6,7 +6,7 @@ import XCTest
 /// The last step of the options pipeline: `Options` (and the files and
 /// environment they point at) to the bridge's option structs.
 final class PlanTests: XCTestCase {
-    private let terminal = Environment(stdoutIsTerminal: true, noColor: false)
+    private let terminal = Environment(stdoutIsTerminal: true, noColor: false, stdinIsTerminal: true)
     private let pipe = Environment(stdoutIsTerminal: false, noColor: false)
 
     private func plan(_ args: [String], _ environment: Environment? = nil,

@@ -307,6 +307,7 @@ final class ReconnectFlagsTests: XCTestCase {
         ("proxy", ["--proxy", "socks5h://127.0.0.1:1080"]),
         ("noproxy", ["--noproxy", "localhost"]),
         ("unix-socket", ["--unix-socket", "/run/app.sock"]),
+        ("interactive", ["-i"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {

@@ -14,6 +14,8 @@ public struct ClientOptions {
     public var route = DialRoute.direct
     /// --compress: offer permessage-deflate (RFC 7692).
     public var compress = false
+    /// The interactive mode's settings; nil when the client is not interactive.
+    public var interactive: InteractiveSettings? = nil
 
     public init(url: WebSocketURL) { self.url = url }
 }

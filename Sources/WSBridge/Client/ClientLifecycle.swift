@@ -14,7 +14,9 @@ import WSCore
 ///                                                    (-n: open(holding) until the server closes)
 ///
 /// A stop (--max-messages, stdout gone, SIGINT, …) closes an open connection
-/// and ends any other phase at once. The retry decisions (RetryPolicy, the
+/// and ends any other phase at once. A reconnect asked for (interactive
+/// /reconnect) closes an open connection and, from closingToReconnect, connects
+/// again at once, without a backoff delay. The retry decisions (RetryPolicy, the
 /// backoff, --max-retries, --wait, --no-reconnect) are made here too.
 struct ClientLifecycle {
     enum Phase: Equatable {
@@ -26,6 +28,9 @@ struct ClientLifecycle {
         case open(Stage)
         /// Our Close is out; waiting for the server's (at most --close-timeout).
         case closing
+        /// Our Close is out for a reconnect asked for; once the connection
+        /// has ended (at most --close-timeout), the next attempt starts at once.
+        case closingToReconnect
         case ended
     }
 
@@ -57,6 +62,9 @@ struct ClientLifecycle {
     /// An ending wspipe chooses (not a failure of the connection).
     enum StopReason: Equatable {
         case maxMessages, stdoutLost, interrupted
+        /// The person at the terminal ended the session (interactive /close,
+        /// /quit): an open connection is closed with this code and reason.
+        case user(code: CloseCode, reason: String)
     }
 
     enum Event {
@@ -74,6 +82,8 @@ struct ClientLifecycle {
         /// The current phase's timer ran out.
         case timerFired(Progress)
         case stop(StopReason)
+        /// Drop the connection and connect again now (interactive /reconnect).
+        case reconnectRequested
     }
 
     /// How the session ended, for its last words and exit status.
@@ -108,7 +118,7 @@ struct ClientLifecycle {
         case connect(attempt: Int)
         /// Tell about the coming retry (the phase's timer waits for it).
         case announceRetry(attempt: Int, delayNanos: Int64, cause: Disconnect, wasOpen: Bool)
-        case sendClose(CloseCode)
+        case sendClose(CloseCode, reason: String = "")
         /// The close timer ran out: drop the transport.
         case dropConnection
         case cancelAttempt
@@ -152,7 +162,7 @@ struct ClientLifecycle {
     var timerNanos: Int64? {
         switch phase {
         case .waitingToRetry(let delay): return delay
-        case .closing: return policy.closeTimeoutNanos
+        case .closing, .closingToReconnect: return policy.closeTimeoutNanos
         case .open(.awaitingAcks): return policy.ackTimeoutNanos
         case .open(.lingering): return policy.lingerNanos
         default: return nil
@@ -204,6 +214,8 @@ struct ClientLifecycle {
             return timerFired(progress)
         case .stop(let reason):
             return stop(reason)
+        case .reconnectRequested:
+            return reconnectRequested()
         }
     }
 
@@ -224,6 +236,12 @@ struct ClientLifecycle {
                 return end(.fatal(cause, status))
             }
             return end(.completed)
+        case .closingToReconnect:
+            if case .protocolViolation = cause, case .fatal(let status) = RetryPolicy.verdict(for: cause) {
+                return end(.fatal(cause, status))
+            }
+            backoff.reset()
+            return connect()
         default:
             return []
         }
@@ -270,7 +288,7 @@ struct ClientLifecycle {
         switch phase {
         case .waitingToRetry:
             return connect()
-        case .closing:
+        case .closing, .closingToReconnect:
             return [.dropConnection]
         case .open(.awaitingAcks):
             // What is still held is reported; the ending goes on without it.
@@ -288,17 +306,34 @@ struct ClientLifecycle {
     /// nobody is left to tell (stdout gone) or the user insists (SIGINT).
     private mutating func stop(_ reason: StopReason) -> [Action] {
         switch phase {
-        case .open: return close()
+        case .open:
+            if case .user(let code, let text) = reason { return close(code, reason: text) }
+            return close()
         case .ended: return []
         case .closing: return reason == .maxMessages ? [] : end(.completed)
+        // The Close is already out: its handshake becomes the ending.
+        case .closingToReconnect: phase = .closing; return [.stopInput]
         case .connecting: return [.cancelAttempt] + end(.completed)
         case .idle, .waitingToRetry: return end(.completed)
         }
     }
 
-    private mutating func close() -> [Action] {
+    /// /reconnect: an open connection is closed normally and replaced once it
+    /// has ended; a pending attempt or retry delay gives way to a new attempt.
+    private mutating func reconnectRequested() -> [Action] {
+        switch phase {
+        case .open:
+            phase = .closingToReconnect
+            return [.sendClose(.normal)]
+        case .waitingToRetry: return connect()
+        case .connecting: return [.cancelAttempt] + connect()
+        case .idle, .closing, .closingToReconnect, .ended: return []
+        }
+    }
+
+    private mutating func close(_ code: CloseCode = .normal, reason: String = "") -> [Action] {
         phase = .closing
-        return [.stopInput, .sendClose(.normal)]
+        return [.stopInput, .sendClose(code, reason: reason)]
     }
 
     private mutating func end(_ outcome: Outcome) -> [Action] {

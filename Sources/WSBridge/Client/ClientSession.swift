@@ -9,21 +9,25 @@ import WSTransport
 public final class ClientSession: SessionDriver {
     private let client: ClientOptions
     private let policy: SessionPolicy
-    private let shell: SessionShell
-    private var lifecycle: ClientLifecycle
+    let shell: SessionShell
+    private(set) var lifecycle: ClientLifecycle
     /// The timer of the current phase (`ClientLifecycle.timerNanos`).
     private var phaseTimer: EventLoop.TimerID?
     private let replay: ReplayCoordinator
     private let sender: ClientSender
     private var tls: TLSContext?
     private var connector: ClientConnector?
-    private var channel: WebSocketChannel?
+    private(set) var channel: WebSocketChannel?
     private var keepAlive: KeepAlive?
     /// Why the current connection is ending, once known.
     private var disconnect: Disconnect?
     /// Events raised while actions were being performed wait their turn.
     private var pendingEvents: [ClientLifecycle.Event] = []
     private var handling = false
+    /// Interactive mode (ClientSession+Interactive.swift): the terminal side,
+    /// and what it is told of the lifecycle; nil in a pipe.
+    let interactive: InteractiveFrontend?
+    private let observer: ClientSessionObserver?
 
     private var loop: EventLoop { shell.loop }
     private var log: Diagnostics { shell.log }
@@ -37,18 +41,24 @@ public final class ClientSession: SessionDriver {
         replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize)
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
+        interactive = client.interactive.map { [shell] in
+            InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events)
+        }
+        observer = interactive
+        wireInteractive()
     }
 
     public func run() -> ExitStatus {
         shell.run(self) {
             tls = client.url.secure ? try TLSContext.client(client.tls) : nil
+            try startInteractive()
             handle(.start)
         }
     }
 
     // MARK: the lifecycle
 
-    private func handle(_ event: ClientLifecycle.Event) {
+    func handle(_ event: ClientLifecycle.Event) {
         pendingEvents.append(event)
         guard !handling else { return }
         handling = true
@@ -74,9 +84,10 @@ public final class ClientSession: SessionDriver {
 
     /// What the lifecycle needs to know about delivery. Replies owed matter
     /// only once the input is over and everything is out.
-    private func progress() -> ClientLifecycle.Progress {
+    func progress() -> ClientLifecycle.Progress {
         var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending)
-        if progress.queueEmpty && !progress.acksPending && shell.stdin?.finished == true {
+        let inputOver = shell.stdin?.finished ?? interactive?.inputEnded ?? false
+        if progress.queueEmpty && !progress.acksPending && inputOver {
             progress.repliesOwed = sender.replies.owed(at: monotonicNanos())
         }
         return progress
@@ -92,10 +103,12 @@ public final class ClientSession: SessionDriver {
             connect(attempt: attempt)
         case .announceRetry(let attempt, let delay, let cause, let wasOpen):
             shell.events.emit(EventLine.reconnecting(attempt: attempt, delayMs: delay / 1_000_000))
-            if wasOpen { log.warning("connection lost (\(cause)); reconnecting") }
+            // The interactive transcript shows this as its disconnected and reconnecting notes.
+            if wasOpen && observer == nil { log.warning("connection lost (\(cause)); reconnecting") }
             log.info("retrying in \(delay / 1_000_000)ms: \(cause)")
-        case .sendClose(let code):
-            channel?.close(code: code)
+            observer?.retrying(attempt: attempt, delayNanos: delay, cause: cause, wasOpen: wasOpen)
+        case .sendClose(let code, let reason):
+            channel?.close(code: code, reason: reason)
         case .dropConnection:
             log.info("no Close from the server within the close timeout; closing")
             channel?.terminate()
@@ -115,6 +128,7 @@ public final class ClientSession: SessionDriver {
 
     private func connect(attempt: Int) {
         shell.events.emit(EventLine.connecting(url: client.url.display, attempt: attempt))
+        observer?.connecting(url: client.url.display, attempt: attempt)
         log.info("connecting to \(client.url.display)" + (attempt > 1 ? " (attempt \(attempt))" : ""))
         let connector = ClientConnector(options: client, tlsContext: tls, loop: loop, log: log)
         self.connector = connector
@@ -137,6 +151,8 @@ public final class ClientSession: SessionDriver {
                                               protocol: opened.subprotocol))
         log.info("connected to \(client.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
         logResponse(opened.response)
+        observer?.connected(url: client.url.display, subprotocol: opened.subprotocol,
+                            extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
                                        loop: loop) { [unowned self] event in self.channelEvent(event) }
@@ -147,14 +163,18 @@ public final class ClientSession: SessionDriver {
         channel.onDrained = { [unowned self] in self.pump() }
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
-        replay.replay(isReconnect: isReconnect, log: log, send: { sender.transmit($0, on: channel) },
-                      resend: { sender.resend($0, on: channel) })
+        replay.replay(isReconnect: isReconnect, log: log,
+                      send: { sender.transmit($0, on: channel); observer?.sent($0) },
+                      resend: { sender.resend($0, on: channel); observer?.sent(.text($0)) })
         sender.pump()
-        handle(.connected(now: monotonicNanos(), inputEnded: shell.stdin?.finished ?? false, progress: progress()))
+        let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
+        handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
-        if shell.stdin == nil && !bridge.receiveOnly && lifecycle.phase == .open(.streaming) { startStdin() }
+        if shell.stdin == nil && interactive == nil && !bridge.receiveOnly && lifecycle.phase == .open(.streaming) {
+            startStdin()
+        }
         pump()
     }
 
@@ -196,7 +216,7 @@ public final class ClientSession: SessionDriver {
         pump.resume()
     }
 
-    private func deliver(_ message: OutgoingMessage) -> Bool {
+    func deliver(_ message: OutgoingMessage) -> Bool {
         switch lifecycle.phase {
         case .closing, .ended: return false
         default: sender.deliver(message, line: shell.stdin?.lineNumber ?? 0); return true
@@ -236,6 +256,7 @@ public final class ClientSession: SessionDriver {
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
             keepAlive?.pongReceived(payload)
+            observer?.pong(payload)
         case .closeReceived(let code, let reason):
             disconnect = .closedByServer(code: code, reason: reason)
         case .failed(let code, let reason):
@@ -273,14 +294,15 @@ public final class ClientSession: SessionDriver {
         keepAlive = nil
         // wspipe started the ending when it was closing (its Close, a
         // violation it detected) or had ended, or the peer went silent.
-        let byClient = lifecycle.phase == .closing || lifecycle.phase == .ended || disconnect == .pingTimeout
+        let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
+            || lifecycle.phase == .ended || disconnect == .pingTimeout
         var cause = disconnect ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
             case .closed: return byClient ? .closedByClient(code: .normal) : .dropped("connection closed")
             }
         }()
-        if byClient, case .closedByServer(let echo, _) = cause { cause = .closedByClient(code: echo) }
+        if byClient, case .closedByServer(let echo, let reason) = cause { cause = .closedByClient(code: echo, reason: reason) }
         var refusal: CloseCode?
         if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
         let recovery = channel.map { sender.recoverUnsent(from: $0, refusedWith: refusal) } ?? .init()
@@ -289,6 +311,7 @@ public final class ClientSession: SessionDriver {
         let (code, clean) = cause.closeCode
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.description, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+        observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
         handle(.connectionEnded(cause, now: monotonicNanos()))
     }
@@ -383,5 +406,5 @@ public final class ClientSession: SessionDriver {
     func stdoutLost() { handle(.stop(.stdoutLost)) }
     func maxMessagesReached() { handle(.stop(.maxMessages)) }
     func routesDrained() { channel?.setReadPaused(false) }
-    func finalReport() {}
+    func finalReport() { interactive?.finish() }
 }

@@ -16,6 +16,9 @@ public final class Diagnostics {
     }
 
     public let threshold: Level
+    /// Interactive mode: messages go here, to be shown above the prompt,
+    /// instead of to stderr, where they would break the edit area.
+    var divert: ((Level, String) -> Void)?
 
     /// -q keeps only fatal errors; each -v adds a level.
     public init(verbosity: Int, quiet: Bool) {
@@ -35,6 +38,7 @@ public final class Diagnostics {
 
     private func emit(_ level: Level, _ message: String) {
         guard enabled(level) else { return }
+        if let divert { return divert(level, message) }
         var line = Array("wspipe: ".utf8)
         line.append(contentsOf: message.utf8)
         line.append(10)

@@ -6,6 +6,9 @@ public final class EventSink {
 
     /// With routing, events go where `--route '$event=...'` says (stderr by default).
     var destination: Destination?
+    /// Interactive mode, when the events' destination is the terminal: each
+    /// line goes here, to be shown above the prompt.
+    var divert: (([UInt8]) -> Void)?
 
     public init(enabled: Bool, fd: Int32 = 2) {
         self.enabled = enabled
@@ -15,6 +18,7 @@ public final class EventSink {
     /// `make` only runs when events are on, so building a line costs nothing otherwise.
     func emit(_ make: @autoclosure () -> [UInt8]) {
         guard enabled else { return }
+        if let divert { return divert(make()) }
         guard let destination else { return write(make()) }
         destination.pending.append(contentsOf: make())
         destination.flush()

@@ -14,6 +14,10 @@ final class MessageOutput {
     /// stdout closed or failed: `nil` for a reader that went away (`| head`,
     /// a normal way to stop reading), else the error to report.
     var onStdoutLost: ((String?) -> Void)?
+    /// Interactive mode: the transcript, which shows the messages bound for
+    /// the terminal (InteractiveFrontend). Not weak: a weak load on every
+    /// message would cost the pipe mode, and the frontend holds nothing back.
+    var display: MessageDisplay?
 
     init(bridge: BridgeOptions, loop: EventLoop, log: Diagnostics, events: EventSink) throws(RouteSpecError) {
         var failed: ((Destination, String) -> Void)?
@@ -34,10 +38,12 @@ final class MessageOutput {
     }
 
     func appendText(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
+        if let display, display.show(payload, binary: false, goingTo: destination) { return }
         formatters.appendText(payload, to: destination)
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer) {
+        if let display, display.show(payload, binary: true, goingTo: routes.binaryDestination) { return }
         formatters.appendBinary(payload, to: routes.binaryDestination)
     }
 

@@ -6,7 +6,8 @@ import WSCore
 /// commands. Pure: it never reads or writes a file descriptor (apart from the
 /// history file); every method returns the bytes to write to the terminal.
 ///
-/// How a session wires it in:
+/// How a session wires it in (`InteractiveFrontend` does all of this for the
+/// client):
 ///
 ///     try TerminalMode.enterRaw(input: 0, output: 1)   // restored by StdioMode.restoreAll()
 ///     TerminalMode.installCrashHandlers()

@@ -15,8 +15,9 @@ public enum Disconnect: Equatable, Sendable {
     case invalidHandshake(String)
     /// The server's Close frame; code nil when it carried no status (1005).
     case closedByServer(code: CloseCode?, reason: String)
-    /// The closing handshake wspipe started is over (code: the server's echo).
-    case closedByClient(code: CloseCode?)
+    /// The closing handshake wspipe started is over (code and reason: the
+    /// server's echo).
+    case closedByClient(code: CloseCode?, reason: String = "")
     /// EOF or RST without a Close frame.
     case dropped(String)
     /// No pong to our ping within --ping-timeout.
@@ -39,8 +40,9 @@ extension Disconnect: CustomStringConvertible {
             let name = code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" }
             let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
             return "closed by the server with \(name ?? "no status code")\(said)"
-        case .closedByClient(let code):
-            return "closed with " + (code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" } ?? "no status code")
+        case .closedByClient(let code, let reason):
+            let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
+            return "closed with " + (code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" } ?? "no status code") + said
         case .pingTimeout: return "ping timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"
         }
@@ -50,7 +52,7 @@ extension Disconnect: CustomStringConvertible {
     /// §7.1.5: 1006 when no Close frame was received).
     var closeCode: (code: CloseCode, clean: Bool) {
         switch self {
-        case .closedByServer(let code, _), .closedByClient(let code): return (code ?? .noStatus, true)
+        case .closedByServer(let code, _), .closedByClient(let code, _): return (code ?? .noStatus, true)
         case .protocolViolation(let code, _): return (code, false)
         default: return (.abnormal, false)
         }

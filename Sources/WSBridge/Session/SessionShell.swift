@@ -30,6 +30,9 @@ final class SessionShell {
     private var signals: SignalWatcher?
     private weak var driver: SessionDriver?
     var status = ExitStatus.success
+    /// Interactive mode (set before `run`): SIGHUP ends the run like SIGTERM,
+    /// and SIGWINCH calls this.
+    var onWindowResize: (() -> Void)?
     var stats = SessionStats()
     private var messagesReceived = 0
     private var interrupts = 0
@@ -108,16 +111,19 @@ final class SessionShell {
     }
 
     private func watchSignals() {
-        guard let watcher = try? SignalWatcher(signals: [SIGINT, SIGTERM]) else { return }
+        let terminal = onWindowResize == nil ? [] : [SIGHUP, SIGWINCH]
+        guard let watcher = try? SignalWatcher(signals: [SIGINT, SIGTERM] + terminal) else { return }
         signals = watcher
         loop.watch(watcher.fd, .read) { [unowned self] _ in
-            for signal in watcher.drain() { self.interrupted(by: signal) }
+            for signal in watcher.drain() {
+                if signal == SIGWINCH { self.onWindowResize?() } else { self.interrupted(by: signal) }
+            }
         }
     }
 
     private func interrupted(by signal: Int32) {
         interrupts += 1
-        status = status.combined(with: signal == SIGTERM ? .terminated : .interrupted)
+        status = status.combined(with: signal == SIGTERM ? .terminated : signal == SIGHUP ? .hangup : .interrupted)
         stdin?.stop()
         driver?.interrupted(again: interrupts > 1)
     }

@@ -167,6 +167,18 @@ public let flagTable: [Flag] = [
             help: "Stop at the first line that is not valid JSON.",
             rules: [.conflicts("lenient")],
             apply: { $0.strict = true }),
+    .toggle("interactive", "i", .dataMode,
+            help: "Run the interactive line editor even when stdout is not a terminal "
+                + "(the default when stdin and stdout both are).",
+            rules: [.clientOnly, .conflicts("unidirectional-reverse")],
+            doc: [
+                """
+                Needs a terminal on stdin. The edit area is drawn on stdout, or on stderr when stdout \
+                is redirected: stdout then still gets the line of every message, and the transcript \
+                shows it too. See INTERACTIVE MODE.
+                """,
+            ],
+            apply: { $0.interactive = true }),
 
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
@@ -241,7 +253,7 @@ public let flagTable: [Flag] = [
             apply: { $0.unidirectional = true }),
     .toggle("unidirectional-reverse", "U", .ending,
             help: "Only write incoming messages to stdout; do not read stdin.",
-            rules: [.conflicts("unidirectional")],
+            rules: [.conflicts("unidirectional"), .conflicts("interactive")],
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",

@@ -39,6 +39,9 @@ public enum ManPageRenderer {
         page.request("SH", "RECONNECT AND REPLAY")
         page.paragraphs(reconnect)
 
+        page.request("SH", "INTERACTIVE MODE")
+        interactiveMode(&page)
+
         page.request("SH", "EXIT STATUS")
         for (code, meaning) in HelpRenderer.exitStatuses {
             page.item(String(code), meaning.prefix(1).uppercased() + String(meaning.dropFirst()) + ".")
@@ -52,6 +55,9 @@ public enum ManPageRenderer {
                       + "wins, and HTTP_PROXY is ignored, as by curl. Values take the form of --proxy.")
         page.item("no_proxy, NO_PROXY",
                   "Hosts to reach without the proxy, as for --noproxy, which replaces them.")
+        page.item("XDG_STATE_HOME, HOME",
+                  "The interactive mode keeps its history in $XDG_STATE_HOME/wspipe/history, "
+                      + "or ~/.local/state/wspipe/history without XDG_STATE_HOME.")
 
         page.request("SH", "EXAMPLES")
         for example in examples {
@@ -155,6 +161,69 @@ public enum ManPageRenderer {
         "Every connection starts with the --on-connect messages and those in --on-connect-file, or on "
             + "reconnections the --on-reconnect messages when there are any, with the values of --capture "
             + "filled in; then the messages still waiting for an --ack are sent again; then the queued lines.",
+    ]
+
+    static func interactiveMode(_ page: inout RoffPage) {
+        page.paragraphs(interactive)
+        page.paragraphs(["Keys:"])
+        for (keys, what) in interactiveKeys { page.item(keys, what) }
+        page.paragraphs(["Commands (a line starting with / is a command, never a message):"])
+        for (command, what) in interactiveCommands { page.item(command, what) }
+        page.paragraphs(interactiveRest)
+    }
+
+    static let interactive = [
+        "When stdin and stdout are both a terminal, or with --interactive, the client is a REPL for debugging "
+            + "a server: a line editor at the bottom of the terminal and, above it, a transcript of every message "
+            + "sent (>) or received (<) with its time (12:01:02.123), and of the connection's lifecycle (-): "
+            + "connected, with the HTTP status and the subprotocol; disconnected, with the close code, the reason "
+            + "and who closed; reconnecting in N s. A message arriving while a line is being typed is printed "
+            + "above it, and the line is drawn again intact. In a pipe nothing changes.",
+        "Each line typed is one message, as a stdin line would be: JSON by default, with the {\"$text\":...} "
+            + "and {\"$binary\":...} envelopes; as it is with --text or --binary. "
+            + "A line that is not valid JSON is not sent: the error shows under it and the cursor goes to the "
+            + "offending character, for fixing (--lenient sends it as text instead). "
+            + "A pasted value of several lines, such as the output of jq, is one message. "
+            + "In the transcript, JSON is pretty-printed and coloured when it is short enough to read, compact "
+            + "otherwise, and a binary message shows its size and its first bytes in hex.",
+    ]
+
+    static let interactiveKeys: [(String, String)] = [
+        ("Left, Right, Ctrl-B, Ctrl-F", "Move by one character; wide and combined characters are kept whole."),
+        ("Home, End, Ctrl-A, Ctrl-E", "Move to the start or the end of the line."),
+        ("Alt-B, Alt-F, Ctrl-Left, Ctrl-Right", "Move by one word."),
+        ("Backspace, Delete", "Delete the character before or under the cursor."),
+        ("Ctrl-K, Ctrl-U, Ctrl-W, Ctrl-Y", "Cut to the end of the line, to its start, the word before the cursor; paste what was cut."),
+        ("Up, Down", "Recall earlier lines (or move between the lines of a text of several)."),
+        ("Ctrl-R", "Search the history as you type; Ctrl-R again for an older match, Esc or Ctrl-G to cancel, "
+            + "any other key to take the match."),
+        ("Alt-Enter", "Start a new line within the same message."),
+        ("Ctrl-L", "Clear the screen."),
+        ("Ctrl-C", "Clear the line. On an empty line, close the connection and exit with status 130, as SIGINT would."),
+        ("Ctrl-D", "On an empty line, end as at stdin EOF: close the connection normally and exit with status 0."),
+        ("Ctrl-Z", "Suspend wspipe; the shell's fg brings it back."),
+    ]
+
+    static let interactiveCommands: [(String, String)] = [
+        ("/ping [TEXT]", "Send a ping with TEXT; its pong shows the round-trip time."),
+        ("/close [CODE [REASON]]", "Close the connection with CODE (default 1000) and REASON, and exit."),
+        ("/binary FILE", "Send the whole file as one binary message."),
+        ("/text TEXT", "Send TEXT as a text message, as it is."),
+        ("/reconnect", "Close the connection and connect again at once, without the --backoff delay."),
+        ("/help", "List the commands and keys."),
+        ("/quit", "Close and exit, as Ctrl-D."),
+        ("//TEXT", "Send a message that starts with /."),
+    ]
+
+    static let interactiveRest = [
+        "Lines are added to the history as they are sent; the last 1000 are kept in "
+            + "$XDG_STATE_HOME/wspipe/history (see ENVIRONMENT).",
+        "Every other option applies: headers, --on-connect messages (shown as sent), reconnects (a line typed "
+            + "while disconnected waits in the queue), --route (a message routed to a file or a command goes "
+            + "there, not to the transcript), --events (shown in the transcript). With --interactive and stdout "
+            + "redirected, the editor is drawn on stderr and stdout still gets the line of each message.",
+        "The terminal is restored on every way out: Ctrl-D, /quit, /close, Ctrl-C, SIGINT, SIGTERM, SIGHUP "
+            + "(exit status 129), an error, or a crash.",
     ]
 
     static let examples: [(what: String, lines: [String])] = [

@@ -56,6 +56,8 @@ public struct Options: Sendable {
     public var unidirectional = false
     /// `-U`: socket to stdout only.
     public var reverseUnidirectional = false
+    /// `-i`: the interactive mode even when stdout is not a terminal.
+    public var interactive = false
     public var closeTimeoutNanos: Int64 = 0
     /// `--linger`: at stdin EOF, how long replies still owed may take.
     public var lingerNanos: Int64 = 0

@@ -1,0 +1,75 @@
+import WSBridge
+import XCTest
+@testable import WSCLI
+
+/// When the client is interactive (wspipe(1): INTERACTIVE MODE), and where
+/// it draws: decided from the terminals and -i, never in a pipe.
+final class InteractivePlanTests: XCTestCase {
+    private func environment(stdin: Bool, stdout: Bool, stderr: Bool = true, noColor: Bool = false,
+                             stateHome: String? = nil, home: String? = "/home/ann") -> Environment {
+        Environment(stdoutIsTerminal: stdout, noColor: noColor, stdinIsTerminal: stdin, stderrIsTerminal: stderr,
+                    stateHome: stateHome, home: home)
+    }
+
+    private func settings(_ args: [String], _ environment: Environment,
+                          file: StaticString = #filePath, line: UInt = #line) throws -> InteractiveSettings? {
+        guard case .client(let client, _, _) = try Plan.resolve(parseOK(args + [url], file: file, line: line), environment)
+        else {
+            XCTFail("not a client plan", file: file, line: line)
+            return nil
+        }
+        return client.interactive
+    }
+
+    private func assertPlanError(_ args: [String], _ environment: Environment, _ message: String,
+                                 file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try Plan.resolve(parseOK(args + [url], file: file, line: line), environment),
+                             file: file, line: line) { error in
+            XCTAssertEqual((error as? UsageError)?.message, message, file: file, line: line)
+        }
+    }
+
+    func testBothTerminalsMakeTheClientInteractive() throws {
+        let s = try XCTUnwrap(try settings([], environment(stdin: true, stdout: true)))
+        XCTAssertEqual(s.terminalFD, 1)
+        XCTAssertTrue(s.colors)
+        XCTAssertEqual(s.historyPath, "/home/ann/.local/state/wspipe/history")
+        XCTAssertEqual(s.home, "/home/ann")
+    }
+
+    func testAPipeOnEitherSideIsNeverInteractive() throws {
+        XCTAssertNil(try settings([], environment(stdin: false, stdout: true)))
+        XCTAssertNil(try settings([], environment(stdin: true, stdout: false)))
+        XCTAssertNil(try settings([], environment(stdin: false, stdout: false)))
+    }
+
+    func testStateHomeHoldsTheHistory() throws {
+        let s = try settings([], environment(stdin: true, stdout: true, stateHome: "/state"))
+        XCTAssertEqual(s?.historyPath, "/state/wspipe/history")
+    }
+
+    func testNoColorTurnsTheColoursOff() throws {
+        XCTAssertEqual(try settings([], environment(stdin: true, stdout: true, noColor: true))?.colors, false)
+    }
+
+    func testReceiveOnlyReadsNoStdinSoIsNotInteractive() throws {
+        XCTAssertNil(try settings(["-U"], environment(stdin: true, stdout: true)))
+        assertUsageError(["-i", "-U", url], "--interactive and --unidirectional-reverse cannot be used together")
+    }
+
+    func testDashIDrawsOnStderrWhenStdoutIsRedirected() throws {
+        let s = try XCTUnwrap(try settings(["-i"], environment(stdin: true, stdout: false)))
+        XCTAssertEqual(s.terminalFD, 2)
+        XCTAssertEqual(try settings(["--interactive"], environment(stdin: true, stdout: true))?.terminalFD, 1)
+    }
+
+    func testDashINeedsATerminal() {
+        assertPlanError(["-i"], environment(stdin: false, stdout: true), "--interactive: stdin is not a terminal")
+        assertPlanError(["-i"], environment(stdin: true, stdout: false, stderr: false),
+                        "--interactive: neither stdout nor stderr is a terminal to draw on")
+    }
+
+    func testDashIIsForTheClient() {
+        assertUsageError(["-i", "--listen", "9000"], "--interactive is for client mode (not with --listen)")
+    }
+}
