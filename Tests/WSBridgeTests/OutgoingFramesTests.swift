@@ -144,8 +144,10 @@ final class RefusedMessageTests: XCTestCase {
         XCTAssertEqual(RefusedMessage.pick([text, text], code: .unsupportedData), 0)
     }
 
-    func testNothingSinceTheLastSignOfLifeBlamesNothing() {
-        XCTAssertNil(RefusedMessage.pick([C(size: 1, isBinary: false, afterSignOfLife: false)], code: .messageTooBig))
+    func testNothingSinceTheLastSignOfLifeLooksAtEverything() {
+        let candidates = [C(size: 300, isBinary: false, afterSignOfLife: false), C(size: 1, isBinary: false, afterSignOfLife: false)]
+        XCTAssertEqual(RefusedMessage.pick(candidates, code: .messageTooBig), 0)
+        XCTAssertNil(RefusedMessage.pick([], code: .messageTooBig))
         XCTAssertTrue(RefusedMessage.isRefusal(.messageTooBig) && RefusedMessage.isRefusal(.unsupportedData))
         XCTAssertFalse(RefusedMessage.isRefusal(.goingAway))
     }

@@ -92,8 +92,9 @@ final class ClientSender {
     /// back to the front of the queue (those held for an ack are sent again
     /// by the replay instead); after a refusal (`refusedWith` 1009 or 1003),
     /// the refused message is set aside and everything after it is sent
-    /// again. Messages count as sent only once they are.
-    func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?) -> Recovery {
+    /// again. Messages count as sent only once they are. `confirmed`: the
+    /// server answered wspipe's Close, after reading every frame before it.
+    func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?, confirmed: Bool) -> Recovery {
         var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
         channel.takeUnsentMessages { message, unsent in
             var held = false
@@ -104,7 +105,7 @@ final class ClientSender {
         let candidates = kept.map { RefusedMessage.Candidate(size: $0.message.bytes.count, isBinary: $0.message.isBinary,
                                                              afterSignOfLife: $0.unsent.afterSignOfLife) }
         let culprit = code.flatMap { RefusedMessage.pick(candidates, code: $0) }
-        if culprit == nil { recovery.unconfirmed = channel.releasedUnconfirmed }
+        if culprit == nil && !confirmed { recovery.unconfirmed = channel.releasedUnconfirmed }
         var again: [OutboundQueue.Message] = []
         for (index, entry) in kept.enumerated() {
             if index == culprit {
@@ -112,9 +113,16 @@ final class ClientSender {
                 if entry.held { entry.message.bytes.withUnsafeBytes { replay.release($0) } }
                 continue
             }
-            let refusedBefore = culprit.map { index > $0 } ?? false
-            if entry.unsent.acknowledged && !refusedBefore {
-                if culprit == nil && entry.unsent.afterSignOfLife { recovery.unconfirmed += 1 }
+            if let culprit {
+                // The server stopped reading at the refused message: what came
+                // after it goes again, and so does what came before it that
+                // the server never showed it had read.
+                let read = index < culprit && entry.unsent.acknowledged && !entry.unsent.afterSignOfLife
+                if !read && !entry.held { again.append(entry.message) }
+                continue
+            }
+            if entry.unsent.acknowledged || confirmed {
+                if entry.unsent.afterSignOfLife && !confirmed { recovery.unconfirmed += 1 }
                 continue
             }
             if !entry.held { again.append(entry.message) }

@@ -299,13 +299,16 @@ public final class ClientSession: SessionDriver {
         var cause = disconnect ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
-            case .closed: return byClient ? .closedByClient(code: .normal) : .dropped("connection closed")
+            case .closed: return byClient ? .closedByClient(code: nil) : .dropped("connection closed")
             }
         }()
         if byClient, case .closedByServer(let echo, let reason) = cause { cause = .closedByClient(code: echo, reason: reason) }
         var refusal: CloseCode?
         if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
-        let recovery = channel.map { sender.recoverUnsent(from: $0, refusedWith: refusal) } ?? .init()
+        // The server answered wspipe's Close: it had read every frame before it.
+        var confirmed = false
+        if byClient, case .closedByServer? = disconnect { confirmed = true }
+        let recovery = channel.map { sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed) } ?? .init()
         channel = nil
         sender.channel = nil
         let (code, clean) = cause.closeCode

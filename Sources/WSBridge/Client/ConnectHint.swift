@@ -12,6 +12,9 @@ enum ConnectHint {
                 || text.contains("record layer failure") || text.contains("http request") {
                 return "the server answered without TLS: if it is a plain WebSocket endpoint, use ws:// instead of wss://"
             }
+            if text.contains("connection closed by peer") {
+                return "the server hung up during the TLS handshake: if it is a plain WebSocket endpoint, use ws://"
+            }
             return nil
         case .invalidHandshake(let text):
             guard !secure else { return nil }
@@ -19,6 +22,10 @@ enum ConnectHint {
                 return "if this port expects TLS, use wss:// instead of ws://"
             }
             return nil
+        case .unreachable(let text):
+            // A TLS server resets a plain request it cannot read as TLS.
+            guard !secure, text.hasPrefix("reading the handshake") else { return nil }
+            return "if this port expects TLS, use wss:// instead of ws://"
         case .handshakeRejected(let status, _, _):
             return hint(forStatus: status)
         default:

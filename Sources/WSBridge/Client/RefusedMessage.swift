@@ -4,11 +4,13 @@ import WSCore
 /// too big) or 1003 (unsupported data) right after receiving it
 /// (wspipe(1): RECONNECT AND REPLAY). The server reads in order and stops at
 /// the message it refuses, but wspipe cannot see where it stopped: it looks
-/// among the messages written since the server last sent anything, and takes
-/// the largest one for 1009, the first binary one (or else the first) for
-/// 1003. The message is reported and not sent again, so a refusal can never
-/// make a reconnect loop; should the guess be wrong, the next refusal comes
-/// with one candidate fewer.
+/// among the messages written since the server last sent a message or a pong
+/// (or among all it still holds, if none was), and takes the largest one
+/// for 1009, the first binary one (or else the first) for 1003. The message
+/// is reported and not sent again, so a refusal can never make a reconnect
+/// loop; every other message the server may not have read is sent again, so
+/// a wrong guess loses nothing: the next refusal comes with one candidate
+/// fewer.
 enum RefusedMessage {
     struct Candidate {
         var size: Int
@@ -24,7 +26,8 @@ enum RefusedMessage {
 
     /// The index of the refused message among `candidates` (in sent order).
     static func pick(_ candidates: [Candidate], code: CloseCode) -> Int? {
-        let window = candidates.indices.filter { candidates[$0].afterSignOfLife }
+        var window = candidates.indices.filter { candidates[$0].afterSignOfLife }
+        if window.isEmpty { window = Array(candidates.indices) }
         if code == .messageTooBig {
             // max(by:) keeps the last of equal elements; the first is wanted.
             return window.reduce(nil as Int?) { best, i in

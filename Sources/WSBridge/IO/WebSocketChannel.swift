@@ -154,7 +154,6 @@ final class WebSocketChannel {
             let result = stream.read(into: Self.readBuffer)
             switch result {
             case .bytes(let n):
-                if recoversUnsent { outgoing.peerSpoke() }
                 tracer?.read(UnsafeRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                 feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                 // A short read drained the kernel buffer: poll will say when
@@ -179,7 +178,17 @@ final class WebSocketChannel {
     private func feed(_ bytes: UnsafeMutableRawBufferPointer) {
         wasOpenBeforeReceive = connection.state == .open
         inReceive = true
-        connection.receive(bytes) { event in handler(.message(event)) }
+        connection.receive(bytes) { event in
+            // A message or a pong says the peer still reads what we send; its
+            // Close (a refusal above all) does not.
+            if recoversUnsent {
+                switch event {
+                case .text, .binary, .pong: outgoing.peerSpoke()
+                default: break
+                }
+            }
+            handler(.message(event))
+        }
         inReceive = false
         applyDeferredClose()
         if !ended { handler(.processed) }
