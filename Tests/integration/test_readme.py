@@ -7,8 +7,9 @@ lines allowed in between) is
 
 It runs with `bash -e` in a fresh temporary directory (the current
 directory), stdin from /dev/null, `wspipe` first on PATH (a symlink to the
-binary under test, also in $WSPIPE), and must exit 0 within BLOCK_TIMEOUT.
-Background processes it leaves behind are killed afterwards.
+binary under test, also in $WSPIPE), and must exit 0 within BLOCK_TIMEOUT,
+with every background process it started stopped: a reader who runs a
+recipe twice must not find the first run's server still holding the port.
 
     <!-- test: output -->
 
@@ -97,8 +98,9 @@ def parse_readme(text: str) -> list[Block]:
     return blocks
 
 
-def run_block(code: str, wspipe_bin: str, tmp_path, timeout: float = BLOCK_TIMEOUT) -> tuple[int | None, str, str]:
-    """Run a block as the README test does: (exit status or None on timeout, stdout, stderr)."""
+def run_block(code: str, wspipe_bin: str, tmp_path, timeout: float = BLOCK_TIMEOUT) -> tuple[int | None, str, str, bool]:
+    """Run a block as the README test does: (exit status or None on timeout,
+    stdout, stderr, whether a process it started was still running)."""
     bindir = tmp_path / "bin"
     work = tmp_path / "work"
     bindir.mkdir(parents=True)
@@ -115,17 +117,27 @@ def run_block(code: str, wspipe_bin: str, tmp_path, timeout: float = BLOCK_TIMEO
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         proc = subprocess.Popen(["bash", "-e", str(script)], cwd=work, env=env, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=err, start_new_session=True)
+        leftover = False
         try:
             code_ = proc.wait(timeout)
         except subprocess.TimeoutExpired:
             code_ = None
         finally:
+            # A process of the block's group still running a moment after the
+            # block ended is one it left behind (zombies are not: without an
+            # init that reaps orphans they linger here once they have exited).
+            deadline = time.monotonic() + 1
+            while _group_running(proc.pid):
+                if time.monotonic() > deadline:
+                    leftover = True
+                    break
+                time.sleep(0.02)
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             proc.wait(5)
-    return code_, out_path.read_text(errors="replace"), err_path.read_text(errors="replace")
+    return code_, out_path.read_text(errors="replace"), err_path.read_text(errors="replace"), leftover
 
 
 def _params():
@@ -150,8 +162,9 @@ def test_readme_block(block, wspipe_bin, tmp_path):
         pytest.fail(str(block))
     if re.search(r"(^|[\s|;&(`$])jq\b", block.code) and shutil.which("jq") is None:
         pytest.skip("the block uses jq, which is not installed (Tests/run installs it with apt-get when it can)")
-    code, out, err = run_block(block.code, wspipe_bin, tmp_path)
+    code, out, err, leftover = run_block(block.code, wspipe_bin, tmp_path)
     where = f"README.md:{block.line}"
+    assert not leftover, f"{where}: the block left a process running (stop every server it starts)"
     assert code is not None, f"{where}: the block did not finish within {BLOCK_TIMEOUT}s; stdout={out[-1000:]!r} stderr={err[-2000:]!r}"
     assert code == 0, f"{where}: the block exited {code}; stdout={out[-1000:]!r} stderr={err[-2000:]!r}"
     if block.expected is not None:
@@ -225,24 +238,41 @@ def test_parser_without_markers():
 
 
 def test_runner_puts_wspipe_first_on_path(wspipe_bin, tmp_path):
-    code, out, err = run_block('command -v wspipe\n[ "$PWD" != / ]\nwspipe --version >/dev/null\n', wspipe_bin, tmp_path)
+    code, out, err, _ = run_block('command -v wspipe\n[ "$PWD" != / ]\nwspipe --version >/dev/null\n', wspipe_bin, tmp_path)
     assert code == 0, err
     assert out == f"{tmp_path}/bin/wspipe\n"
 
 
 def test_runner_reports_failure_timeout_and_kills_leftovers(wspipe_bin, tmp_path):
-    code, out, err = run_block("echo before\nfalse\necho after\n", wspipe_bin, tmp_path / "a")
+    code, out, err, _ = run_block("echo before\nfalse\necho after\n", wspipe_bin, tmp_path / "a")
     assert (code, out) == (1, "before\n"), "bash -e stops at the first failing command"
-    code, _, _ = run_block("sleep 30\n", wspipe_bin, tmp_path / "b", timeout=0.5)
+    code, _, _, _ = run_block("sleep 30\n", wspipe_bin, tmp_path / "b", timeout=0.5)
     assert code is None
     pidfile = tmp_path / "bg.pid"
-    code, out, _ = run_block(f"sleep 60 &\necho $! > {pidfile}\necho bg\n", wspipe_bin, tmp_path / "c")
-    assert (code, out) == (0, "bg\n")
+    code, out, _, leftover = run_block(f"sleep 60 &\necho $! > {pidfile}\necho bg\n", wspipe_bin, tmp_path / "c")
+    assert (code, out, leftover) == (0, "bg\n", True), "the leftover is seen"
+    code, _, _, leftover = run_block("sleep 60 & pid=$!\nkill $pid; wait $pid || true\n", wspipe_bin, tmp_path / "d")
+    assert (code, leftover) == (0, False), "a process the block stopped is no leftover"
     pid = int(pidfile.read_text())
     deadline = time.monotonic() + 5
     while _running(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not _running(pid), "a background process of the block survived"
+
+
+def _group_running(pgid: int) -> bool:
+    """Some process of group `pgid` is alive and not a zombie."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
 
 
 def _running(pid: int) -> bool:

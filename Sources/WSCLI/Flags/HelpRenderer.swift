@@ -18,10 +18,11 @@ public enum HelpRenderer {
         (1, "runtime error"),
         (2, "usage error"),
         (3, "could not connect, or gave up reconnecting"),
-        (4, "handshake rejected by the server (HTTP status)"),
+        (4, "handshake rejected (HTTP status), also as the last failure"),
         (5, "protocol violation by the peer"),
-        (6, "input lines rejected or messages left unacknowledged"),
+        (6, "input lines rejected, not sent or refused, or messages unacknowledged"),
         (130, "interrupted (SIGINT), after a clean close"),
+        (143, "terminated (SIGTERM), after a clean close"),
     ]
 
     /// Column where flag help text starts.

@@ -133,7 +133,10 @@ public enum ManPageRenderer {
             + "stderr, the run goes on, and it ends with exit status 6. "
             + "--lenient sends such a line as raw text instead; --strict stops at the first one.")
         page.paragraphs([
-            "So \"wspipe A | wspipe B\" relays losslessly, and \"wspipe URL <fifo >fifo\" is an exact echo client.",
+            "So \"wspipe A | wspipe B\" relays losslessly, and \"wspipe URL <>fifo >fifo\" is an exact echo client "
+                + "(<> because a FIFO opened only for reading waits for a writer: <fifo >fifo would never start).",
+            "At stdin EOF, replies still owed get a chance before the Close (see --linger): "
+                + "\"echo REQUEST | wspipe URL\" prints the reply of a request/response server.",
             "Raw line mode (-t or -b) is for servers that do not speak JSON: lines and messages are passed "
                 + "through as they are, see --text, --binary, --binary-output and --nul.",
         ])
@@ -156,11 +159,26 @@ public enum ManPageRenderer {
             + "--ping-timeout, or when the server closes with a code other than 1000, waiting between attempts "
             + "as --backoff and --jitter say. "
             + "--max-retries gives up after that many failures in a row, and --no-reconnect exits instead. "
-            + "The first connection fails fast with exit status 3 unless --wait retries it the same way.",
+            + "The first connection fails fast with exit status 3 unless --wait retries it the same way. "
+            + "A connection resets the backoff and the retry count only once it has stayed open 5 seconds, so a "
+            + "server that accepts and then closes at once sees growing delays and --max-retries ends the run.",
         "While disconnected, stdin lines are queued in order, up to --queue-limit, and sent after the reconnect.",
         "Every connection starts with the --on-connect messages and those in --on-connect-file, or on "
             + "reconnections the --on-reconnect messages when there are any, with the values of --capture "
             + "filled in; then the messages still waiting for an --ack are sent again; then the queued lines.",
+        "With --ack, delivery is to the server's application: a message counts as delivered when a reply "
+            + "carries its key, and is sent again after every drop until then. Without --ack, delivery is to the "
+            + "server's TCP: at a drop, wspipe asks the kernel (SIOCOUTQ on Linux) which of its bytes the server's "
+            + "TCP never acknowledged and sends those messages again on the next connection, in order. That is at "
+            + "least once: a message the server read but had not acknowledged yet arrives twice. A message its TCP "
+            + "acknowledged is not sent again; if the server dies before its application reads it, it is lost. "
+            + "Messages acknowledged after the server last sent a message or a pong are counted as unconfirmed "
+            + "(in the disconnected event and --stats) and a warning says how many; a closing handshake that "
+            + "completes confirms everything before it. Only --ack guarantees delivery to the application.",
+        "A message the server refuses, closing with 1009 (too big) or 1003 (unsupported data) right after it, "
+            + "is reported with its stdin line and the code, counted as not sent (exit status 6) and not sent "
+            + "again; the lines after it still go out. When several were in flight, wspipe takes the largest "
+            + "(1009) or the first binary one (1003) since the server last sent anything.",
     ]
 
     static func interactiveMode(_ page: inout RoffPage) {
