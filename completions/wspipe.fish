@@ -55,6 +55,8 @@ complete -c wspipe -l listen -r -f -d 'Accept WebSocket clients on this address,
 complete -c wspipe -l once -d 'Serve one client and exit when it leaves'
 complete -c wspipe -l tag -d 'Add "$client":N to each JSON object line from client N, and send a stdin line carrying "$client":N to that client only'
 complete -c wspipe -l send-timeout -r -f -d 'Disconnect a client that has taken no data for this long instead of holding back the others'
+complete -c wspipe -l max-clients -r -f -d 'Serve at most N clients at once; past that, an upgrade is answered 503'
+complete -c wspipe -l allow-origin -r -f -d 'Accept browser pages from ORIGIN only (scheme://host[:port]); repeat to allow more'
 complete -c wspipe -l events -d 'Write lifecycle events (connected, reconnecting, ...) as {"$event":...} JSON lines on stderr'
 complete -c wspipe -l stats -d 'At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked'
 complete -c wspipe -l trace -d 'Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview'

@@ -86,6 +86,9 @@ enum Plan {
         s.tag = o.tag
         s.compress = o.compress
         s.sendTimeoutNanos = o.sendTimeoutNanos
+        s.clientCAFile = o.cacert
+        s.allowedOrigins = o.allowedOrigins
+        s.maxClients = o.maxClients
         return s
     }
 

@@ -131,7 +131,8 @@ final class RoutingServerFlagsTests: XCTestCase {
         }
         XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.serverOnly])
         XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.rules, [.serverOnly])
-        XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)), ["once", "tag", "send-timeout"])
+        XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)),
+                       ["once", "tag", "send-timeout", "max-clients", "allow-origin"])
     }
 
     // MARK: --generate
@@ -205,7 +206,8 @@ final class RoutingServerFlagsTests: XCTestCase {
         XCTAssertEqual(section("Routing"), ["--type-key <KEYPATH>", "--route <VALUE=DEST>",
                                             "--route-errors <report|ignore>"])
         XCTAssertEqual(section("Server mode"), ["--listen <[HOST:]PORT[/PATH]>", "--once", "--tag",
-                                                "--send-timeout <DURATION>"])
+                                                "--send-timeout <DURATION>", "--max-clients <N>",
+                                                "--allow-origin <ORIGIN>"])
     }
 
     func testNewFlagHelpIsOneSentenceAndRepeatablesSaySo() {

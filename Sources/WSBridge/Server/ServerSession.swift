@@ -20,6 +20,15 @@ public struct ServerOptions: Sendable {
     /// water without shrinking this long is disconnected, so the broadcast
     /// goes on for the others. nil: it gets back-pressure (stdin waits).
     public var sendTimeoutNanos: Int64? = nil
+    /// --cacert: mutual TLS, clients must present a certificate issued by a
+    /// CA in this file.
+    public var clientCAFile: String? = nil
+    /// --allow-origin: a request with another Origin is answered 403.
+    public var allowedOrigins: [String] = []
+    /// --max-clients: past this many connected clients an upgrade is answered
+    /// 503, and at most this many more connections may be in their handshake
+    /// at once (the kernel queues the rest). nil: no limit.
+    public var maxClients: Int? = nil
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -39,6 +48,10 @@ public final class ServerSession: SessionDriver {
     private let registry: ClientRegistry
     private var addressed = AddressedLines()
     private var listener: TCPListener?
+    private let admission: ClientAdmission
+    /// --max-clients: the listener is not watched while this many
+    /// connections are still upgrading.
+    private var acceptPaused = false
     private var tlsContext: TLSContext?
     /// Clients still in the TLS handshake or the HTTP upgrade.
     private var upgrading: [Int: ServerClient] = [:]
@@ -58,6 +71,8 @@ public final class ServerSession: SessionDriver {
         lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose, once: options.once,
                                     closeTimeoutNanos: bridge.closeTimeoutNanos)
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
+        admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
+                                    maxClients: options.maxClients)
     }
 
     public func run() -> ExitStatus {
@@ -99,7 +114,7 @@ public final class ServerSession: SessionDriver {
 
     private func listen() throws {
         if let cert = options.certFile, let key = options.keyFile {
-            tlsContext = try TLSContext.server(certFile: cert, keyFile: key)
+            tlsContext = try TLSContext.server(certFile: cert, keyFile: key, clientCAFile: options.clientCAFile)
         }
         let l = try options.address.openListener()
         listener = l
@@ -111,7 +126,7 @@ public final class ServerSession: SessionDriver {
 
     private func acceptAll() {
         guard let listener else { return }
-        while let (fd, peer) = listener.accept() {
+        while !acceptPaused, let (fd, peer) = listener.accept() {
             let id = nextID
             nextID += 1
             do {
@@ -127,22 +142,46 @@ public final class ServerSession: SessionDriver {
                 log.warning("client \(id) (\(peer)): \(error)")
                 TCPStream(fd: fd).close()
             }
+            updateAccepting()
+        }
+    }
+
+    /// --max-clients bounds the sockets as well as the clients: while that
+    /// many connections are in their handshake, new ones wait in the kernel's
+    /// listen queue instead of being accepted.
+    private func updateAccepting() {
+        guard let listener, let max = options.maxClients else { return }
+        let pause = upgrading.count >= max
+        guard pause != acceptPaused else { return }
+        acceptPaused = pause
+        if pause {
+            loop.unwatch(listener.fd)
+        } else {
+            loop.watch(listener.fd, .read) { [unowned self] _ in self.acceptAll() }
         }
     }
 
     private func accept(_ request: UpgradeRequest) -> Result<String?, ServerClient.HTTPRefusal> {
-        if let path = options.address.path, request.path != path {
-            return .failure(.init(status: 404, reason: "Not Found"))
-        }
-        if lifecycle.phase != .serving || (options.once && servedOne) {
-            return .failure(.init(status: 503, reason: "Service Unavailable"))
+        let accepting = lifecycle.phase == .serving && !(options.once && servedOne)
+        if let refusal = admission.refusal(for: request, openClients: registry.count, accepting: accepting) {
+            return .failure(refusal)
         }
         servedOne = true
         return .success(request.protocols.first { options.protocols.contains($0) })
     }
 
-    private func upgradeFailed(_ client: ServerClient, _ why: String) {
+    private func upgradeFailed(_ client: ServerClient, _ why: ServerClient.UpgradeFailure) {
         upgrading[client.id] = nil
+        updateAccepting()
+        switch why {
+        case .refused(let refusal):
+            shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: refusal.status,
+                                                         reason: refusal.reason))
+        case .tls(let text):
+            shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: nil, reason: text))
+        case .abandoned:
+            break
+        }
         log.info("client \(client.id) (\(client.peer)) refused: \(why)")
     }
 
@@ -160,6 +199,7 @@ public final class ServerSession: SessionDriver {
 
     private func clientOpened(_ client: ServerClient) {
         upgrading[client.id] = nil
+        updateAccepting()
         registry.add(client)
         log.info("client \(client.id) connected from \(client.peer)")
         shell.events.emit(EventLine.clientConnected(id: client.id, peer: client.peer))

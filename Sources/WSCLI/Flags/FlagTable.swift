@@ -84,6 +84,13 @@ public let flagTable: [Flag] = [
     Flag(long: "cacert", valueName: "FILE",
          help: "Trust the CA certificates in FILE (PEM) instead of the system store.",
          category: .tls, completion: .file,
+         doc: [
+             """
+             With --listen, it turns on mutual TLS: every client must present a certificate issued \
+             by a CA in FILE, or its TLS handshake fails (reported as a client_refused event with \
+             --events, and with -v).
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.cacert = try FlagValue.nonEmpty("cacert", v) }),
     Flag(long: "cert", valueName: "FILE",
          help: "Certificate (PEM) to present: the client's, or the server's with --listen.",
@@ -441,6 +448,31 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDurationOrOff("send-timeout", v) }),
+
+    Flag(long: "max-clients", valueName: "N",
+         help: "Serve at most N clients at once; past that, an upgrade is answered 503.",
+         category: .server, defaultValue: "unlimited", rules: [.serverOnly],
+         doc: [
+             """
+             Only connected clients count. At most N more connections may be in their TLS or HTTP \
+             handshake at the same time; beyond that, wspipe stops accepting until one of them \
+             finishes, and the kernel's listen queue holds the rest, so no number of connections \
+             makes wspipe hold more than 2N sockets.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.maxClients = try FlagValue.positiveIntegerOrUnlimited("max-clients", v) }),
+    Flag(long: "allow-origin", valueName: "ORIGIN",
+         help: "Accept browser pages from ORIGIN only (scheme://host[:port]); repeat to allow more.",
+         category: .server, repeatable: true, rules: [.serverOnly],
+         doc: [
+             """
+             A request whose Origin header is none of them is answered 403. Origins compare \
+             case-insensitively. A request without an Origin header does not come from a browser \
+             page and is accepted: any other client can send whatever Origin it likes, so this \
+             guards against web pages (cross-site WebSocket hijacking), not against other programs.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.allowedOrigins.append(try FlagValue.nonEmpty("allow-origin", v)) }),
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,

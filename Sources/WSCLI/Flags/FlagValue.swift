@@ -33,6 +33,11 @@ enum FlagValue {
         value == "off" ? nil : try positiveDuration(long, value)
     }
 
+    /// "unlimited" (the documented default) or an integer > 0.
+    static func positiveIntegerOrUnlimited(_ long: String, _ value: String) throws(UsageError) -> Int? {
+        value == "unlimited" ? nil : try positiveInteger(long, value)
+    }
+
     /// "unlimited" (the documented default) or an integer >= 0.
     static func nonNegativeIntegerOrUnlimited(_ long: String, _ value: String) throws(UsageError) -> Int? {
         value == "unlimited" ? nil : try nonNegativeInteger(long, value)

@@ -108,6 +108,10 @@ public struct Options: Sendable {
     public var tag = false
     /// `--send-timeout` (server mode): nil = a slow client holds back stdin (no timeout).
     public var sendTimeoutNanos: Int64? = nil
+    /// `--max-clients` (server mode): nil = unlimited.
+    public var maxClients: Int? = nil
+    /// `--allow-origin` (server mode), in order; empty = any Origin.
+    public var allowedOrigins: [String] = []
     /// Number of `-v` given.
     public var verbose = 0
     public var quiet = false
