@@ -89,6 +89,7 @@ enum Plan {
         s.clientCAFile = o.cacert
         s.allowedOrigins = o.allowedOrigins
         s.maxClients = o.maxClients
+        s.relay = o.relay
         return s
     }
 

@@ -103,7 +103,7 @@ final class PlanTests: XCTestCase {
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
                                       "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress",
                                       "--cacert", "ca.pem", "--allow-origin", "https://o.example",
-                                      "--max-clients", "3"]))
+                                      "--max-clients", "3", "--relay"]))
         let url = a.0.url
         XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url"]), [])
         XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1], exempt: []), [])

@@ -132,7 +132,7 @@ final class RoutingServerFlagsTests: XCTestCase {
         XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.serverOnly])
         XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.rules, [.serverOnly])
         XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)),
-                       ["once", "tag", "send-timeout", "max-clients", "allow-origin"])
+                       ["once", "relay", "tag", "send-timeout", "max-clients", "allow-origin"])
     }
 
     // MARK: --generate
@@ -205,7 +205,7 @@ final class RoutingServerFlagsTests: XCTestCase {
         XCTAssertEqual(all.firstIndex(of: .routing), all.firstIndex(of: .dataMode)! + 1)
         XCTAssertEqual(section("Routing"), ["--type-key <KEYPATH>", "--route <VALUE=DEST>",
                                             "--route-errors <report|ignore>"])
-        XCTAssertEqual(section("Server mode"), ["--listen <[HOST:]PORT[/PATH]>", "--once", "--tag",
+        XCTAssertEqual(section("Server mode"), ["--listen <[HOST:]PORT[/PATH]>", "--once", "--relay", "--tag",
                                                 "--send-timeout <DURATION>", "--max-clients <N>",
                                                 "--allow-origin <ORIGIN>"])
     }

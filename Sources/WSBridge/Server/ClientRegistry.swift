@@ -30,6 +30,8 @@ final class ClientRegistry {
     var count: Int { clients.count }
     /// stdin may be read: some client takes messages and none is behind.
     var acceptsInput: Bool { openCount > 0 && stalledCount == 0 }
+    /// Some client's unsent output is above the high water.
+    var hasStalledClient: Bool { stalledCount > 0 }
 
     func add(_ client: ServerClient) {
         clients.append(client)
@@ -68,6 +70,11 @@ final class ClientRegistry {
         var sent = false
         for client in clients where send(message, to: client) { sent = true }
         return sent
+    }
+
+    /// --relay: queues `message` for every open client but `sender`.
+    func relay(_ message: OutgoingMessage, from sender: ServerClient) {
+        for client in clients where client !== sender { _ = send(message, to: client) }
     }
 
     /// Queues `message` for `client`; false if it takes no messages now.

@@ -29,6 +29,8 @@ public struct ServerOptions: Sendable {
     /// 503, and at most this many more connections may be in their handshake
     /// at once (the kernel queues the rest). nil: no limit.
     public var maxClients: Int? = nil
+    /// --relay: every client's data messages also go to every other client.
+    public var relay = false
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -78,7 +80,10 @@ public final class ServerSession: SessionDriver {
     public func run() -> ExitStatus {
         shell.run(self) {
             try listen()
-            registry.flowChanged = { [unowned self] in self.updateStdin() }
+            registry.flowChanged = { [unowned self] in
+                self.updateStdin()
+                if self.options.relay { self.updateClientReads() }
+            }
             if !bridge.receiveOnly { startStdin() }
         }
     }
@@ -214,7 +219,8 @@ public final class ServerSession: SessionDriver {
             clientMessage(message, from: client)
         case .processed:
             shell.output.routes.flushAll()
-            client.channel?.setReadPaused(shell.output.routes.isBackedUp)
+            if options.relay { registry.flushAll() }
+            client.channel?.setReadPaused(clientReadsPaused)
         case .ended:
             clientEnded(client)
         }
@@ -223,12 +229,14 @@ public final class ServerSession: SessionDriver {
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
         case .text(let payload):
+            if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             let destination = shell.output.destination(forText: payload)
             let start = destination.pending.count
             shell.output.appendText(payload, to: destination)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .binary(let payload):
+            if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             let destination = shell.output.routes.binaryDestination
             let start = destination.pending.count
@@ -296,8 +304,20 @@ public final class ServerSession: SessionDriver {
     func interrupted(again: Bool) { handle(.stop(.interrupted, clients: registry.count)) }
     func stdoutLost() { handle(.stop(.stdoutLost, clients: registry.count)) }
     func maxMessagesReached() { handle(.stop(.done, clients: registry.count)) }
-    /// The destinations caught up: resume reading the clients.
-    func routesDrained() { registry.setReadPaused(false) }
+    /// The destinations caught up: resume reading the clients (unless a
+    /// --relay receiver is still behind).
+    func routesDrained() { registry.setReadPaused(clientReadsPaused) }
+
+    /// Clients are not read while their messages have nowhere to go: the
+    /// routes are backed up, or (--relay) some client is not taking what the
+    /// others send it. Nothing is dropped and no buffer grows without bound.
+    private var clientReadsPaused: Bool {
+        shell.output.routes.isBackedUp || (options.relay && registry.hasStalledClient)
+    }
+
+    private func updateClientReads() {
+        registry.setReadPaused(clientReadsPaused)
+    }
 
     /// Lines that were not sent make the exit status 6 (wspipe(1): LINES AND
     /// MESSAGES; OPTIONS, Server mode).

@@ -427,6 +427,17 @@ public let flagTable: [Flag] = [
             help: "Serve one client and exit when it leaves.",
             rules: [.serverOnly],
             apply: { $0.once = true }),
+    .toggle("relay", nil, .server,
+            help: "Send every client's messages to every other client as well: a chat room without a script.",
+            rules: [.serverOnly],
+            doc: [
+                """
+                stdout still gets every message, and stdin lines still go to every client. A client \
+                that does not read what the others send it holds all of them back (wspipe stops \
+                reading the clients until it catches up), unless --send-timeout disconnects it.
+                """,
+            ],
+            apply: { $0.relay = true }),
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
