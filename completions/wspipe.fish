@@ -53,6 +53,7 @@ complete -c wspipe -l ack -r -f -d 'Hold each sent message with a value at KEYPA
 complete -c wspipe -l ack-timeout -r -f -d 'At stdin EOF, wait this long for the outstanding acks'
 complete -c wspipe -l listen -r -f -d 'Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL'
 complete -c wspipe -l once -d 'Serve one client and exit when it leaves'
+complete -c wspipe -l exec -r -f -d 'Give each client its own sh -c COMMAND: its messages become the program\'s stdin lines, the program\'s stdout lines go to that client only'
 complete -c wspipe -l relay -d 'Send every client\'s messages to every other client as well: a chat room without a script'
 complete -c wspipe -l tag -d 'Add "$client":N to each JSON object line from client N, and send a stdin line carrying "$client":N to that client only'
 complete -c wspipe -l send-timeout -r -f -d 'Disconnect a client that has taken no data for this long instead of holding back the others'

@@ -90,6 +90,7 @@ enum Plan {
         s.allowedOrigins = o.allowedOrigins
         s.maxClients = o.maxClients
         s.relay = o.relay
+        s.exec = o.exec
         return s
     }
 

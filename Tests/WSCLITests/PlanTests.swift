@@ -104,12 +104,13 @@ final class PlanTests: XCTestCase {
                                       "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress",
                                       "--cacert", "ca.pem", "--allow-origin", "https://o.example",
                                       "--max-clients", "3", "--relay"]))
+        let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat"]))
         let url = a.0.url
         XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url"]), [])
         XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1], exempt: []), [])
         XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2], exempt: []), [])
         // The handshake timeout of a server is fixed; no flag sets it.
-        XCTAssertEqual(unchanged(ServerOptions(address: s.0.address), [s.0], exempt: ["address", "handshakeTimeoutNanos"]),
+        XCTAssertEqual(unchanged(ServerOptions(address: s.0.address), [s.0, e.0], exempt: ["address", "handshakeTimeoutNanos"]),
                        [])
     }
 

@@ -31,6 +31,9 @@ public struct ServerOptions: Sendable {
     public var maxClients: Int? = nil
     /// --relay: every client's data messages also go to every other client.
     public var relay = false
+    /// --exec: each client gets its own `sh -c COMMAND`, which takes the
+    /// place of stdin and stdout for that client.
+    public var exec: String? = nil
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -50,7 +53,10 @@ public final class ServerSession: SessionDriver {
     private let registry: ClientRegistry
     private var addressed = AddressedLines()
     private var listener: TCPListener?
+    private var boundPort: UInt16 = 0
     private let admission: ClientAdmission
+    /// --exec: the clients' programs.
+    private var execs: ExecTable?
     /// --max-clients: the listener is not watched while this many
     /// connections are still upgrading.
     private var acceptPaused = false
@@ -75,6 +81,7 @@ public final class ServerSession: SessionDriver {
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
+        shell.watchesChildren = options.exec != nil
     }
 
     public func run() -> ExitStatus {
@@ -84,7 +91,8 @@ public final class ServerSession: SessionDriver {
                 self.updateStdin()
                 if self.options.relay { self.updateClientReads() }
             }
-            if !bridge.receiveOnly { startStdin() }
+            // With --exec each client's program takes the place of stdin.
+            if !bridge.receiveOnly && options.exec == nil { startStdin() }
         }
     }
 
@@ -110,7 +118,7 @@ public final class ServerSession: SessionDriver {
         case .stopInput: shell.stdin?.stop()
         case .stopAccepting: stopAccepting()
         case .closeClients(let code): registry.closeAll(code)
-        case .dropClients: registry.terminateAll()
+        case .dropClients: registry.terminateAll()   // --exec programs are stopped after the loop
         case .finish: loop.stop()
         }
     }
@@ -123,6 +131,13 @@ public final class ServerSession: SessionDriver {
         }
         let l = try options.address.openListener()
         listener = l
+        boundPort = l.port
+        if let command = options.exec {
+            let table = ExecTable(command: command, shell: shell, tls: tlsContext != nil,
+                                  serverPort: { [unowned self] in self.boundPort })
+            table.onReleased = { [unowned self] in self.handle(.clientLeft(remaining: self.activeCount)) }
+            execs = table
+        }
         let shown = options.address.bound(to: l)
         // Said unless -q: with port 0 above all, the user needs the port.
         log.warning("listening on \(shown.url(secure: tlsContext != nil))")
@@ -211,9 +226,20 @@ public final class ServerSession: SessionDriver {
         if options.once { stopAccepting() }
         client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
+        if let execs, !execs.start(for: client) {
+            client.channel?.close(code: .internalError, reason: "cannot start the program")
+        }
+    }
+
+    /// Clients still connected, and --exec programs still winding down after
+    /// their client left: the server stops once none is left.
+    private var activeCount: Int {
+        guard let execs else { return registry.count }
+        return Set(registry.clients.map(\.id)).union(execs.ids).count
     }
 
     private func clientEvent(_ client: ServerClient, _ event: WebSocketChannel.Event) {
+        if let pair = execs?.pair(of: client) { return execEvent(pair, event) }
         switch event {
         case .message(let message):
             clientMessage(message, from: client)
@@ -258,12 +284,31 @@ public final class ServerSession: SessionDriver {
         }
     }
 
+    /// --exec: data messages go to the client's program, not to stdout.
+    private func execEvent(_ pair: ExecClient, _ event: WebSocketChannel.Event) {
+        switch event {
+        case .message(let message):
+            switch message {
+            case .text(let payload), .binary(let payload):
+                if shell.admit(bytes: payload.count) { pair.deliver(message) }
+            default:
+                clientMessage(message, from: pair.client)
+            }
+        case .processed:
+            shell.output.routes.flushAll()
+            pair.clientBatchDone()
+        case .ended:
+            clientEnded(pair.client)
+        }
+    }
+
     private func clientEnded(_ client: ServerClient) {
         registry.remove(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
         shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))
         log.info("client \(client.id) disconnected")
-        handle(.clientLeft(remaining: registry.count))
+        execs?.pair(of: client)?.clientLeft()
+        handle(.clientLeft(remaining: activeCount))
     }
 
     // MARK: stdin -> clients
@@ -301,9 +346,10 @@ public final class ServerSession: SessionDriver {
 
     // MARK: SessionDriver
 
-    func interrupted(again: Bool) { handle(.stop(.interrupted, clients: registry.count)) }
-    func stdoutLost() { handle(.stop(.stdoutLost, clients: registry.count)) }
-    func maxMessagesReached() { handle(.stop(.done, clients: registry.count)) }
+    func interrupted(again: Bool) { handle(.stop(.interrupted, clients: activeCount)) }
+    func stdoutLost() { handle(.stop(.stdoutLost, clients: activeCount)) }
+    func maxMessagesReached() { handle(.stop(.done, clients: activeCount)) }
+    func childrenExited() { execs?.childrenExited() }
     /// The destinations caught up: resume reading the clients (unless a
     /// --relay receiver is still behind).
     func routesDrained() { registry.setReadPaused(clientReadsPaused) }
@@ -322,6 +368,7 @@ public final class ServerSession: SessionDriver {
     /// Lines that were not sent make the exit status 6 (wspipe(1): LINES AND
     /// MESSAGES; OPTIONS, Server mode).
     func finalReport() {
+        execs?.reapAll()
         guard let pump = shell.stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines
         if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }

@@ -256,11 +256,11 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.maxMessages = try FlagValue.positiveInteger("max-messages", v) }),
     .toggle("unidirectional", "u", .ending,
             help: "Only send stdin to the socket; ignore incoming messages.",
-            rules: [.conflicts("unidirectional-reverse")],
+            rules: [.conflicts("unidirectional-reverse"), .conflicts("exec")],
             apply: { $0.unidirectional = true }),
     .toggle("unidirectional-reverse", "U", .ending,
             help: "Only write incoming messages to stdout; do not read stdin.",
-            rules: [.conflicts("unidirectional"), .conflicts("interactive")],
+            rules: [.conflicts("unidirectional"), .conflicts("interactive"), .conflicts("exec")],
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
@@ -427,9 +427,46 @@ public let flagTable: [Flag] = [
             help: "Serve one client and exit when it leaves.",
             rules: [.serverOnly],
             apply: { $0.once = true }),
+    Flag(long: "exec", valueName: "COMMAND",
+         help: "Give each client its own sh -c COMMAND: its messages become the program's stdin lines, the program's stdout lines go to that client only.",
+         category: .server,
+         rules: [.serverOnly, .conflicts("relay"), .conflicts("tag"), .conflicts("send-timeout"),
+                 .conflicts("unidirectional"), .conflicts("unidirectional-reverse")],
+         doc: [
+             """
+             The program takes the place of stdin and stdout for its client, as with websocketd: \
+             wspipe does not read its own stdin, and writes no messages to its stdout (events and \
+             notices still go to stderr). Lines are framed as on stdin and stdout: in JSON mode \
+             each message is one NDJSON line (binary and non-JSON text as {"$binary":"..."} and \
+             {"$text":"..."}) and each line the program writes is validated and sent, envelopes \
+             unwrapped; -t, -b, -0 and --binary-output work as usual. The program's stderr is \
+             wspipe's.
+             """,
+             "The program's environment has wspipe's, plus CGI-style variables about its client:",
+             .list([
+                 DocItem("REMOTE_ADDR, REMOTE_PORT", "The client's address and port."),
+                 DocItem("PATH_INFO, QUERY_STRING, REQUEST_URI", "The request path, the query after '?', and both."),
+                 DocItem("HTTP_*", "Each request header, as HTTP_USER_AGENT for User-Agent (not Proxy)."),
+                 DocItem("SERVER_PORT, HTTPS", "The port wspipe listens on; HTTPS=on with --cert."),
+                 DocItem("WSPIPE_CLIENT_ID", "The client's number, as in the client_connected event."),
+             ]),
+             """
+             When the program exits and its stdout is over, every line it wrote has been sent and \
+             the client is closed with 1000, or 1011 after a non-zero status or a signal. When the \
+             client leaves, the program's stdin is closed once what the client sent is written; a \
+             program still running --close-timeout later gets SIGTERM, and SIGKILL after as long \
+             again. Every program is reaped, also when wspipe stops.
+             """,
+             """
+             Back-pressure goes both ways and nothing is dropped: a program that does not read \
+             stops wspipe reading its client, and a client that does not read stops wspipe reading \
+             the program's stdout, which then blocks on its full pipe.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.exec = try FlagValue.nonEmpty("exec", v) }),
     .toggle("relay", nil, .server,
             help: "Send every client's messages to every other client as well: a chat room without a script.",
-            rules: [.serverOnly],
+            rules: [.serverOnly, .conflicts("exec")],
             doc: [
                 """
                 stdout still gets every message, and stdin lines still go to every client. A client \
@@ -441,7 +478,7 @@ public let flagTable: [Flag] = [
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
-            rules: [.serverOnly],
+            rules: [.serverOnly, .conflicts("exec")],
             doc: [
                 """
                 The member is added first in the object, and a stdin line is sent without it. \
@@ -451,7 +488,7 @@ public let flagTable: [Flag] = [
             apply: { $0.tag = true }),
     Flag(long: "send-timeout", valueName: "DURATION",
          help: "Disconnect a client that has taken no data for this long instead of holding back the others.",
-         category: .server, defaultValue: "off", rules: [.serverOnly],
+         category: .server, defaultValue: "off", rules: [.serverOnly, .conflicts("exec")],
          doc: [
              """
              Without it, a slow client holds back stdin for everyone. With it, a client whose unsent \

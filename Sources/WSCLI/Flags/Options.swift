@@ -108,6 +108,8 @@ public struct Options: Sendable {
     public var tag = false
     /// `--send-timeout` (server mode): nil = a slow client holds back stdin (no timeout).
     public var sendTimeoutNanos: Int64? = nil
+    /// `--exec` (server mode): each client's own program.
+    public var exec: String? = nil
     /// `--relay` (server mode): each client's messages go to the other clients too.
     public var relay = false
     /// `--max-clients` (server mode): nil = unlimited.
