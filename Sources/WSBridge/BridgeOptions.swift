@@ -1,3 +1,5 @@
+import WSCore
+
 /// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.
 public struct BridgeOptions: Sendable {
@@ -26,6 +28,10 @@ public struct BridgeOptions: Sendable {
     public var typeKey: [String] = ["type"]
     /// --route-errors ignore: a failed destination does not change the exit status.
     public var routeErrorsIgnored = false
+    /// --close-code CODE[:REASON]: the Close sent when the run ends on its
+    /// own (stdin EOF, --max-messages, --until, --idle-timeout).
+    public var closeCode: CloseCode = .normal
+    public var closeReason = ""
     /// Colour JSON on stdout (set when stdout is a terminal and NO_COLOR is unset).
     public var colorize = false
 

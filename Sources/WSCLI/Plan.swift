@@ -1,4 +1,5 @@
 import WSBridge
+import WSCore
 
 /// What one run of wspipe does: the end of the options pipeline, argv →
 /// `Options` (the flag table, defaults included) → `Plan` (files read, the
@@ -69,6 +70,8 @@ enum Plan {
         }
         b.typeKey = o.typeKey
         b.routeErrorsIgnored = o.routeErrorsIgnored
+        b.closeCode = CloseCode(rawValue: UInt16(o.closeCode))
+        b.closeReason = o.closeReason
         // Colour only for a person at a terminal; NO_COLOR wins (wspipe(1): ENVIRONMENT).
         b.colorize = environment.stdoutIsTerminal && !environment.noColor
         return b
@@ -135,6 +138,8 @@ enum Plan {
         p.captures = o.captures
         p.ackPath = o.ackPath
         p.ackTimeoutNanos = o.ackTimeoutNanos
+        p.until = o.until.map { UntilCondition(path: $0.path, value: $0.value) }
+        p.idleTimeoutNanos = o.idleTimeoutNanos
         p.lingerNanos = o.lingerNanos
         return p
     }

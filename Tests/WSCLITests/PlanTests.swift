@@ -97,6 +97,7 @@ final class PlanTests: XCTestCase {
             "--max-retries", "4", "--no-reconnect", "--wait", "--queue-limit", "1K",
             "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile, "--on-reconnect", "{\"b\":2}",
             "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
+            "--until", "type=done", "--idle-timeout", "5s", "--close-code", "4000:bye",
             "--events", "--stats", "--trace", url,
         ], terminal))
         let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock", url]))
@@ -118,8 +119,8 @@ final class PlanTests: XCTestCase {
         var policy = SessionPolicy()
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
-                       ["ackPath", "ackTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect", "pingIntervalNanos",
-                        "pingTimeoutNanos", "reconnect", "waitForFirstConnection"])
+                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect",
+                        "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "until", "waitForFirstConnection"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }
 

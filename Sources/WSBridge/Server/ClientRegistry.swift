@@ -105,8 +105,8 @@ final class ClientRegistry {
         for client in clients { client.channel?.setReadPaused(paused) }
     }
 
-    func closeAll(_ code: CloseCode) {
-        for client in clients { client.channel?.close(code: code) }
+    func closeAll(_ code: CloseCode, reason: String = "") {
+        for client in clients { client.channel?.close(code: code, reason: reason) }
     }
 
     /// Iterates a copy: each terminate removes its client.

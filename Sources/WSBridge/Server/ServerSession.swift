@@ -77,7 +77,8 @@ public final class ServerSession: SessionDriver {
         shell = SessionShell(bridge: bridge, log: log, events: events)
         tagging = options.tag && bridge.format == .json
         lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose, once: options.once,
-                                    closeTimeoutNanos: bridge.closeTimeoutNanos)
+                                    closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
+                                    closeReason: bridge.closeReason)
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
@@ -117,7 +118,7 @@ public final class ServerSession: SessionDriver {
         switch action {
         case .stopInput: shell.stdin?.stop()
         case .stopAccepting: stopAccepting()
-        case .closeClients(let code): registry.closeAll(code)
+        case .closeClients(let code, let reason): registry.closeAll(code, reason: reason)
         case .dropClients: registry.terminateAll()   // --exec programs are stopped after the loop
         case .finish: loop.stop()
         }

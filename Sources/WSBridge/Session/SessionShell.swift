@@ -93,7 +93,7 @@ final class SessionShell {
     func admit(bytes: Int) -> Bool {
         stats.messagesIn += 1
         stats.bytesIn += bytes
-        if bridge.sendOnly { return false }
+        if bridge.sendOnly || admissionClosed { return false }
         guard let max = bridge.maxMessages else { return true }
         if messagesReceived >= max { return false }
         messagesReceived += 1
@@ -103,6 +103,11 @@ final class SessionShell {
         }
         return true
     }
+
+    /// The run has what it waited for (--until): later messages are counted
+    /// but not written.
+    func closeAdmission() { admissionClosed = true }
+    private var admissionClosed = false
 
     /// Counts one outgoing data message.
     func sent(bytes: Int) {

@@ -286,6 +286,50 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
+    Flag(long: "until", valueName: "KEYPATH=VALUE",
+         help: "Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI.",
+         category: .ending, rules: [.clientOnly],
+         doc: [
+             """
+             VALUE is compared as JSON: when it is valid JSON (200, true, "done", {"a":1}) the value \
+             at KEYPATH must be the same once surrounding whitespace is trimmed; any other VALUE, \
+             such as done, stands for that string. The matching message is written like any other, \
+             later ones are not, and the Close carries --close-code.
+             """,
+             """
+             At stdin EOF wspipe keeps receiving, as with -n, so the requests can be piped in. A run \
+             that ends without the message (the server closes, --idle-timeout, --max-messages) says \
+             so on stderr and exits 1, unless it failed otherwise (3, 4, 5...): give --idle-timeout \
+             as the check's deadline.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.until = try FlagValue.until("until", v) }),
+    Flag(long: "idle-timeout", valueName: "DURATION",
+         help: "Exit 0 after this long without an incoming message, counted from each connection and each message.",
+         category: .ending, defaultValue: "off", rules: [.clientOnly],
+         doc: [
+             """
+             The Close carries --close-code. With --until, the run still exits 1: the message it \
+             waited for did not come.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.idleTimeoutNanos = try FlagValue.positiveDurationOrOff("idle-timeout", v) }),
+    Flag(long: "close-code", valueName: "CODE[:REASON]",
+         help: "The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages.",
+         category: .ending, defaultValue: "1000",
+         doc: [
+             """
+             CODE is 1000-1003, 1007-1014 or 3000-4999 (RFC 6455 §7.4; the others may not be sent); \
+             REASON at most 123 bytes of UTF-8. An interrupted run (SIGINT) closes with 1000, and a \
+             server whose stdout is gone or that is interrupted with 1001. With --listen it is the \
+             Close every client gets when the server ends on its own.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             let close = try FlagValue.closeCode("close-code", v)
+             o.closeCode = Int(close.code)
+             o.closeReason = close.reason
+         }),
 
     // MARK: Keepalive, reconnect and replay (wspipe(1): RECONNECT AND REPLAY)
     Flag(long: "ping-interval", valueName: "DURATION",

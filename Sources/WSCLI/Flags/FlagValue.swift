@@ -1,3 +1,5 @@
+import WSCore
+
 /// Value checks shared by the flag table's `apply` closures. Each returns the
 /// parsed value or throws the usage error naming the flag.
 enum FlagValue {
@@ -111,6 +113,32 @@ enum FlagValue {
         guard !match.isEmpty else { throw UsageError("--\(long): empty VALUE in '\(value)'") }
         guard !destination.isEmpty else { throw UsageError("--\(long): empty DEST in '\(value)'") }
         return (match, destination)
+    }
+
+    /// `KEYPATH=VALUE` split at the first '=': a dotted key path, and any
+    /// VALUE (its JSON reading is the bridge's).
+    static func until(_ long: String, _ value: String) throws(UsageError) -> (path: [String], value: String) {
+        guard let equals = value.firstIndex(of: "=") else {
+            throw UsageError("--\(long): expected KEYPATH=VALUE, got '\(value)'")
+        }
+        let path = try keyPath(long, String(value[..<equals]))
+        return (path, String(value[value.index(after: equals)...]))
+    }
+
+    /// `CODE[:REASON]`: a close code that may be sent (RFC 6455 §7.4.1-2:
+    /// 1000-1003, 1007-1014, 3000-4999) and a reason that fits a control
+    /// frame (§5.5: 125 bytes of payload, 2 of them the code).
+    static func closeCode(_ long: String, _ value: String) throws(UsageError) -> (code: UInt16, reason: String) {
+        let colon = value.firstIndex(of: ":")
+        let digits = String(colon.map { value[..<$0] } ?? Substring(value))
+        let reason = colon.map { String(value[value.index(after: $0)...]) } ?? ""
+        guard let number = UInt16(digits), digits.first != "+", CloseCode(rawValue: number).isValidOnWire else {
+            throw UsageError("--\(long): '\(digits)' is not a close code wspipe may send (use 1000-1003, 1007-1014 or 3000-4999)")
+        }
+        guard reason.utf8.count <= 123 else {
+            throw UsageError("--\(long): the reason is \(reason.utf8.count) bytes; a Close has room for 123")
+        }
+        return (number, reason)
     }
 
     static func isIdentifier(_ text: String) -> Bool {

@@ -91,6 +91,13 @@ public struct Options: Sendable {
     public var ackPath: [String]? = nil
     /// `--ack-timeout`: at stdin EOF, how long to wait for the outstanding acks.
     public var ackTimeoutNanos: Int64 = 0
+    /// `--until KEYPATH=VALUE`, split: the message that ends a scripted check.
+    public var until: (path: [String], value: String)? = nil
+    /// `--idle-timeout`: nil = off.
+    public var idleTimeoutNanos: Int64? = nil
+    /// `--close-code CODE[:REASON]` (always set from the table's default).
+    public var closeCode = 0
+    public var closeReason = ""
     /// `--events`: lifecycle events as `{"$event":...}` lines.
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.
