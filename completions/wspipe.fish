@@ -39,6 +39,7 @@ complete -c wspipe -l close-timeout -r -f -d 'At the end, wait this long for the
 complete -c wspipe -l linger -r -f -d 'At stdin EOF, wait up to this long for replies still owed before closing'
 complete -c wspipe -l until -r -f -d 'Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI'
 complete -c wspipe -l idle-timeout -r -f -d 'Exit 0 after this long without an incoming message, counted from each connection and each message'
+complete -c wspipe -l rate -r -f -d 'Send stdin messages at most N a second (N/s) or a minute (N/m), evenly spaced'
 complete -c wspipe -l close-code -r -f -d 'The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages'
 complete -c wspipe -l ping-interval -r -f -d 'Send a ping this often to keep the connection alive'
 complete -c wspipe -l ping-timeout -r -f -d 'Drop the connection as dead when no pong to our ping comes back within this time'

@@ -32,6 +32,8 @@ public struct BridgeOptions: Sendable {
     /// own (stdin EOF, --max-messages, --until, --idle-timeout).
     public var closeCode: CloseCode = .normal
     public var closeReason = ""
+    /// --rate: stdin messages go out this far apart; nil = as fast as they come.
+    public var rateIntervalNanos: Int64? = nil
     /// Colour JSON on stdout (set when stdout is a terminal and NO_COLOR is unset).
     public var colorize = false
 
@@ -39,7 +41,7 @@ public struct BridgeOptions: Sendable {
 
     var stdinSettings: StdinPump.Settings {
         StdinPump.Settings(format: format, separator: separator, lenient: lenient, strict: strict,
-                           maxPendingBytes: maxMessageSize)
+                           maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos)
     }
 
     /// Formatters for the lines of incoming messages: colours only ever go to

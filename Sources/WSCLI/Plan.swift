@@ -72,6 +72,7 @@ enum Plan {
         b.routeErrorsIgnored = o.routeErrorsIgnored
         b.closeCode = CloseCode(rawValue: UInt16(o.closeCode))
         b.closeReason = o.closeReason
+        b.rateIntervalNanos = o.rateIntervalNanos
         // Colour only for a person at a terminal; NO_COLOR wins (wspipe(1): ENVIRONMENT).
         b.colorize = environment.stdoutIsTerminal && !environment.noColor
         return b

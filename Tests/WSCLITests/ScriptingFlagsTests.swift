@@ -50,6 +50,18 @@ final class ScriptingFlagsTests: XCTestCase {
         assertUsageError(listen + ["--idle-timeout", "1s"], "--idle-timeout is for client mode (not with --listen)")
     }
 
+    func testRate() {
+        XCTAssertNil(parseOK([url]).rateIntervalNanos)
+        XCTAssertEqual(parseOK(["--rate", "10/s", url]).rateIntervalNanos, 100_000_000)
+        XCTAssertEqual(parseOK(["--rate", "4", url]).rateIntervalNanos, 250_000_000)
+        XCTAssertEqual(parseOK(["--rate", "0.5/s", url]).rateIntervalNanos, 2_000_000_000)
+        XCTAssertEqual(parseOK(["--rate", "90/m", url]).rateIntervalNanos, 666_666_667)
+        XCTAssertEqual(parseOK(listen + ["--rate", "1/s"]).rateIntervalNanos, 1_000_000_000, "server mode too")
+        for bad in ["0/s", "-1/s", "10/h", "fast", "/s", "1e3/s", "2000000000/s"] {
+            assertUsageError(["--rate", bad, url], "--rate: invalid rate '\(bad)' (use e.g. 10/s, 0.5/s, 90/m)")
+        }
+    }
+
     func testCloseCode() {
         XCTAssertEqual(parseOK([url]).closeCode, 1000)
         let o = parseOK(["--close-code", "4000:all: done", url])

@@ -126,3 +126,37 @@ def test_close_code_in_server_mode(spawn):
             assert exc.rcvd is not None
             assert (exc.rcvd.code, exc.rcvd.reason) == (4002, "shutting down")
     assert server.finish().code == 0
+
+
+def test_rate_paces_stdin_lines(run, ws_server):
+    arrivals = []
+
+    async def handler(ws, log):
+        async for m in ws:
+            arrivals.append(time.monotonic())
+            log.put("msg", m)
+        log.put("closed", ws.close_code, None)
+
+    srv = ws_server(handler)
+    lines = [json.dumps({"n": i}, separators=(",", ":")) for i in range(11)]
+    res = run(["--rate", "20/s", "--linger", "0", srv.url()], stdin=("\n".join(lines) + "\n").encode())
+    assert res.code == 0, res
+    msgs, _ = helpers.received_messages(srv.log)
+    assert msgs == lines
+    span = arrivals[-1] - arrivals[0]
+    # 10 intervals of 50 ms: never faster (a timer never fires early), and
+    # generously bounded above for a loaded machine.
+    assert 0.45 <= span < 5, span
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+    assert sorted(gaps)[len(gaps) // 2] >= 0.04, gaps   # the median gap is the interval, not a burst
+
+
+def test_rate_in_server_mode(spawn):
+    server, port = listen(spawn, ["--rate", "25/s"])
+    with ws_client(port) as a:
+        server.write(b"".join(b'{"n":%d}\n' % i for i in range(6)))
+        start = time.monotonic()
+        got = [a.recv(timeout=5) for _ in range(6)]
+        span = time.monotonic() - start
+    assert got == ['{"n":%d}' % i for i in range(6)]
+    assert 0.15 <= span < 5, span

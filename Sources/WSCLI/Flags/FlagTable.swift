@@ -314,6 +314,19 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.idleTimeoutNanos = try FlagValue.positiveDurationOrOff("idle-timeout", v) }),
+    Flag(long: "rate", valueName: "N/s|N/m",
+         help: "Send stdin messages at most N a second (N/s) or a minute (N/m), evenly spaced.",
+         category: .ending, defaultValue: "off",
+         doc: [
+             """
+             For replaying a recorded session at its pace. N may be a decimal (0.5/s is one message \
+             every 2 seconds); a bare N is per second. Messages are due on a fixed grid, so the \
+             pace does not drift over a long replay, and a pause (slow stdin, back-pressure, a \
+             reconnect) is not made up for with a burst. Lines wait in wspipe's read buffer, and \
+             stdin is not read meanwhile.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.rateIntervalNanos = try FlagValue.rateOrOff("rate", v) }),
     Flag(long: "close-code", valueName: "CODE[:REASON]",
          help: "The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages.",
          category: .ending, defaultValue: "1000",

@@ -141,6 +141,24 @@ enum FlagValue {
         return (number, reason)
     }
 
+    /// "off" (the documented default), or `N/s`, `N/m` or a bare `N` (per
+    /// second), N a positive decimal: the interval between two messages.
+    static func rateOrOff(_ long: String, _ value: String) throws(UsageError) -> Int64? {
+        if value == "off" { return nil }
+        var number = Substring(value)
+        var perNanos = 1_000_000_000.0
+        if value.hasSuffix("/s") {
+            number = number.dropLast(2)
+        } else if value.hasSuffix("/m") {
+            number = number.dropLast(2)
+            perNanos = 60_000_000_000
+        }
+        guard let n = decimal(String(number)), n > 0, perNanos / n >= 1 else {
+            throw UsageError("--\(long): invalid rate '\(value)' (use e.g. 10/s, 0.5/s, 90/m)")
+        }
+        return Int64((perNanos / n).rounded())
+    }
+
     static func isIdentifier(_ text: String) -> Bool {
         guard let first = text.utf8.first, !isDigit(first) else { return false }
         return text.utf8.allSatisfy { isDigit($0) || isLetter($0) || $0 == UInt8(ascii: "_") }

@@ -95,6 +95,8 @@ public struct Options: Sendable {
     public var until: (path: [String], value: String)? = nil
     /// `--idle-timeout`: nil = off.
     public var idleTimeoutNanos: Int64? = nil
+    /// `--rate`: the interval between stdin messages; nil = off.
+    public var rateIntervalNanos: Int64? = nil
     /// `--close-code CODE[:REASON]` (always set from the table's default).
     public var closeCode = 0
     public var closeReason = ""
