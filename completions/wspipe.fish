@@ -6,6 +6,7 @@
 complete -c wspipe -f
 complete -c wspipe -s 'H' -l header -r -f -d 'Send this header with the handshake request; repeat for more headers'
 complete -c wspipe -l header-file -r -F -d 'Read handshake headers from FILE, one \'Name: value\' a line (keeps secrets out of ps)'
+complete -c wspipe -l header-command -r -f -d 'Run sh -c COMMAND before every connection attempt and send the \'Name: value\' lines it prints as headers'
 complete -c wspipe -l origin -r -f -d 'Send this Origin header'
 complete -c wspipe -l user-agent -r -f -d 'Send this User-Agent header'
 complete -c wspipe -l protocol -r -f -d 'Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several'

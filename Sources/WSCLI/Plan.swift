@@ -108,6 +108,7 @@ enum Plan {
         var c = ClientOptions(url: url)
         c.headers = o.headers
         if let file = o.headerFile { c.headers += try OptionFiles.headers(fromFile: file) }
+        c.headerCommand = o.headerCommand
         c.protocols = o.protocols
         c.origin = o.origin
         c.userAgent = o.userAgent

@@ -97,8 +97,8 @@ final class PlanTests: XCTestCase {
             "--max-retries", "4", "--no-reconnect", "--wait", "--queue-limit", "1K",
             "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile, "--on-reconnect", "{\"b\":2}",
             "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
-            "--until", "type=done", "--idle-timeout", "5s", "--close-code", "4000:bye", "--rate", "10/s",
-            "--events", "--stats", "--trace", url,
+            "--header-command", "echo X-T: 1", "--until", "type=done", "--idle-timeout", "5s",
+            "--close-code", "4000:bye", "--rate", "10/s", "--events", "--stats", "--trace", url,
         ], terminal))
         let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",

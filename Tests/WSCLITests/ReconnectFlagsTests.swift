@@ -310,6 +310,7 @@ final class ReconnectFlagsTests: XCTestCase {
         ("interactive", ["-i"]),
         ("until", ["--until", "type=done"]),
         ("idle-timeout", ["--idle-timeout", "1s"]),
+        ("header-command", ["--header-command", "echo"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {

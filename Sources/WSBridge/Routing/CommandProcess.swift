@@ -35,13 +35,19 @@ final class CommandProcess {
         /// "NAME=value" entries added to wspipe's environment (replacing
         /// variables of the same name).
         var environment: [String] = []
+        /// A process group of its own, which `send(signal:)` signals whole:
+        /// a pipeline or a command the shell did not exec is stopped with it.
+        var ownProcessGroup = false
     }
 
-    private init(command: String, pid: pid_t, inputFD: Int32, outputFD: Int32) {
+    private let signalsGroup: Bool
+
+    private init(command: String, pid: pid_t, inputFD: Int32, outputFD: Int32, signalsGroup: Bool) {
         self.command = command
         self.pid = pid
         self.inputFD = inputFD
         self.outputFD = outputFD
+        self.signalsGroup = signalsGroup
     }
 
     /// Never waits: an unreaped child is a zombie until wspipe exits, which is
@@ -81,7 +87,8 @@ final class CommandProcess {
 
         var pid: pid_t = 0
         let stdout = wiring.capturesOutput ? output.child : outputs[0]
-        let rc = withSpawnSetup(stdin: input.child, stdout: stdout, stderr: outputs[1]) { actions, attributes in
+        let rc = withSpawnSetup(stdin: input.child, stdout: stdout, stderr: outputs[1],
+                                ownProcessGroup: wiring.ownProcessGroup) { actions, attributes in
             withCStrings(["sh", "-c", command]) { argv in
                 withEnvironment(adding: wiring.environment) { env in
                     posix_spawn(&pid, "/bin/sh", actions, attributes, argv, env)
@@ -94,7 +101,8 @@ final class CommandProcess {
             for fd in [input.ours, output.ours] where fd >= 0 { close(fd) }
             throw failure("posix_spawn", command, rc)
         }
-        return CommandProcess(command: command, pid: pid, inputFD: input.ours, outputFD: output.ours)
+        return CommandProcess(command: command, pid: pid, inputFD: input.ours, outputFD: output.ours,
+                              signalsGroup: wiring.ownProcessGroup)
     }
 
     /// A pipe with both ends above stdio and close-on-exec.
@@ -123,11 +131,12 @@ final class CommandProcess {
         outputFD = -1
     }
 
-    /// Sends `signal` to the child unless it has been reaped (its pid may
-    /// belong to another process by then).
+    /// Sends `signal` to the child (and its process group, when it has its
+    /// own) unless it has been reaped: its pid may belong to another process
+    /// by then. The group outlives a reaped leader only in its stragglers.
     func send(signal: Int32) {
         guard waitStatus == nil else { return }
-        _ = kill(pid, signal)
+        _ = kill(signalsGroup ? -pid : pid, signal)
     }
 
     /// Reaps the child if it has exited, without waiting (SIGCHLD, or a
@@ -216,7 +225,7 @@ private typealias SpawnAttributes = posix_spawnattr_t?
 /// wspipe ignores SIGPIPE, and ignored signals stay ignored across exec: without
 /// POSIX_SPAWN_SETSIGDEF a `|yes | head` route would spin on EPIPE instead of dying.
 private func withSpawnSetup(
-    stdin: Int32, stdout: Int32, stderr: Int32,
+    stdin: Int32, stdout: Int32, stderr: Int32, ownProcessGroup: Bool = false,
     _ body: (UnsafePointer<FileActions>, UnsafePointer<SpawnAttributes>) -> Int32
 ) -> Int32 {
     #if os(Linux)
@@ -243,7 +252,12 @@ private func withSpawnSetup(
     var mask = sigset_t()
     sigemptyset(&mask)
     posix_spawnattr_setsigmask(&attributes, &mask)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    var flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+    if ownProcessGroup {
+        posix_spawnattr_setpgroup(&attributes, 0)   // a new group, led by the child
+        flags |= POSIX_SPAWN_SETPGROUP
+    }
+    posix_spawnattr_setflags(&attributes, Int16(flags))
     return body(&actions, &attributes)
 }
 

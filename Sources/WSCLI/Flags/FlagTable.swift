@@ -26,6 +26,22 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.headerFile = try FlagValue.nonEmpty("header-file", v) }),
+    Flag(long: "header-command", valueName: "COMMAND",
+         help: "Run sh -c COMMAND before every connection attempt and send the 'Name: value' lines it prints as headers.",
+         category: .connection, rules: [.clientOnly],
+         doc: [
+             """
+             So a reconnect carries a fresh token: for example \
+             --header-command 'printf "Authorization: Bearer %s\\n" "$(get-token)"'. The lines \
+             follow the rules of --header-file and are sent after its headers and those of -H. \
+             The command runs within --connect-timeout without holding up anything else; its \
+             stdin is /dev/null and its stderr is wspipe's. A command that fails (a non-zero \
+             status, a line that is not a header) fails that attempt, which is reported and \
+             retried like any other (the first one only with --wait). Header values are never \
+             written to the log.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.headerCommand = try FlagValue.nonEmpty("header-command", v) }),
     Flag(long: "origin", valueName: "URL",
          help: "Send this Origin header.",
          category: .connection,

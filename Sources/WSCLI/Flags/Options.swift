@@ -21,6 +21,8 @@ public struct Options: Sendable {
     /// with its leading spaces trimmed.
     public var headers: [(name: String, value: String)] = []
     public var headerFile: String? = nil
+    /// `--header-command`: run before each attempt for more headers.
+    public var headerCommand: String? = nil
     public var origin: String? = nil
     public var userAgent = ""
     public var protocols: [String] = []

@@ -29,7 +29,7 @@ final class ExecClient {
         self.client = client
         self.shell = shell
         process = try CommandProcess.spawn(command, .init(feedsInput: true, capturesOutput: true,
-                                                          environment: environment))
+                                                          environment: environment, ownProcessGroup: true))
         input = ProgramInput(process: process, loop: shell.loop)
         let bridge = shell.bridge
         formatter = OutputFormatter(format: bridge.format, binaryOutput: bridge.binaryOutput, separator: bridge.separator)
