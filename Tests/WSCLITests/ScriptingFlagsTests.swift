@@ -23,6 +23,8 @@ final class ScriptingFlagsTests: XCTestCase {
         assertUsageError(["--max-clients", "2", url], "--max-clients requires --listen")
         assertUsageError(["--allow-origin", "https://a", url], "--allow-origin requires --listen")
         assertUsageError(listen + ["--max-clients", "0"], "--max-clients: expected a positive integer, got '0'")
+        assertUsageError(listen + ["--cacert", "ca.pem"], "--cacert requires --cert with --listen")
+        XCTAssertEqual(parseOK(listen + ["--cacert", "ca.pem", "--cert", "c.pem", "--key", "k.pem"]).cacert, "ca.pem")
         assertUsageError(listen + ["--exec", ""], "--exec: empty value")
         for other in [["--relay"], ["--tag"], ["--send-timeout", "1s"], ["-u"], ["-U"]] {
             let long = other[0] == "-u" ? "unidirectional" : other[0] == "-U" ? "unidirectional-reverse"

@@ -99,7 +99,7 @@ public let flagTable: [Flag] = [
             apply: { $0.insecure = true }),
     Flag(long: "cacert", valueName: "FILE",
          help: "Trust the CA certificates in FILE (PEM) instead of the system store.",
-         category: .tls, completion: .file,
+         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")],
          doc: [
              """
              With --listen, it turns on mutual TLS: every client must present a certificate issued \
