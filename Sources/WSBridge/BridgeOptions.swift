@@ -1,3 +1,5 @@
+import WSCore
+
 /// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.
 public struct BridgeOptions: Sendable {
@@ -26,6 +28,12 @@ public struct BridgeOptions: Sendable {
     public var typeKey: [String] = ["type"]
     /// --route-errors ignore: a failed destination does not change the exit status.
     public var routeErrorsIgnored = false
+    /// --close-code CODE[:REASON]: the Close sent when the run ends on its
+    /// own (stdin EOF, --max-messages, --until, --idle-timeout).
+    public var closeCode: CloseCode = .normal
+    public var closeReason = ""
+    /// --rate: stdin messages go out this far apart; nil = as fast as they come.
+    public var rateIntervalNanos: Int64? = nil
     /// Colour JSON on stdout (set when stdout is a terminal and NO_COLOR is unset).
     public var colorize = false
 
@@ -33,7 +41,7 @@ public struct BridgeOptions: Sendable {
 
     var stdinSettings: StdinPump.Settings {
         StdinPump.Settings(format: format, separator: separator, lenient: lenient, strict: strict,
-                           maxPendingBytes: maxMessageSize)
+                           maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos)
     }
 
     /// Formatters for the lines of incoming messages: colours only ever go to

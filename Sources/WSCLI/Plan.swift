@@ -1,4 +1,5 @@
 import WSBridge
+import WSCore
 
 /// What one run of wspipe does: the end of the options pipeline, argv →
 /// `Options` (the flag table, defaults included) → `Plan` (files read, the
@@ -69,6 +70,9 @@ enum Plan {
         }
         b.typeKey = o.typeKey
         b.routeErrorsIgnored = o.routeErrorsIgnored
+        b.closeCode = CloseCode(rawValue: UInt16(o.closeCode))
+        b.closeReason = o.closeReason
+        b.rateIntervalNanos = o.rateIntervalNanos
         // Colour only for a person at a terminal; NO_COLOR wins (wspipe(1): ENVIRONMENT).
         b.colorize = environment.stdoutIsTerminal && !environment.noColor
         return b
@@ -86,6 +90,11 @@ enum Plan {
         s.tag = o.tag
         s.compress = o.compress
         s.sendTimeoutNanos = o.sendTimeoutNanos
+        s.clientCAFile = o.cacert
+        s.allowedOrigins = o.allowedOrigins
+        s.maxClients = o.maxClients
+        s.relay = o.relay
+        s.exec = o.exec
         return s
     }
 
@@ -99,6 +108,7 @@ enum Plan {
         var c = ClientOptions(url: url)
         c.headers = o.headers
         if let file = o.headerFile { c.headers += try OptionFiles.headers(fromFile: file) }
+        c.headerCommand = o.headerCommand
         c.protocols = o.protocols
         c.origin = o.origin
         c.userAgent = o.userAgent
@@ -130,6 +140,8 @@ enum Plan {
         p.captures = o.captures
         p.ackPath = o.ackPath
         p.ackTimeoutNanos = o.ackTimeoutNanos
+        p.until = o.until.map { UntilCondition(path: $0.path, value: $0.value) }
+        p.idleTimeoutNanos = o.idleTimeoutNanos
         p.lingerNanos = o.lingerNanos
         return p
     }

@@ -43,10 +43,13 @@ public final class TLSContext {
     /// clients reading and writing one TLS session from two threads (Python
     /// websockets' sync client) lose that request to: OpenSSL does not
     /// allow SSL_write while SSL_read is processing a handshake message.
-    public static func server(certFile: String, keyFile: String) throws -> TLSContext {
-        let c = try TLSContext(method: TLS_server_method(), isClient: false, verifiesPeer: false)
+    /// `clientCAFile`: mutual TLS, every client must present a certificate
+    /// issued by a CA in this file (PEM), or its handshake fails.
+    public static func server(certFile: String, keyFile: String, clientCAFile: String? = nil) throws -> TLSContext {
+        let c = try TLSContext(method: TLS_server_method(), isClient: false, verifiesPeer: clientCAFile != nil)
         try c.loadIdentity(certFile: certFile, keyFile: keyFile)
         _ = SSL_CTX_set_num_tickets(c.ctx, 0)
+        if let clientCAFile { try c.requireClientCertificates(caFile: clientCAFile) }
         return c
     }
 
@@ -71,6 +74,18 @@ public final class TLSContext {
         } else if SSL_CTX_set_default_verify_paths(ctx) != 1 {
             throw TransportError("cannot load the system CA store: \(OpenSSLError.take() ?? "unknown error")")
         }
+    }
+
+    /// Mutual TLS on the server (RFC 8446 §4.3.2, RFC 5246 §7.4.4): ask every
+    /// client for a certificate, name the acceptable CAs in the request so it
+    /// can pick the right one, and fail the handshake without one
+    /// (SSL_VERIFY_FAIL_IF_NO_PEER_CERT) or with one the CAs did not issue.
+    private func requireClientCertificates(caFile: String) throws {
+        guard SSL_CTX_load_verify_locations(ctx, caFile, nil) == 1 else {
+            throw TransportError("--cacert \(caFile): cannot load: \(OpenSSLError.take() ?? "no certificates found")")
+        }
+        if let names = SSL_load_client_CA_file(caFile) { SSL_CTX_set_client_CA_list(ctx, names) }
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
     }
 
     private func loadIdentity(certFile: String, keyFile: String) throws {

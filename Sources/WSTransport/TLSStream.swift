@@ -99,7 +99,8 @@ public final class TLSStream: ByteStream {
     /// verify result says which check failed.
     private func handshakeFailure(_ code: Int32, _ savedErrno: Int32) -> String {
         let queued = OpenSSLError.take()
-        if let ssl = ssl, context.isClient && context.verifiesPeer {
+        // A server verifies its peer only with mutual TLS (a client certificate required).
+        if let ssl = ssl, context.verifiesPeer {
             let result = SSL_get_verify_result(ssl)
             if result != Int(X509_V_OK) {
                 return "certificate verify failed (\(String(cString: X509_verify_cert_error_string(result))))"

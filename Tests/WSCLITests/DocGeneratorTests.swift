@@ -372,7 +372,7 @@ final class DocGeneratorTests: XCTestCase {
     }
 
     func testBashCompletesOptionsChoicesAndFiles() throws {
-        XCTAssertEqual(try bashComplete(["--head"]), ["--header", "--header-file"])
+        XCTAssertEqual(try bashComplete(["--head"]), ["--header", "--header-file", "--header-command"])
         XCTAssertEqual(try bashComplete(["--route"]), ["--route", "--route-errors"])
         XCTAssertEqual(try bashComplete(["--binary-output", ""]), ["raw", "base64", "drop"])
         XCTAssertEqual(try bashComplete(["--generate", "z"]), ["zsh"])

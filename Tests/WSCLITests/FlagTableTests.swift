@@ -21,6 +21,7 @@ final class FlagTableTests: XCTestCase {
             "queue-limit", "on-connect", "on-connect-file", "on-reconnect", "capture", "ack", "ack-timeout",
             "events", "stats", "trace",
             "type-key", "route", "route-errors", "tag", "send-timeout", "generate",
+            "max-clients", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -47,7 +48,8 @@ final class FlagTableTests: XCTestCase {
 
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
-                       ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route"])
+                       ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route",
+                        "allow-origin"])
     }
 
     func testLookups() {

@@ -97,17 +97,21 @@ final class PlanTests: XCTestCase {
             "--max-retries", "4", "--no-reconnect", "--wait", "--queue-limit", "1K",
             "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile, "--on-reconnect", "{\"b\":2}",
             "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
-            "--events", "--stats", "--trace", url,
+            "--header-command", "echo X-T: 1", "--until", "type=done", "--idle-timeout", "5s",
+            "--close-code", "4000:bye", "--rate", "10/s", "--events", "--stats", "--trace", url,
         ], terminal))
         let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
-                                      "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress"]))
+                                      "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress",
+                                      "--cacert", "ca.pem", "--allow-origin", "https://o.example",
+                                      "--max-clients", "3", "--relay"]))
+        let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat"]))
         let url = a.0.url
         XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url"]), [])
         XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1], exempt: []), [])
         XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2], exempt: []), [])
         // The handshake timeout of a server is fixed; no flag sets it.
-        XCTAssertEqual(unchanged(ServerOptions(address: s.0.address), [s.0], exempt: ["address", "handshakeTimeoutNanos"]),
+        XCTAssertEqual(unchanged(ServerOptions(address: s.0.address), [s.0, e.0], exempt: ["address", "handshakeTimeoutNanos"]),
                        [])
     }
 
@@ -115,8 +119,8 @@ final class PlanTests: XCTestCase {
         var policy = SessionPolicy()
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
-                       ["ackPath", "ackTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect", "pingIntervalNanos",
-                        "pingTimeoutNanos", "reconnect", "waitForFirstConnection"])
+                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect",
+                        "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "until", "waitForFirstConnection"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }
 

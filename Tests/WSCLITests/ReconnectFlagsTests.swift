@@ -308,6 +308,9 @@ final class ReconnectFlagsTests: XCTestCase {
         ("noproxy", ["--noproxy", "localhost"]),
         ("unix-socket", ["--unix-socket", "/run/app.sock"]),
         ("interactive", ["-i"]),
+        ("until", ["--until", "type=done"]),
+        ("idle-timeout", ["--idle-timeout", "1s"]),
+        ("header-command", ["--header-command", "echo"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {

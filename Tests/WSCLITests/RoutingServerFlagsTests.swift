@@ -129,9 +129,10 @@ final class RoutingServerFlagsTests: XCTestCase {
         for long in ["tag", "send-timeout", "type-key", "route", "route-errors", "generate"] {
             XCTAssertEqual(FlagTable.flag(long: long)?.clientOnly, false, long)
         }
-        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.serverOnly])
-        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.rules, [.serverOnly])
-        XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)), ["once", "tag", "send-timeout"])
+        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.serverOnly, .conflicts("exec")])
+        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.rules, [.serverOnly, .conflicts("exec")])
+        XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)),
+                       ["once", "exec", "relay", "tag", "send-timeout", "max-clients", "allow-origin"])
     }
 
     // MARK: --generate
@@ -204,8 +205,10 @@ final class RoutingServerFlagsTests: XCTestCase {
         XCTAssertEqual(all.firstIndex(of: .routing), all.firstIndex(of: .dataMode)! + 1)
         XCTAssertEqual(section("Routing"), ["--type-key <KEYPATH>", "--route <VALUE=DEST>",
                                             "--route-errors <report|ignore>"])
-        XCTAssertEqual(section("Server mode"), ["--listen <[HOST:]PORT[/PATH]>", "--once", "--tag",
-                                                "--send-timeout <DURATION>"])
+        XCTAssertEqual(section("Server mode"), ["--listen <[HOST:]PORT[/PATH]>", "--once", "--exec <COMMAND>",
+                                                "--relay", "--tag",
+                                                "--send-timeout <DURATION>", "--max-clients <N>",
+                                                "--allow-origin <ORIGIN>"])
     }
 
     func testNewFlagHelpIsOneSentenceAndRepeatablesSaySo() {

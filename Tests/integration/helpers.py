@@ -441,3 +441,34 @@ def write_lines(proc: "WsProc", *lines) -> None:
     import json
     data = "".join((l if isinstance(l, str) else json.dumps(l, separators=(",", ":"))) + "\n" for l in lines)
     proc.write(data.encode("utf-8"))
+
+
+def make_ca(directory: str, name: str) -> str:
+    """A CA (ca.pem, ca.key) made with the openssl CLI, for client certificates."""
+    os.makedirs(directory, exist_ok=True)
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", os.path.join(directory, "ca.key"), "-out", os.path.join(directory, "ca.pem"),
+         "-days", "2", "-subj", f"/CN={name}",
+         "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"],
+        check=True, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    return directory
+
+
+def make_client_cert(ca_dir: str, directory: str, name: str) -> tuple[str, str]:
+    """A client certificate issued by the CA in ca_dir; returns (cert.pem, key.pem)."""
+    os.makedirs(directory, exist_ok=True)
+    cert, key, csr = (os.path.join(directory, f) for f in ("cert.pem", "key.pem", "req.csr"))
+    ext = os.path.join(directory, "ext.cnf")
+    with open(ext, "w") as f:
+        f.write("keyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n")
+    subprocess.run(
+        ["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", key, "-out", csr, "-subj", f"/CN={name}"],
+        check=True, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    subprocess.run(
+        ["openssl", "x509", "-req", "-in", csr, "-CA", os.path.join(ca_dir, "ca.pem"),
+         "-CAkey", os.path.join(ca_dir, "ca.key"), "-CAcreateserial", "-out", cert, "-days", "2",
+         "-extfile", ext],
+        check=True, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    return cert, key

@@ -16,6 +16,8 @@ public struct ClientOptions {
     public var compress = false
     /// The interactive mode's settings; nil when the client is not interactive.
     public var interactive: InteractiveSettings? = nil
+    /// --header-command: run before each attempt; its output lines are more headers.
+    public var headerCommand: String? = nil
 
     public init(url: WebSocketURL) { self.url = url }
 }
@@ -82,23 +84,33 @@ final class ClientConnector {
     private var timer: EventLoop.TimerID?
     private var completion: ((Result<OpenedConnection, ConnectFailure>) -> Void)?
     private let log: Diagnostics
+    private var headerCommand: HeaderCommand?
 
     init(options: ClientOptions, tlsContext: TLSContext?, loop: EventLoop, log: Diagnostics) {
         self.options = options
         self.tlsContext = tlsContext
         self.loop = loop
         self.log = log
+        (handshake, request) = Self.request(options, extraHeaders: [])
+    }
+
+    /// The upgrade request: -H and --header-file headers, then `extraHeaders`
+    /// (--header-command's), then Basic auth from the URL unless some header
+    /// already authorizes.
+    private static func request(_ options: ClientOptions, extraHeaders: [(name: String, value: String)])
+        -> (ClientHandshake, ByteBuffer) {
         var entropy = EntropyPool()
-        var headers = options.headers
+        var headers = options.headers + extraHeaders
         if let user = options.url.userInfo, !headers.contains(where: { $0.name.lowercased() == "authorization" }) {
             headers.append((name: "Authorization", value: "Basic " + Base64.encode(Array(user.utf8))))
         }
-        handshake = ClientHandshake(host: options.url.hostHeader, path: options.url.target, headers: headers,
-                                    protocols: options.protocols, origin: options.origin,
-                                    userAgent: options.userAgent, offersCompression: options.compress,
-                                    entropy: &entropy)
-        request = ByteBuffer()
+        let handshake = ClientHandshake(host: options.url.hostHeader, path: options.url.target, headers: headers,
+                                        protocols: options.protocols, origin: options.origin,
+                                        userAgent: options.userAgent, offersCompression: options.compress,
+                                        entropy: &entropy)
+        var request = ByteBuffer()
         request.append(contentsOf: handshake.requestBytes)
+        return (handshake, request)
     }
 
     func start(_ completion: @escaping (Result<OpenedConnection, ConnectFailure>) -> Void) {
@@ -107,6 +119,32 @@ final class ClientConnector {
         timer = loop.schedule(afterNanos: options.connectTimeoutNanos) { [weak self] in
             self?.fail(.unreachable("timed out connecting to \(url.display) after \(Self.seconds(self?.options.connectTimeoutNanos ?? 0))"))
         }
+        guard let command = options.headerCommand else { return dial() }
+        runHeaderCommand(command)
+    }
+
+    /// --header-command first, under the same deadline; its headers go into
+    /// this attempt's request. A failing command fails the attempt.
+    private func runHeaderCommand(_ command: String) {
+        log.info("running --header-command")
+        let runner = HeaderCommand(command: command, loop: loop)
+        headerCommand = runner
+        runner.start { [weak self] result in
+            guard let self else { return }
+            self.headerCommand = nil
+            switch result {
+            case .success(let headers):
+                self.log.info("--header-command: " + (headers.isEmpty ? "no headers" : headers.map(\.name).joined(separator: ", ")))
+                (self.handshake, self.request) = Self.request(self.options, extraHeaders: headers)
+                self.dial()
+            case .failure(let failure):
+                self.fail(.unreachable(failure.description))
+            }
+        }
+    }
+
+    private func dial() {
+        let url = options.url
         let dialer = Dialer(host: url.host, port: url.port, route: options.route, loop: loop)
         self.dialer = dialer
         dialer.start { [weak self] result in
@@ -247,6 +285,8 @@ final class ClientConnector {
 
     private func teardown() {
         if let timer { loop.cancel(timer); self.timer = nil }
+        headerCommand?.cancel()
+        headerCommand = nil
         if let stream {
             loop.unwatch(stream.fd)
             stream.close()

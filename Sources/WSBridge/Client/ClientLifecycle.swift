@@ -65,6 +65,17 @@ struct ClientLifecycle {
         /// The person at the terminal ended the session (interactive /close,
         /// /quit): an open connection is closed with this code and reason.
         case user(code: CloseCode, reason: String)
+        /// --until saw its message; --idle-timeout ran out.
+        case untilMatched, idleTimeout
+
+        /// The run is done (not cut short): its Close carries --close-code and
+        /// the server's answer is waited for.
+        var isOwnEnding: Bool {
+            switch self {
+            case .maxMessages, .untilMatched, .idleTimeout: return true
+            case .stdoutLost, .interrupted, .user: return false
+            }
+        }
     }
 
     enum Event {
@@ -138,6 +149,10 @@ struct ClientLifecycle {
         var ackTimeoutNanos: Int64 = 10_000_000_000
         /// How long owed replies may take at stdin EOF; 0 closes at once.
         var lingerNanos: Int64 = 0
+        /// --close-code: the Close of a run that ends on its own (stdin EOF,
+        /// --max-messages, --until, --idle-timeout).
+        var closeCode: CloseCode = .normal
+        var closeReason = ""
         /// A connection that stays open this long resets the backoff and the
         /// retry count; one that ends sooner counts as a failed attempt, so a
         /// server that accepts and closes at once sees growing delays.
@@ -308,9 +323,9 @@ struct ClientLifecycle {
         switch phase {
         case .open:
             if case .user(let code, let text) = reason { return close(code, reason: text) }
-            return close()
+            return reason.isOwnEnding ? close() : close(.normal, reason: "")
         case .ended: return []
-        case .closing: return reason == .maxMessages ? [] : end(.completed)
+        case .closing: return reason.isOwnEnding ? [] : end(.completed)
         // The Close is already out: its handshake becomes the ending.
         case .closingToReconnect: phase = .closing; return [.stopInput]
         case .connecting: return [.cancelAttempt] + end(.completed)
@@ -331,7 +346,12 @@ struct ClientLifecycle {
         }
     }
 
-    private mutating func close(_ code: CloseCode = .normal, reason: String = "") -> [Action] {
+    /// The Close of an ending wspipe chose (stdin EOF, --until, ...): --close-code.
+    private mutating func close() -> [Action] {
+        close(policy.closeCode, reason: policy.closeReason)
+    }
+
+    private mutating func close(_ code: CloseCode, reason: String) -> [Action] {
         phase = .closing
         return [.stopInput, .sendClose(code, reason: reason)]
     }
@@ -348,8 +368,11 @@ extension ClientLifecycle.Policy {
         reconnect = session.reconnect
         waitForFirstConnection = session.waitForFirstConnection
         maxRetries = session.maxRetries
-        holdAfterInput = bridge.noClose
+        // --until waits for its message past stdin EOF, like -n.
+        holdAfterInput = bridge.noClose || session.until != nil
         closeTimeoutNanos = bridge.closeTimeoutNanos
+        closeCode = bridge.closeCode
+        closeReason = bridge.closeReason
         ackTimeoutNanos = session.ackTimeoutNanos
     }
 }

@@ -21,6 +21,13 @@ public final class ClientSession: SessionDriver {
     private var keepAlive: KeepAlive?
     /// Why the current connection is ending, once known.
     private var disconnect: Disconnect?
+    /// --until and --idle-timeout.
+    private lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, loop: loop) {
+        [unowned self] reason in
+        self.log.info(reason == .untilMatched ? "--until matched; closing" : "no message within --idle-timeout; closing")
+        if reason == .untilMatched { self.shell.closeAdmission() }
+        self.handle(.stop(reason))
+    }
     /// Events raised while actions were being performed wait their turn.
     private var pendingEvents: [ClientLifecycle.Event] = []
     private var handling = false
@@ -169,6 +176,7 @@ public final class ClientSession: SessionDriver {
         sender.pump()
         let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
         handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))
+        ending.connected()
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
@@ -249,9 +257,11 @@ public final class ClientSession: SessionDriver {
         case .text(let payload):
             sender.replies.received()
             received(text: payload)
+            ending.received(text: payload)
         case .binary(let payload):
             sender.replies.received()
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
+            ending.received()
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -409,5 +419,8 @@ public final class ClientSession: SessionDriver {
     func stdoutLost() { handle(.stop(.stdoutLost)) }
     func maxMessagesReached() { handle(.stop(.maxMessages)) }
     func routesDrained() { channel?.setReadPaused(false) }
-    func finalReport() { interactive?.finish() }
+    func finalReport() {
+        interactive?.finish()
+        ending.reportUnmatched(log: log, status: &shell.status)
+    }
 }

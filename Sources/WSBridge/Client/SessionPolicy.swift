@@ -20,6 +20,11 @@ public struct SessionPolicy {
     public var ackTimeoutNanos: Int64 = 10_000_000_000
     /// --linger: at stdin EOF, how long replies still owed may take before the Close.
     public var lingerNanos: Int64 = 1_000_000_000
+    /// --until: end (exit 0) once this message has been written; a run that
+    /// ends without it exits 1.
+    public var until: UntilCondition? = nil
+    /// --idle-timeout: end (exit 0) after this long without an incoming message.
+    public var idleTimeoutNanos: Int64? = nil
 
     public init() {}
 }

@@ -25,6 +25,15 @@ final class StdinPump {
     private(set) var finished = false
     private(set) var rejectedLines = 0
     private(set) var unsentLines = 0
+    /// --rate: lines wait in the splitter until their message is due, and
+    /// stdin is not read meanwhile (so at most one read is ever buffered).
+    private var pacer: InputPacer?
+    private var paceTimer: EventLoop.TimerID?
+    /// Complete lines are buffered, waiting for the pacer.
+    private var linesWaiting = false
+    /// EOF was read while lines were waiting: the ending waits too.
+    private var endWaiting = false
+    private var sentThisLine = false
 
     struct Settings {
         var format: LineFormat
@@ -33,6 +42,8 @@ final class StdinPump {
         var lenient: Bool
         var strict: Bool
         var maxPendingBytes: Int
+        /// --rate: the interval between messages; nil = as fast as they come.
+        var rateIntervalNanos: Int64? = nil
     }
 
     init(fd: Int32 = 0, loop: EventLoop, settings: Settings, log: Diagnostics,
@@ -49,12 +60,14 @@ final class StdinPump {
         self.deliver = deliver
         self.onEnd = onEnd
         self.afterBatch = afterBatch
+        pacer = settings.rateIntervalNanos.map { InputPacer(intervalNanos: $0) }
         StdioMode.prepare(fd)
     }
 
     func resume() {
         guard paused, !finished else { return }
         paused = false
+        if linesWaiting || endWaiting { return schedulePace() }
         watching = true
         loop.watch(fd, .read) { [unowned self] _ in self.readOnce() }
     }
@@ -77,6 +90,8 @@ final class StdinPump {
         guard !finished else { return }
         finished = true
         if watching { loop.unwatch(fd); watching = false }
+        if let paceTimer { loop.cancel(paceTimer) }
+        paceTimer = nil
     }
 
     private func readOnce() {
@@ -86,9 +101,11 @@ final class StdinPump {
             processLines()
             if splitter.separator == nil && splitter.bufferedBytes > maxWholeInput { return wholeInputTooLarge() }
             afterBatch()
+            if linesWaiting { waitForPace() }
         case .wouldBlock:
             return
         case .eof:
+            if pacer != nil && splitter.bufferedBytes > 0 { endWaiting = true; return waitForPace() }
             endOfInput()
         case .error(let error):
             log.fatal("reading stdin: \(error.reason)")
@@ -97,11 +114,61 @@ final class StdinPump {
     }
 
     private func processLines() {
+        linesWaiting = false
+        // --rate: one message per turn; the lines after it wait in the splitter.
+        if !paced() { linesWaiting = true; return }
         splitter.forEachLine { line in
             lineNumber += 1
             handle(translator.translate(line) { message in self.send(message) })
+            if sentThisLine {
+                sentThisLine = false
+                pacer?.sent(now: monotonicNanos())
+                linesWaiting = true
+                return false
+            }
             return !finished
         }
+    }
+
+    // MARK: --rate
+
+    /// May the next line go now? (Always, without --rate.)
+    private func paced() -> Bool {
+        guard let pacer else { return true }
+        return pacer.delay(now: monotonicNanos()) == 0
+    }
+
+    /// Lines (or the last one, at EOF) wait for their turn: stdin is not
+    /// read meanwhile.
+    private func waitForPace() {
+        if watching { loop.unwatch(fd); watching = false }
+        schedulePace()
+    }
+
+    private func schedulePace() {
+        guard paceTimer == nil, let pacer, !finished else { return }
+        paceTimer = loop.schedule(afterNanos: pacer.delay(now: monotonicNanos())) { [unowned self] in
+            self.paceTimer = nil
+            self.paceDue()
+        }
+    }
+
+    private func paceDue() {
+        guard !paused, !finished else { return }   // resume() schedules again
+        if linesWaiting {
+            processLines()
+            afterBatch()
+            if finished { return }
+            if linesWaiting { return schedulePace() }
+        }
+        if endWaiting {
+            guard paced() else { return schedulePace() }
+            endWaiting = false
+            return endOfInput()
+        }
+        guard !paused, !watching, !finished else { return }
+        watching = true
+        loop.watch(fd, .read) { [unowned self] _ in self.readOnce() }
     }
 
     /// --no-line: the one message stdin makes may not pass the message limit.
@@ -126,6 +193,7 @@ final class StdinPump {
     }
 
     private func send(_ message: OutgoingMessage) {
+        if pacer != nil { sentThisLine = true }
         if !deliver(message) { unsentLines += 1 }
     }
 

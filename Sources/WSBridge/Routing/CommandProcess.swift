@@ -6,7 +6,9 @@ import Darwin
 
 /// A `|COMMAND` route's child: `sh -c COMMAND` started with posix_spawn, its
 /// stdin the read end of a pipe whose write end we keep, its stdout and stderr
-/// wspipe's own.
+/// wspipe's own. The same spawn serves `--exec` (its stdout a pipe we read,
+/// CGI variables added to its environment) and `--header-command` (stdin
+/// /dev/null, stdout a pipe we read): see `Wiring`.
 ///
 /// posix_spawn rather than fork: the child shares nothing it could corrupt
 /// (no Swift runtime running between fork and exec) and it is cheap with a
@@ -16,48 +18,103 @@ import Darwin
 final class CommandProcess {
     let command: String
     let pid: pid_t
-    /// Write end of the child's stdin pipe; -1 once closed.
+    /// Write end of the child's stdin pipe; -1 once closed (or never a pipe).
     private(set) var inputFD: Int32
+    /// Read end of the child's stdout pipe (non-blocking) when spawned with
+    /// `Wiring.capturesOutput`; -1 otherwise or once closed.
+    private(set) var outputFD: Int32
     /// Raw waitpid status once reaped.
     private(set) var waitStatus: Int32?
 
-    private init(command: String, pid: pid_t, inputFD: Int32) {
+    /// How the child's stdio and environment are set up.
+    struct Wiring {
+        /// stdin: a pipe we write (`inputFD`), else /dev/null.
+        var feedsInput = true
+        /// stdout: a pipe we read (`outputFD`), else wspipe's stdout.
+        var capturesOutput = false
+        /// "NAME=value" entries added to wspipe's environment (replacing
+        /// variables of the same name).
+        var environment: [String] = []
+        /// A process group of its own, which `send(signal:)` signals whole:
+        /// a pipeline or a command the shell did not exec is stopped with it.
+        var ownProcessGroup = false
+    }
+
+    private let signalsGroup: Bool
+
+    private init(command: String, pid: pid_t, inputFD: Int32, outputFD: Int32, signalsGroup: Bool) {
         self.command = command
         self.pid = pid
         self.inputFD = inputFD
+        self.outputFD = outputFD
+        self.signalsGroup = signalsGroup
     }
 
     /// Never waits: an unreaped child is a zombie until wspipe exits, which is
     /// better than blocking in a deinit. RouteTable.finish() reaps.
     deinit {
         closeInput()
+        closeOutput()
     }
 
-    /// Starts `sh -c command`. Errors name the command and the failed call.
+    /// Starts `sh -c command` for a route. Errors name the command and the failed call.
     static func spawn(_ command: String) throws(RouteSpecError) -> CommandProcess {
+        try spawn(command, Wiring())
+    }
+
+    /// Starts `sh -c command` wired as `wiring` says. Our ends of the pipes
+    /// are non-blocking and close-on-exec (no other child inherits them);
+    /// the child's ends are blocking, as programs expect.
+    static func spawn(_ command: String, _ wiring: Wiring) throws(RouteSpecError) -> CommandProcess {
+        var input: (child: Int32, ours: Int32) = (-1, -1)
+        var output: (child: Int32, ours: Int32) = (-1, -1)
+        func closeAll() { for fd in [input.child, input.ours, output.child, output.ours] where fd >= 0 { close(fd) } }
+        if wiring.feedsInput {
+            guard let ends = pipeAboveStdio() else { throw failure("pipe", command, errno) }
+            input = (ends.read, ends.write)
+        } else {
+            input.child = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            guard input.child >= 0 else { throw failure("open /dev/null", command, errno) }
+            input.child = movedAboveStdio(input.child)
+        }
+        if wiring.capturesOutput {
+            guard let ends = pipeAboveStdio() else { let e = errno; closeAll(); throw failure("pipe", command, e) }
+            output = (ends.write, ends.read)
+        }
+        for fd in [input.ours, output.ours] where fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        let outputs = [wiring.capturesOutput ? -1 : blockingReopen(1), blockingReopen(2)]
+        defer { for fd in outputs where fd >= 0 { close(fd) } }
+
+        var pid: pid_t = 0
+        let stdout = wiring.capturesOutput ? output.child : outputs[0]
+        let rc = withSpawnSetup(stdin: input.child, stdout: stdout, stderr: outputs[1],
+                                ownProcessGroup: wiring.ownProcessGroup) { actions, attributes in
+            withCStrings(["sh", "-c", command]) { argv in
+                withEnvironment(adding: wiring.environment) { env in
+                    posix_spawn(&pid, "/bin/sh", actions, attributes, argv, env)
+                }
+            }
+        }
+        close(input.child)
+        if output.child >= 0 { close(output.child) }
+        guard rc == 0 else {
+            for fd in [input.ours, output.ours] where fd >= 0 { close(fd) }
+            throw failure("posix_spawn", command, rc)
+        }
+        return CommandProcess(command: command, pid: pid, inputFD: input.ours, outputFD: output.ours,
+                              signalsGroup: wiring.ownProcessGroup)
+    }
+
+    /// A pipe with both ends above stdio and close-on-exec.
+    private static func pipeAboveStdio() -> (read: Int32, write: Int32)? {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw failure("pipe", command, errno) }
+        guard pipe(&ends) == 0 else { return nil }
         // Neither end may sit on 0-2, where the child's dup2 would clobber it.
         let readEnd = movedAboveStdio(ends[0])
         let writeEnd = movedAboveStdio(ends[1])
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
-        let outputs = [blockingReopen(1), blockingReopen(2)]
-        defer { for fd in outputs where fd >= 0 { close(fd) } }
-
-        var pid: pid_t = 0
-        let rc = withSpawnSetup(stdin: readEnd, stdout: outputs[0], stderr: outputs[1]) { actions, attributes in
-            withCStrings(["sh", "-c", command]) { argv in
-                posix_spawn(&pid, "/bin/sh", actions, attributes, argv, environment())
-            }
-        }
-        close(readEnd)
-        guard rc == 0 else {
-            close(writeEnd)
-            throw failure("posix_spawn", command, rc)
-        }
-        return CommandProcess(command: command, pid: pid, inputFD: writeEnd)
+        return (readEnd, writeEnd)
     }
 
     /// Closes the pipe: the child reads EOF and (normally) exits.
@@ -65,6 +122,34 @@ final class CommandProcess {
         guard inputFD >= 0 else { return }
         close(inputFD)
         inputFD = -1
+    }
+
+    /// Closes our end of the child's stdout pipe.
+    func closeOutput() {
+        guard outputFD >= 0 else { return }
+        close(outputFD)
+        outputFD = -1
+    }
+
+    /// Sends `signal` to the child (and its process group, when it has its
+    /// own) unless it has been reaped: its pid may belong to another process
+    /// by then. The group outlives a reaped leader only in its stragglers.
+    func send(signal: Int32) {
+        guard waitStatus == nil else { return }
+        _ = kill(signalsGroup ? -pid : pid, signal)
+    }
+
+    /// Reaps the child if it has exited, without waiting (SIGCHLD, or a
+    /// poll); true once reaped.
+    @discardableResult
+    func reapIfExited() -> Bool {
+        if waitStatus != nil { return true }
+        var status: Int32 = 0
+        var rc: pid_t
+        repeat { rc = waitpid(pid, &status, WNOHANG) } while rc < 0 && errno == EINTR
+        if rc == pid { waitStatus = status; return true }
+        if rc < 0 { waitStatus = -1; return true }   // ECHILD: reaped elsewhere; nothing left to wait for
+        return false
     }
 
     /// Closes the pipe if still open and blocks until the child has exited,
@@ -140,7 +225,7 @@ private typealias SpawnAttributes = posix_spawnattr_t?
 /// wspipe ignores SIGPIPE, and ignored signals stay ignored across exec: without
 /// POSIX_SPAWN_SETSIGDEF a `|yes | head` route would spin on EPIPE instead of dying.
 private func withSpawnSetup(
-    stdin: Int32, stdout: Int32, stderr: Int32,
+    stdin: Int32, stdout: Int32, stderr: Int32, ownProcessGroup: Bool = false,
     _ body: (UnsafePointer<FileActions>, UnsafePointer<SpawnAttributes>) -> Int32
 ) -> Int32 {
     #if os(Linux)
@@ -167,7 +252,12 @@ private func withSpawnSetup(
     var mask = sigset_t()
     sigemptyset(&mask)
     posix_spawnattr_setsigmask(&attributes, &mask)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    var flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+    if ownProcessGroup {
+        posix_spawnattr_setpgroup(&attributes, 0)   // a new group, led by the child
+        flags |= POSIX_SPAWN_SETPGROUP
+    }
+    posix_spawnattr_setflags(&attributes, Int16(flags))
     return body(&actions, &attributes)
 }
 
@@ -187,4 +277,21 @@ private func environment() -> UnsafePointer<UnsafeMutablePointer<CChar>?>? {
     #else
     return UnsafePointer(_NSGetEnviron().pointee)
     #endif
+}
+
+/// The current environment with `added` ("NAME=value") entries replacing
+/// those of the same name, valid during `body`.
+private func withEnvironment<R>(adding added: [String],
+                                _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> R) -> R {
+    guard !added.isEmpty else { return body(environment()) }
+    let names = Set(added.map { $0.prefix { $0 != "=" } })
+    var entries: [String] = []
+    if var cursor = environment() {
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if !names.contains(text.prefix { $0 != "=" }) { entries.append(text) }
+            cursor += 1
+        }
+    }
+    return withCStrings(entries + added) { env in env.withUnsafeBufferPointer { body($0.baseAddress) } }
 }

@@ -30,6 +30,8 @@ final class ClientRegistry {
     var count: Int { clients.count }
     /// stdin may be read: some client takes messages and none is behind.
     var acceptsInput: Bool { openCount > 0 && stalledCount == 0 }
+    /// Some client's unsent output is above the high water.
+    var hasStalledClient: Bool { stalledCount > 0 }
 
     func add(_ client: ServerClient) {
         clients.append(client)
@@ -70,6 +72,11 @@ final class ClientRegistry {
         return sent
     }
 
+    /// --relay: queues `message` for every open client but `sender`.
+    func relay(_ message: OutgoingMessage, from sender: ServerClient) {
+        for client in clients where client !== sender { _ = send(message, to: client) }
+    }
+
     /// Queues `message` for `client`; false if it takes no messages now.
     func send(_ message: OutgoingMessage, to client: ServerClient) -> Bool {
         guard client.phase == .open, let channel = client.channel, channel.isOpen else { return false }
@@ -98,8 +105,8 @@ final class ClientRegistry {
         for client in clients { client.channel?.setReadPaused(paused) }
     }
 
-    func closeAll(_ code: CloseCode) {
-        for client in clients { client.channel?.close(code: code) }
+    func closeAll(_ code: CloseCode, reason: String = "") {
+        for client in clients { client.channel?.close(code: code, reason: reason) }
     }
 
     /// Iterates a copy: each terminate removes its client.

@@ -15,7 +15,7 @@ final class ServerClient {
     private var timer: EventLoop.TimerID?
     private let accept: (UpgradeRequest) -> Result<String?, HTTPRefusal>
     private let events: (ServerClient, WebSocketChannel.Event) -> Void
-    private let failedUpgrade: (ServerClient, String) -> Void
+    private let failedUpgrade: (ServerClient, UpgradeFailure) -> Void
     private let opened: (ServerClient) -> Void
     private let maxMessageSize: Int
     /// --compress: accept a permessage-deflate offer (RFC 7692).
@@ -48,12 +48,33 @@ final class ServerClient {
     /// Why a request is refused before the upgrade.
     struct HTTPRefusal: Error { var status: Int; var reason: String }
 
+    /// Why a connection never became a WebSocket client.
+    enum UpgradeFailure: CustomStringConvertible {
+        /// Answered with an HTTP error status (404, 403, 503, 400...).
+        case refused(HTTPRefusal)
+        /// The TLS handshake failed (a client certificate refused, plain
+        /// HTTP on a TLS port...).
+        case tls(String)
+        /// Gone or silent before the upgrade (EOF, error, handshake timeout).
+        case abandoned(String)
+
+        var description: String {
+            switch self {
+            case .refused(let refusal): return "\(refusal.status) \(refusal.reason)"
+            case .tls(let text), .abandoned(let text): return text
+            }
+        }
+    }
+
+    /// The upgrade request, once accepted (--exec hands it to the program).
+    private(set) var request: UpgradeRequest?
+
     init(id: Int, fd: Int32, peer: String, tlsContext: TLSContext?, loop: EventLoop, maxMessageSize: Int,
          compress: Bool = false, handshakeTimeoutNanos: Int64,
          accept: @escaping (UpgradeRequest) -> Result<String?, HTTPRefusal>,
          events: @escaping (ServerClient, WebSocketChannel.Event) -> Void,
          opened: @escaping (ServerClient) -> Void,
-         failedUpgrade: @escaping (ServerClient, String) -> Void) throws {
+         failedUpgrade: @escaping (ServerClient, UpgradeFailure) -> Void) throws {
         self.id = id
         self.peer = peer
         self.loop = loop
@@ -71,7 +92,7 @@ final class ServerClient {
             stream = TCPStream(fd: fd)
         }
         timer = loop.schedule(afterNanos: handshakeTimeoutNanos) { [weak self] in
-            self?.abandon("no WebSocket upgrade request in time")
+            self?.abandon(.abandoned("no WebSocket upgrade request in time"))
         }
         loop.watch(fd, .read) { [weak self] _ in self?.step() }
     }
@@ -82,7 +103,7 @@ final class ServerClient {
             case .done: tls = nil
             case .wantRead: loop.setInterest(stream.fd, .read); return
             case .wantWrite: loop.setInterest(stream.fd, .write); return
-            case .failed(let text): abandon(text); return
+            case .failed(let text): abandon(.tls(text)); return
             }
         }
         readRequest()
@@ -103,8 +124,8 @@ final class ServerClient {
             case .invalid(let status, let reason): refuse(HTTPRefusal(status: status, reason: reason))
             }
         case .wouldBlock: loop.setInterest(stream.fd, HandshakeReader.interest(of: stream))
-        case .eof: abandon("closed before the upgrade")
-        case .failed(let text): abandon(text)
+        case .eof: abandon(.abandoned("closed before the upgrade"))
+        case .failed(let text): abandon(.abandoned(text))
         }
     }
 
@@ -113,6 +134,7 @@ final class ServerClient {
         case .failure(let refusal):
             refuse(refusal)
         case .success(let subprotocol):
+            self.request = request
             cancelTimer()
             loop.unwatch(stream.fd)
             let compression = compress
@@ -132,7 +154,7 @@ final class ServerClient {
         let response = ServerHandshake.errorResponse(status: refusal.status, reason: refusal.reason,
                                                      body: "\(refusal.status) \(refusal.reason)\n")
         _ = response.withUnsafeBytes { stream.write($0) }   // best effort: a few hundred bytes
-        abandon("\(refusal.status) \(refusal.reason)")
+        abandon(.refused(refusal))
     }
 
     /// Drop a client whose upgrade is still in progress (server shutdown).
@@ -142,7 +164,7 @@ final class ServerClient {
         stream.close()
     }
 
-    private func abandon(_ why: String) {
+    private func abandon(_ why: UpgradeFailure) {
         cancelTimer()
         loop.unwatch(stream.fd)
         stream.close()

@@ -10,4 +10,19 @@ enum ServerEvents {
         line.int("id", id)
         return line.finishLine()
     }
+
+    /// `{"$event":"client_refused","id":N,"peer":"…","status":403,"reason":"…"}`:
+    /// connection N never became a client. "status" is the HTTP status it was
+    /// answered with (404 wrong path, 403 --allow-origin, 503 --max-clients or
+    /// shutting down, 400 a bad request); a failed TLS handshake (a client
+    /// certificate refused with --cacert) has no status.
+    static func clientRefused(id: Int, peer: String, status: Int?, reason: String) -> [UInt8] {
+        var line = JSONObjectWriter()
+        line.string("$event", "client_refused")
+        line.int("id", id)
+        line.string("peer", peer)
+        if let status { line.int("status", status) }
+        line.string("reason", reason)
+        return line.finishLine()
+    }
 }

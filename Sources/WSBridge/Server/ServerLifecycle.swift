@@ -34,7 +34,7 @@ struct ServerLifecycle {
         case stopInput
         /// Stop listening and drop the clients still upgrading.
         case stopAccepting
-        case closeClients(CloseCode)
+        case closeClients(CloseCode, reason: String = "")
         /// The close timeout ran out: drop whoever is left.
         case dropClients
         case finish
@@ -45,12 +45,19 @@ struct ServerLifecycle {
     /// --once: the first client's leaving stops the server.
     let once: Bool
     let closeTimeoutNanos: Int64
+    /// --close-code: the Close of a server that ends on its own (stdin EOF,
+    /// --max-messages, --once); SIGINT and a lost stdout say 1001.
+    let closeCode: CloseCode
+    let closeReason: String
     private(set) var phase: Phase = .serving
 
-    init(holdAfterInput: Bool, once: Bool, closeTimeoutNanos: Int64) {
+    init(holdAfterInput: Bool, once: Bool, closeTimeoutNanos: Int64, closeCode: CloseCode = .normal,
+         closeReason: String = "") {
         self.holdAfterInput = holdAfterInput
         self.once = once
         self.closeTimeoutNanos = closeTimeoutNanos
+        self.closeCode = closeCode
+        self.closeReason = closeReason
     }
 
     var timerNanos: Int64? { phase == .stopping ? closeTimeoutNanos : nil }
@@ -58,11 +65,11 @@ struct ServerLifecycle {
     mutating func handle(_ event: Event) -> [Action] {
         switch (phase, event) {
         case (.serving, .inputEnded(let clients)):
-            return holdAfterInput ? [] : stop(.normal, clients: clients)
+            return holdAfterInput ? [] : stop(done: true, clients: clients)
         case (.serving, .stop(let reason, let clients)):
-            return stop(reason == .done ? .normal : .goingAway, clients: clients)
+            return stop(done: reason == .done, clients: clients)
         case (.serving, .clientLeft(let remaining)):
-            return once ? stop(.normal, clients: remaining) : []
+            return once ? stop(done: true, clients: remaining) : []
         case (.stopping, .clientLeft(0)):
             return end()
         case (.stopping, .stop(.interrupted, _)):
@@ -74,10 +81,11 @@ struct ServerLifecycle {
         }
     }
 
-    private mutating func stop(_ code: CloseCode, clients: Int) -> [Action] {
+    private mutating func stop(done: Bool, clients: Int) -> [Action] {
         phase = .stopping
         let actions: [Action] = [.stopInput, .stopAccepting]
-        return clients == 0 ? actions + end() : actions + [.closeClients(code)]
+        if clients == 0 { return actions + end() }
+        return actions + [done ? .closeClients(closeCode, reason: closeReason) : .closeClients(.goingAway)]
     }
 
     private mutating func end() -> [Action] {

@@ -20,6 +20,20 @@ public struct ServerOptions: Sendable {
     /// water without shrinking this long is disconnected, so the broadcast
     /// goes on for the others. nil: it gets back-pressure (stdin waits).
     public var sendTimeoutNanos: Int64? = nil
+    /// --cacert: mutual TLS, clients must present a certificate issued by a
+    /// CA in this file.
+    public var clientCAFile: String? = nil
+    /// --allow-origin: a request with another Origin is answered 403.
+    public var allowedOrigins: [String] = []
+    /// --max-clients: past this many connected clients an upgrade is answered
+    /// 503, and at most this many more connections may be in their handshake
+    /// at once (the kernel queues the rest). nil: no limit.
+    public var maxClients: Int? = nil
+    /// --relay: every client's data messages also go to every other client.
+    public var relay = false
+    /// --exec: each client gets its own `sh -c COMMAND`, which takes the
+    /// place of stdin and stdout for that client.
+    public var exec: String? = nil
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -39,6 +53,13 @@ public final class ServerSession: SessionDriver {
     private let registry: ClientRegistry
     private var addressed = AddressedLines()
     private var listener: TCPListener?
+    private var boundPort: UInt16 = 0
+    private let admission: ClientAdmission
+    /// --exec: the clients' programs.
+    private var execs: ExecTable?
+    /// --max-clients: the listener is not watched while this many
+    /// connections are still upgrading.
+    private var acceptPaused = false
     private var tlsContext: TLSContext?
     /// Clients still in the TLS handshake or the HTTP upgrade.
     private var upgrading: [Int: ServerClient] = [:]
@@ -56,15 +77,23 @@ public final class ServerSession: SessionDriver {
         shell = SessionShell(bridge: bridge, log: log, events: events)
         tagging = options.tag && bridge.format == .json
         lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose, once: options.once,
-                                    closeTimeoutNanos: bridge.closeTimeoutNanos)
+                                    closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
+                                    closeReason: bridge.closeReason)
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
+        admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
+                                    maxClients: options.maxClients)
+        shell.watchesChildren = options.exec != nil
     }
 
     public func run() -> ExitStatus {
         shell.run(self) {
             try listen()
-            registry.flowChanged = { [unowned self] in self.updateStdin() }
-            if !bridge.receiveOnly { startStdin() }
+            registry.flowChanged = { [unowned self] in
+                self.updateStdin()
+                if self.options.relay { self.updateClientReads() }
+            }
+            // With --exec each client's program takes the place of stdin.
+            if !bridge.receiveOnly && options.exec == nil { startStdin() }
         }
     }
 
@@ -89,8 +118,8 @@ public final class ServerSession: SessionDriver {
         switch action {
         case .stopInput: shell.stdin?.stop()
         case .stopAccepting: stopAccepting()
-        case .closeClients(let code): registry.closeAll(code)
-        case .dropClients: registry.terminateAll()
+        case .closeClients(let code, let reason): registry.closeAll(code, reason: reason)
+        case .dropClients: registry.terminateAll()   // --exec programs are stopped after the loop
         case .finish: loop.stop()
         }
     }
@@ -99,10 +128,17 @@ public final class ServerSession: SessionDriver {
 
     private func listen() throws {
         if let cert = options.certFile, let key = options.keyFile {
-            tlsContext = try TLSContext.server(certFile: cert, keyFile: key)
+            tlsContext = try TLSContext.server(certFile: cert, keyFile: key, clientCAFile: options.clientCAFile)
         }
         let l = try options.address.openListener()
         listener = l
+        boundPort = l.port
+        if let command = options.exec {
+            let table = ExecTable(command: command, shell: shell, tls: tlsContext != nil,
+                                  serverPort: { [unowned self] in self.boundPort })
+            table.onReleased = { [unowned self] in self.handle(.clientLeft(remaining: self.activeCount)) }
+            execs = table
+        }
         let shown = options.address.bound(to: l)
         // Said unless -q: with port 0 above all, the user needs the port.
         log.warning("listening on \(shown.url(secure: tlsContext != nil))")
@@ -111,7 +147,7 @@ public final class ServerSession: SessionDriver {
 
     private func acceptAll() {
         guard let listener else { return }
-        while let (fd, peer) = listener.accept() {
+        while !acceptPaused, let (fd, peer) = listener.accept() {
             let id = nextID
             nextID += 1
             do {
@@ -127,22 +163,46 @@ public final class ServerSession: SessionDriver {
                 log.warning("client \(id) (\(peer)): \(error)")
                 TCPStream(fd: fd).close()
             }
+            updateAccepting()
+        }
+    }
+
+    /// --max-clients bounds the sockets as well as the clients: while that
+    /// many connections are in their handshake, new ones wait in the kernel's
+    /// listen queue instead of being accepted.
+    private func updateAccepting() {
+        guard let listener, let max = options.maxClients else { return }
+        let pause = upgrading.count >= max
+        guard pause != acceptPaused else { return }
+        acceptPaused = pause
+        if pause {
+            loop.unwatch(listener.fd)
+        } else {
+            loop.watch(listener.fd, .read) { [unowned self] _ in self.acceptAll() }
         }
     }
 
     private func accept(_ request: UpgradeRequest) -> Result<String?, ServerClient.HTTPRefusal> {
-        if let path = options.address.path, request.path != path {
-            return .failure(.init(status: 404, reason: "Not Found"))
-        }
-        if lifecycle.phase != .serving || (options.once && servedOne) {
-            return .failure(.init(status: 503, reason: "Service Unavailable"))
+        let accepting = lifecycle.phase == .serving && !(options.once && servedOne)
+        if let refusal = admission.refusal(for: request, openClients: registry.count, accepting: accepting) {
+            return .failure(refusal)
         }
         servedOne = true
         return .success(request.protocols.first { options.protocols.contains($0) })
     }
 
-    private func upgradeFailed(_ client: ServerClient, _ why: String) {
+    private func upgradeFailed(_ client: ServerClient, _ why: ServerClient.UpgradeFailure) {
         upgrading[client.id] = nil
+        updateAccepting()
+        switch why {
+        case .refused(let refusal):
+            shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: refusal.status,
+                                                         reason: refusal.reason))
+        case .tls(let text):
+            shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: nil, reason: text))
+        case .abandoned:
+            break
+        }
         log.info("client \(client.id) (\(client.peer)) refused: \(why)")
     }
 
@@ -160,21 +220,34 @@ public final class ServerSession: SessionDriver {
 
     private func clientOpened(_ client: ServerClient) {
         upgrading[client.id] = nil
+        updateAccepting()
         registry.add(client)
         log.info("client \(client.id) connected from \(client.peer)")
         shell.events.emit(EventLine.clientConnected(id: client.id, peer: client.peer))
         if options.once { stopAccepting() }
         client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
+        if let execs, !execs.start(for: client) {
+            client.channel?.close(code: .internalError, reason: "cannot start the program")
+        }
+    }
+
+    /// Clients still connected, and --exec programs still winding down after
+    /// their client left: the server stops once none is left.
+    private var activeCount: Int {
+        guard let execs else { return registry.count }
+        return Set(registry.clients.map(\.id)).union(execs.ids).count
     }
 
     private func clientEvent(_ client: ServerClient, _ event: WebSocketChannel.Event) {
+        if let pair = execs?.pair(of: client) { return execEvent(pair, event) }
         switch event {
         case .message(let message):
             clientMessage(message, from: client)
         case .processed:
             shell.output.routes.flushAll()
-            client.channel?.setReadPaused(shell.output.routes.isBackedUp)
+            if options.relay { registry.flushAll() }
+            client.channel?.setReadPaused(clientReadsPaused)
         case .ended:
             clientEnded(client)
         }
@@ -183,12 +256,14 @@ public final class ServerSession: SessionDriver {
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
         case .text(let payload):
+            if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             let destination = shell.output.destination(forText: payload)
             let start = destination.pending.count
             shell.output.appendText(payload, to: destination)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .binary(let payload):
+            if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             let destination = shell.output.routes.binaryDestination
             let start = destination.pending.count
@@ -210,12 +285,31 @@ public final class ServerSession: SessionDriver {
         }
     }
 
+    /// --exec: data messages go to the client's program, not to stdout.
+    private func execEvent(_ pair: ExecClient, _ event: WebSocketChannel.Event) {
+        switch event {
+        case .message(let message):
+            switch message {
+            case .text(let payload), .binary(let payload):
+                if shell.admit(bytes: payload.count) { pair.deliver(message) }
+            default:
+                clientMessage(message, from: pair.client)
+            }
+        case .processed:
+            shell.output.routes.flushAll()
+            pair.clientBatchDone()
+        case .ended:
+            clientEnded(pair.client)
+        }
+    }
+
     private func clientEnded(_ client: ServerClient) {
         registry.remove(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
         shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))
         log.info("client \(client.id) disconnected")
-        handle(.clientLeft(remaining: registry.count))
+        execs?.pair(of: client)?.clientLeft()
+        handle(.clientLeft(remaining: activeCount))
     }
 
     // MARK: stdin -> clients
@@ -253,15 +347,29 @@ public final class ServerSession: SessionDriver {
 
     // MARK: SessionDriver
 
-    func interrupted(again: Bool) { handle(.stop(.interrupted, clients: registry.count)) }
-    func stdoutLost() { handle(.stop(.stdoutLost, clients: registry.count)) }
-    func maxMessagesReached() { handle(.stop(.done, clients: registry.count)) }
-    /// The destinations caught up: resume reading the clients.
-    func routesDrained() { registry.setReadPaused(false) }
+    func interrupted(again: Bool) { handle(.stop(.interrupted, clients: activeCount)) }
+    func stdoutLost() { handle(.stop(.stdoutLost, clients: activeCount)) }
+    func maxMessagesReached() { handle(.stop(.done, clients: activeCount)) }
+    func childrenExited() { execs?.childrenExited() }
+    /// The destinations caught up: resume reading the clients (unless a
+    /// --relay receiver is still behind).
+    func routesDrained() { registry.setReadPaused(clientReadsPaused) }
+
+    /// Clients are not read while their messages have nowhere to go: the
+    /// routes are backed up, or (--relay) some client is not taking what the
+    /// others send it. Nothing is dropped and no buffer grows without bound.
+    private var clientReadsPaused: Bool {
+        shell.output.routes.isBackedUp || (options.relay && registry.hasStalledClient)
+    }
+
+    private func updateClientReads() {
+        registry.setReadPaused(clientReadsPaused)
+    }
 
     /// Lines that were not sent make the exit status 6 (wspipe(1): LINES AND
     /// MESSAGES; OPTIONS, Server mode).
     func finalReport() {
+        execs?.reapAll()
         guard let pump = shell.stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines
         if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }

@@ -14,6 +14,13 @@ protocol SessionDriver: AnyObject {
     func routesDrained()
     /// After the loop, before the --stats line: last reports into the status.
     func finalReport()
+    /// SIGCHLD (only with `SessionShell.watchesChildren`): some child may have
+    /// exited; the driver reaps its own with `waitpid(pid, WNOHANG)`.
+    func childrenExited()
+}
+
+extension SessionDriver {
+    func childrenExited() {}
 }
 
 /// What the client and the server sessions share: the event loop, where
@@ -34,6 +41,9 @@ final class SessionShell {
     /// and SIGWINCH calls this.
     var onWindowResize: (() -> Void)?
     var stats = SessionStats()
+    /// Set before `run` by a session that starts children it must reap
+    /// (--exec): SIGCHLD is then watched too.
+    var watchesChildren = false
     private var messagesReceived = 0
     private var interrupts = 0
 
@@ -83,7 +93,7 @@ final class SessionShell {
     func admit(bytes: Int) -> Bool {
         stats.messagesIn += 1
         stats.bytesIn += bytes
-        if bridge.sendOnly { return false }
+        if bridge.sendOnly || admissionClosed { return false }
         guard let max = bridge.maxMessages else { return true }
         if messagesReceived >= max { return false }
         messagesReceived += 1
@@ -93,6 +103,11 @@ final class SessionShell {
         }
         return true
     }
+
+    /// The run has what it waited for (--until): later messages are counted
+    /// but not written.
+    func closeAdmission() { admissionClosed = true }
+    private var admissionClosed = false
 
     /// Counts one outgoing data message.
     func sent(bytes: Int) {
@@ -112,11 +127,16 @@ final class SessionShell {
 
     private func watchSignals() {
         let terminal = onWindowResize == nil ? [] : [SIGHUP, SIGWINCH]
-        guard let watcher = try? SignalWatcher(signals: [SIGINT, SIGTERM] + terminal) else { return }
+        let children = watchesChildren ? [SIGCHLD] : []
+        guard let watcher = try? SignalWatcher(signals: [SIGINT, SIGTERM] + terminal + children) else { return }
         signals = watcher
         loop.watch(watcher.fd, .read) { [unowned self] _ in
             for signal in watcher.drain() {
-                if signal == SIGWINCH { self.onWindowResize?() } else { self.interrupted(by: signal) }
+                switch signal {
+                case SIGWINCH: self.onWindowResize?()
+                case SIGCHLD: self.driver?.childrenExited()
+                default: self.interrupted(by: signal)
+                }
             }
         }
     }

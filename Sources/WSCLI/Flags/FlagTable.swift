@@ -26,6 +26,22 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.headerFile = try FlagValue.nonEmpty("header-file", v) }),
+    Flag(long: "header-command", valueName: "COMMAND",
+         help: "Run sh -c COMMAND before every connection attempt and send the 'Name: value' lines it prints as headers.",
+         category: .connection, rules: [.clientOnly],
+         doc: [
+             """
+             So a reconnect carries a fresh token: for example \
+             --header-command 'printf "Authorization: Bearer %s\\n" "$(get-token)"'. The lines \
+             follow the rules of --header-file and are sent after its headers and those of -H. \
+             The command runs within --connect-timeout without holding up anything else; its \
+             stdin is /dev/null and its stderr is wspipe's. A command that fails (a non-zero \
+             status, a line that is not a header) fails that attempt, which is reported and \
+             retried like any other (the first one only with --wait). Header values are never \
+             written to the log.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.headerCommand = try FlagValue.nonEmpty("header-command", v) }),
     Flag(long: "origin", valueName: "URL",
          help: "Send this Origin header.",
          category: .connection,
@@ -83,7 +99,14 @@ public let flagTable: [Flag] = [
             apply: { $0.insecure = true }),
     Flag(long: "cacert", valueName: "FILE",
          help: "Trust the CA certificates in FILE (PEM) instead of the system store.",
-         category: .tls, completion: .file,
+         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")],
+         doc: [
+             """
+             With --listen, it turns on mutual TLS: every client must present a certificate issued \
+             by a CA in FILE, or its TLS handshake fails (reported as a client_refused event with \
+             --events, and with -v).
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.cacert = try FlagValue.nonEmpty("cacert", v) }),
     Flag(long: "cert", valueName: "FILE",
          help: "Certificate (PEM) to present: the client's, or the server's with --listen.",
@@ -249,11 +272,11 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.maxMessages = try FlagValue.positiveInteger("max-messages", v) }),
     .toggle("unidirectional", "u", .ending,
             help: "Only send stdin to the socket; ignore incoming messages.",
-            rules: [.conflicts("unidirectional-reverse")],
+            rules: [.conflicts("unidirectional-reverse"), .conflicts("exec")],
             apply: { $0.unidirectional = true }),
     .toggle("unidirectional-reverse", "U", .ending,
             help: "Only write incoming messages to stdout; do not read stdin.",
-            rules: [.conflicts("unidirectional"), .conflicts("interactive")],
+            rules: [.conflicts("unidirectional"), .conflicts("interactive"), .conflicts("exec")],
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
@@ -279,6 +302,63 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
+    Flag(long: "until", valueName: "KEYPATH=VALUE",
+         help: "Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI.",
+         category: .ending, rules: [.clientOnly],
+         doc: [
+             """
+             VALUE is compared as JSON: when it is valid JSON (200, true, "done", {"a":1}) the value \
+             at KEYPATH must be the same once surrounding whitespace is trimmed; any other VALUE, \
+             such as done, stands for that string. The matching message is written like any other, \
+             later ones are not, and the Close carries --close-code.
+             """,
+             """
+             At stdin EOF wspipe keeps receiving, as with -n, so the requests can be piped in. A run \
+             that ends without the message (the server closes, --idle-timeout, --max-messages) says \
+             so on stderr and exits 1, unless it failed otherwise (3, 4, 5...): give --idle-timeout \
+             as the check's deadline.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.until = try FlagValue.until("until", v) }),
+    Flag(long: "idle-timeout", valueName: "DURATION",
+         help: "Exit 0 after this long without an incoming message, counted from each connection and each message.",
+         category: .ending, defaultValue: "off", rules: [.clientOnly],
+         doc: [
+             """
+             The Close carries --close-code. With --until, the run still exits 1: the message it \
+             waited for did not come.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.idleTimeoutNanos = try FlagValue.positiveDurationOrOff("idle-timeout", v) }),
+    Flag(long: "rate", valueName: "N/s|N/m",
+         help: "Send stdin messages at most N a second (N/s) or a minute (N/m), evenly spaced.",
+         category: .ending, defaultValue: "off",
+         doc: [
+             """
+             For replaying a recorded session at its pace. N may be a decimal (0.5/s is one message \
+             every 2 seconds); a bare N is per second. Messages are due on a fixed grid, so the \
+             pace does not drift over a long replay, and a pause (slow stdin, back-pressure, a \
+             reconnect) is not made up for with a burst. Lines wait in wspipe's read buffer, and \
+             stdin is not read meanwhile.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.rateIntervalNanos = try FlagValue.rateOrOff("rate", v) }),
+    Flag(long: "close-code", valueName: "CODE[:REASON]",
+         help: "The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages.",
+         category: .ending, defaultValue: "1000",
+         doc: [
+             """
+             CODE is 1000-1003, 1007-1014 or 3000-4999 (RFC 6455 §7.4; the others may not be sent); \
+             REASON at most 123 bytes of UTF-8. An interrupted run (SIGINT) closes with 1000, and a \
+             server whose stdout is gone or that is interrupted with 1001. With --listen it is the \
+             Close every client gets when the server ends on its own.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             let close = try FlagValue.closeCode("close-code", v)
+             o.closeCode = Int(close.code)
+             o.closeReason = close.reason
+         }),
 
     // MARK: Keepalive, reconnect and replay (wspipe(1): RECONNECT AND REPLAY)
     Flag(long: "ping-interval", valueName: "DURATION",
@@ -420,10 +500,58 @@ public let flagTable: [Flag] = [
             help: "Serve one client and exit when it leaves.",
             rules: [.serverOnly],
             apply: { $0.once = true }),
+    Flag(long: "exec", valueName: "COMMAND",
+         help: "Give each client its own sh -c COMMAND: its messages become the program's stdin lines, the program's stdout lines go to that client only.",
+         category: .server,
+         rules: [.serverOnly, .conflicts("relay"), .conflicts("tag"), .conflicts("send-timeout"),
+                 .conflicts("unidirectional"), .conflicts("unidirectional-reverse")],
+         doc: [
+             """
+             The program takes the place of stdin and stdout for its client, as with websocketd: \
+             wspipe does not read its own stdin, and writes no messages to its stdout (events and \
+             notices still go to stderr). Lines are framed as on stdin and stdout: in JSON mode \
+             each message is one NDJSON line (binary and non-JSON text as {"$binary":"..."} and \
+             {"$text":"..."}) and each line the program writes is validated and sent, envelopes \
+             unwrapped; -t, -b, -0 and --binary-output work as usual. The program's stderr is \
+             wspipe's.
+             """,
+             "The program's environment has wspipe's, plus CGI-style variables about its client:",
+             .list([
+                 DocItem("REMOTE_ADDR, REMOTE_PORT", "The client's address and port."),
+                 DocItem("PATH_INFO, QUERY_STRING, REQUEST_URI", "The request path, the query after '?', and both."),
+                 DocItem("HTTP_*", "Each request header, as HTTP_USER_AGENT for User-Agent (not Proxy)."),
+                 DocItem("SERVER_PORT, HTTPS", "The port wspipe listens on; HTTPS=on with --cert."),
+                 DocItem("WSPIPE_CLIENT_ID", "The client's number, as in the client_connected event."),
+             ]),
+             """
+             When the program exits and its stdout is over, every line it wrote has been sent and \
+             the client is closed with 1000, or 1011 after a non-zero status or a signal. When the \
+             client leaves, the program's stdin is closed once what the client sent is written; a \
+             program still running --close-timeout later gets SIGTERM, and SIGKILL after as long \
+             again. Every program is reaped, also when wspipe stops.
+             """,
+             """
+             Back-pressure goes both ways and nothing is dropped: a program that does not read \
+             stops wspipe reading its client, and a client that does not read stops wspipe reading \
+             the program's stdout, which then blocks on its full pipe.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.exec = try FlagValue.nonEmpty("exec", v) }),
+    .toggle("relay", nil, .server,
+            help: "Send every client's messages to every other client as well: a chat room without a script.",
+            rules: [.serverOnly, .conflicts("exec")],
+            doc: [
+                """
+                stdout still gets every message, and stdin lines still go to every client. A client \
+                that does not read what the others send it holds all of them back (wspipe stops \
+                reading the clients until it catches up), unless --send-timeout disconnects it.
+                """,
+            ],
+            apply: { $0.relay = true }),
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
-            rules: [.serverOnly],
+            rules: [.serverOnly, .conflicts("exec")],
             doc: [
                 """
                 The member is added first in the object, and a stdin line is sent without it. \
@@ -433,7 +561,7 @@ public let flagTable: [Flag] = [
             apply: { $0.tag = true }),
     Flag(long: "send-timeout", valueName: "DURATION",
          help: "Disconnect a client that has taken no data for this long instead of holding back the others.",
-         category: .server, defaultValue: "off", rules: [.serverOnly],
+         category: .server, defaultValue: "off", rules: [.serverOnly, .conflicts("exec")],
          doc: [
              """
              Without it, a slow client holds back stdin for everyone. With it, a client whose unsent \
@@ -441,6 +569,31 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDurationOrOff("send-timeout", v) }),
+
+    Flag(long: "max-clients", valueName: "N",
+         help: "Serve at most N clients at once; past that, an upgrade is answered 503.",
+         category: .server, defaultValue: "unlimited", rules: [.serverOnly],
+         doc: [
+             """
+             Only connected clients count. At most N more connections may be in their TLS or HTTP \
+             handshake at the same time; beyond that, wspipe stops accepting until one of them \
+             finishes, and the kernel's listen queue holds the rest, so no number of connections \
+             makes wspipe hold more than 2N sockets.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.maxClients = try FlagValue.positiveIntegerOrUnlimited("max-clients", v) }),
+    Flag(long: "allow-origin", valueName: "ORIGIN",
+         help: "Accept browser pages from ORIGIN only (scheme://host[:port]); repeat to allow more.",
+         category: .server, repeatable: true, rules: [.serverOnly],
+         doc: [
+             """
+             A request whose Origin header is none of them is answered 403. Origins compare \
+             case-insensitively. A request without an Origin header does not come from a browser \
+             page and is accepted: any other client can send whatever Origin it likes, so this \
+             guards against web pages (cross-site WebSocket hijacking), not against other programs.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.allowedOrigins.append(try FlagValue.nonEmpty("allow-origin", v)) }),
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,

@@ -1,3 +1,5 @@
+import WSCore
+
 /// Value checks shared by the flag table's `apply` closures. Each returns the
 /// parsed value or throws the usage error naming the flag.
 enum FlagValue {
@@ -31,6 +33,11 @@ enum FlagValue {
     /// "off" (none: the documented default) or a duration greater than zero.
     static func positiveDurationOrOff(_ long: String, _ value: String) throws(UsageError) -> Int64? {
         value == "off" ? nil : try positiveDuration(long, value)
+    }
+
+    /// "unlimited" (the documented default) or an integer > 0.
+    static func positiveIntegerOrUnlimited(_ long: String, _ value: String) throws(UsageError) -> Int? {
+        value == "unlimited" ? nil : try positiveInteger(long, value)
     }
 
     /// "unlimited" (the documented default) or an integer >= 0.
@@ -106,6 +113,50 @@ enum FlagValue {
         guard !match.isEmpty else { throw UsageError("--\(long): empty VALUE in '\(value)'") }
         guard !destination.isEmpty else { throw UsageError("--\(long): empty DEST in '\(value)'") }
         return (match, destination)
+    }
+
+    /// `KEYPATH=VALUE` split at the first '=': a dotted key path, and any
+    /// VALUE (its JSON reading is the bridge's).
+    static func until(_ long: String, _ value: String) throws(UsageError) -> (path: [String], value: String) {
+        guard let equals = value.firstIndex(of: "=") else {
+            throw UsageError("--\(long): expected KEYPATH=VALUE, got '\(value)'")
+        }
+        let path = try keyPath(long, String(value[..<equals]))
+        return (path, String(value[value.index(after: equals)...]))
+    }
+
+    /// `CODE[:REASON]`: a close code that may be sent (RFC 6455 §7.4.1-2:
+    /// 1000-1003, 1007-1014, 3000-4999) and a reason that fits a control
+    /// frame (§5.5: 125 bytes of payload, 2 of them the code).
+    static func closeCode(_ long: String, _ value: String) throws(UsageError) -> (code: UInt16, reason: String) {
+        let colon = value.firstIndex(of: ":")
+        let digits = String(colon.map { value[..<$0] } ?? Substring(value))
+        let reason = colon.map { String(value[value.index(after: $0)...]) } ?? ""
+        guard let number = UInt16(digits), digits.first != "+", CloseCode(rawValue: number).isValidOnWire else {
+            throw UsageError("--\(long): '\(digits)' is not a close code wspipe may send (use 1000-1003, 1007-1014 or 3000-4999)")
+        }
+        guard reason.utf8.count <= 123 else {
+            throw UsageError("--\(long): the reason is \(reason.utf8.count) bytes; a Close has room for 123")
+        }
+        return (number, reason)
+    }
+
+    /// "off" (the documented default), or `N/s`, `N/m` or a bare `N` (per
+    /// second), N a positive decimal: the interval between two messages.
+    static func rateOrOff(_ long: String, _ value: String) throws(UsageError) -> Int64? {
+        if value == "off" { return nil }
+        var number = Substring(value)
+        var perNanos = 1_000_000_000.0
+        if value.hasSuffix("/s") {
+            number = number.dropLast(2)
+        } else if value.hasSuffix("/m") {
+            number = number.dropLast(2)
+            perNanos = 60_000_000_000
+        }
+        guard let n = decimal(String(number)), n > 0, perNanos / n >= 1 else {
+            throw UsageError("--\(long): invalid rate '\(value)' (use e.g. 10/s, 0.5/s, 90/m)")
+        }
+        return Int64((perNanos / n).rounded())
     }
 
     static func isIdentifier(_ text: String) -> Bool {

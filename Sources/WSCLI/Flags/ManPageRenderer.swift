@@ -113,7 +113,9 @@ public enum ManPageRenderer {
             + "-v adds lifecycle notices and -q leaves only fatal errors. "
             + "--events adds lifecycle events as JSON lines, and --stats a JSON summary at exit.",
         "In server mode (--listen), every message from any client is written to stdout as in client mode, "
-            + "and each stdin line is sent to all connected clients.",
+            + "and each stdin line is sent to all connected clients. "
+            + "With --relay the clients also hear each other, and with --exec each client talks to a program "
+            + "of its own instead.",
     ]
 
     static func linesAndMessages(_ page: inout RoffPage) {
@@ -279,6 +281,17 @@ public enum ManPageRenderer {
         ]),
         ("Serve several clients and tell them apart; a stdin line with \"$client\":N answers client N only.", [
             "wspipe --listen 9000 --tag --events",
+        ]),
+        ("Give each client a program of its own, like websocketd: its messages are the program's stdin lines, "
+            + "the program's stdout lines go back to it.", [
+            "wspipe --listen 0.0.0.0:9000 --max-clients 100 --exec ./session.sh",
+        ]),
+        ("A chat room: every client's message goes to every other client.", [
+            "wspipe --listen 9000 --relay -U",
+        ]),
+        ("Check a protocol in CI: exit 0 once the pong is written, 1 if none came within 5 seconds.", [
+            "echo '{\"type\":\"ping\"}' |",
+            "    wspipe --until type=pong --idle-timeout 5s wss://staging.example.com/ws",
         ]),
     ]
 }

@@ -21,6 +21,8 @@ public struct Options: Sendable {
     /// with its leading spaces trimmed.
     public var headers: [(name: String, value: String)] = []
     public var headerFile: String? = nil
+    /// `--header-command`: run before each attempt for more headers.
+    public var headerCommand: String? = nil
     public var origin: String? = nil
     public var userAgent = ""
     public var protocols: [String] = []
@@ -91,6 +93,15 @@ public struct Options: Sendable {
     public var ackPath: [String]? = nil
     /// `--ack-timeout`: at stdin EOF, how long to wait for the outstanding acks.
     public var ackTimeoutNanos: Int64 = 0
+    /// `--until KEYPATH=VALUE`, split: the message that ends a scripted check.
+    public var until: (path: [String], value: String)? = nil
+    /// `--idle-timeout`: nil = off.
+    public var idleTimeoutNanos: Int64? = nil
+    /// `--rate`: the interval between stdin messages; nil = off.
+    public var rateIntervalNanos: Int64? = nil
+    /// `--close-code CODE[:REASON]` (always set from the table's default).
+    public var closeCode = 0
+    public var closeReason = ""
     /// `--events`: lifecycle events as `{"$event":...}` lines.
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.
@@ -108,6 +119,14 @@ public struct Options: Sendable {
     public var tag = false
     /// `--send-timeout` (server mode): nil = a slow client holds back stdin (no timeout).
     public var sendTimeoutNanos: Int64? = nil
+    /// `--exec` (server mode): each client's own program.
+    public var exec: String? = nil
+    /// `--relay` (server mode): each client's messages go to the other clients too.
+    public var relay = false
+    /// `--max-clients` (server mode): nil = unlimited.
+    public var maxClients: Int? = nil
+    /// `--allow-origin` (server mode), in order; empty = any Origin.
+    public var allowedOrigins: [String] = []
     /// Number of `-v` given.
     public var verbose = 0
     public var quiet = false

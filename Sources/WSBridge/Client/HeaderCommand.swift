@@ -1,0 +1,161 @@
+import WSTransport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `--header-command CMD` (wspipe(1): OPTIONS, Connection): `sh -c CMD`,
+/// run before every connection attempt, prints headers for the handshake,
+/// one `Name: value` a line (blank lines and # comments skipped, as in
+/// --header-file), so that each attempt can carry a fresh token.
+///
+/// It runs on the loop without blocking it: its stdout is read as it comes,
+/// and the exit is polled for after EOF (a few milliseconds, normally).
+/// Its stdin is /dev/null (wspipe's stdin belongs to the session), its
+/// stderr wspipe's. The caller's deadline (--connect-timeout) cancels it,
+/// which kills and reaps it.
+final class HeaderCommand {
+    /// More output than any set of headers needs.
+    static let maxOutput = 64 << 10
+
+    private let command: String
+    private let loop: EventLoop
+    private var process: CommandProcess?
+    private var output: [UInt8] = []
+    private var watching = false
+    private var pollTimer: EventLoop.TimerID?
+    private var pollDelayNanos: Int64 = 1_000_000
+    private var completion: ((Result<[(name: String, value: String)], Failure>) -> Void)?
+
+    struct Failure: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { "--header-command: \(reason)" }
+    }
+
+    init(command: String, loop: EventLoop) {
+        self.command = command
+        self.loop = loop
+    }
+
+    func start(_ completion: @escaping (Result<[(name: String, value: String)], Failure>) -> Void) {
+        self.completion = completion
+        do {
+            let process = try CommandProcess.spawn(command, .init(feedsInput: false, capturesOutput: true,
+                                                                              ownProcessGroup: true))
+            self.process = process
+            watching = true
+            loop.watch(process.outputFD, .read) { [unowned self] _ in self.readOutput() }
+        } catch {
+            finish(.failure(Failure(reason: error.message)))
+        }
+    }
+
+    /// Gives up (the attempt was cancelled or timed out): the command is
+    /// killed and reaped; completion is not called.
+    func cancel() {
+        completion = nil
+        stopReading()
+        if let pollTimer { loop.cancel(pollTimer) }
+        pollTimer = nil
+        guard let process else { return }
+        process.send(signal: SIGKILL)
+        process.wait()
+        self.process = nil
+    }
+
+    private func readOutput() {
+        guard let process else { return }
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            switch chunk.withUnsafeMutableBytes({ FD.read(process.outputFD, into: $0) }) {
+            case .bytes(let n):
+                output += chunk[..<n]
+                if output.count > Self.maxOutput { return fail("more than \(Self.maxOutput) bytes of output") }
+            case .wouldBlock:
+                return
+            case .eof, .error:
+                stopReading()
+                return awaitExit()
+            }
+        }
+    }
+
+    /// stdout is over: the exit follows at once, normally; look for it
+    /// without blocking, more and more patiently.
+    private func awaitExit() {
+        guard let process else { return }
+        guard process.reapIfExited() else {
+            pollTimer = loop.schedule(afterNanos: pollDelayNanos) { [weak self] in
+                self?.pollTimer = nil
+                self?.awaitExit()
+            }
+            pollDelayNanos = min(pollDelayNanos * 2, 50_000_000)
+            return
+        }
+        self.process = nil
+        guard process.exitCode == 0 else {
+            let status = process.exitCode.map { "exited with status \($0)" } ?? "was killed by a signal"
+            return finish(.failure(Failure(reason: "'\(command)' \(status)")))
+        }
+        switch Self.parse(output) {
+        case .success(let headers): finish(.success(headers))
+        case .failure(let failure): finish(.failure(failure))
+        }
+    }
+
+    private func fail(_ reason: String) {
+        let done = completion
+        cancel()
+        done?(.failure(Failure(reason: reason)))
+    }
+
+    private func finish(_ result: Result<[(name: String, value: String)], Failure>) {
+        let done = completion
+        completion = nil
+        done?(result)
+    }
+
+    private func stopReading() {
+        guard watching, let process else { return }
+        watching = false
+        loop.unwatch(process.outputFD)
+        process.closeOutput()
+    }
+
+    /// `Name: value` lines (LF or CRLF); blank lines and # comments skipped.
+    /// The name must be an HTTP token (RFC 9110 §5.6.2); the value is what
+    /// follows the colon, leading blanks trimmed, and may not hold a control
+    /// character (it would let the command inject headers or break the request).
+    static func parse(_ bytes: [UInt8]) -> Result<[(name: String, value: String)], Failure> {
+        var headers: [(name: String, value: String)] = []
+        var number = 0
+        for rawLine in bytes.split(separator: 10, omittingEmptySubsequences: false) {
+            number += 1
+            var line = rawLine[...]
+            if line.last == 13 { line = line.dropLast() }
+            if line.allSatisfy({ $0 == 32 || $0 == 9 }) || line.first == UInt8(ascii: "#") { continue }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon != line.startIndex,
+                  line[..<colon].allSatisfy(isTokenByte) else {
+                return .failure(Failure(reason: "line \(number): expected 'Name: value'"))
+            }
+            let value = line[(colon + 1)...].drop { $0 == 32 || $0 == 9 }
+            guard !value.contains(where: { $0 < 32 && $0 != 9 || $0 == 127 }) else {
+                return .failure(Failure(reason: "line \(number): control character in the value"))
+            }
+            headers.append((name: String(decoding: line[..<colon], as: UTF8.self),
+                            value: String(decoding: value, as: UTF8.self)))
+        }
+        return .success(headers)
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import WSCore
+import WSTransport
+
+/// One --exec client and its own `sh -c CMD` (wspipe(1): OPTIONS, Server
+/// mode): the client's messages become lines on the program's stdin, the
+/// program's stdout lines become messages to this client only, with
+/// back-pressure both ways. `ExecLifecycle` decides how the pair ends; this
+/// class turns I/O into its events and performs its actions.
+final class ExecClient {
+    let client: ServerClient
+    private let process: CommandProcess
+    private let shell: SessionShell
+    private let input: ProgramInput
+    private var output: ProgramOutput!
+    private let formatter: OutputFormatter
+    private var lifecycle: ExecLifecycle
+    private var phaseTimer: EventLoop.TimerID?
+    /// The pair is over: the program was reaped and the client is gone.
+    var onReleased: (ExecClient) -> Void = { _ in }
+
+    private var loop: EventLoop { shell.loop }
+    private var log: Diagnostics { shell.log }
+    private var channel: WebSocketChannel? { client.channel }
+
+    /// Starts the program for `client` (already upgraded). Throws when it
+    /// cannot be started.
+    init(client: ServerClient, command: String, environment: [String], shell: SessionShell,
+         graceNanos: Int64) throws(RouteSpecError) {
+        self.client = client
+        self.shell = shell
+        process = try CommandProcess.spawn(command, .init(feedsInput: true, capturesOutput: true,
+                                                          environment: environment, ownProcessGroup: true))
+        input = ProgramInput(process: process, loop: shell.loop)
+        let bridge = shell.bridge
+        formatter = OutputFormatter(format: bridge.format, binaryOutput: bridge.binaryOutput, separator: bridge.separator)
+        lifecycle = ExecLifecycle(closeTimeoutNanos: bridge.closeTimeoutNanos, graceNanos: graceNanos)
+        output = ProgramOutput(
+            fd: process.outputFD, loop: shell.loop, settings: bridge.stdinSettings,
+            deliver: { [unowned self] message in self.send(message) },
+            afterBatch: { [unowned self] in self.outputBatchDone() },
+            onRejected: { [unowned self] rejection in self.rejected(rejection) },
+            onEnd: { [unowned self] in self.handle(.outputEnded) })
+        output.onOverflow = { [unowned self] in
+            self.log.warning("client \(self.client.id): the program wrote a line longer than --max-message-size; the rest of its output is dropped")
+        }
+        input.onDrained = { [unowned self] in self.channel?.setReadPaused(false) }
+        input.onFailed = { [unowned self] in
+            // Usually the program is exiting; one that closes its stdin and
+            // goes on has chosen not to read the client any more.
+            self.log.info("client \(self.client.id): the program closed its stdin; the client's messages are dropped from now on")
+        }
+        log.info("client \(client.id): started pid \(process.pid): \(command)")
+    }
+
+    var pid: Int32 { process.pid }
+    var programRunning: Bool { lifecycle.programRunning }
+
+    // MARK: client -> program
+
+    /// A data message from the client, as one line on the program's stdin.
+    func deliver(_ message: ConnectionEvent) {
+        switch message {
+        case .text(let payload): formatter.appendText(payload, to: &input.pending)
+        case .binary(let payload): formatter.appendBinary(payload, to: &input.pending)
+        default: return
+        }
+    }
+
+    /// The client's read batch is over: write it to the program, and stop
+    /// reading the client while the program is behind.
+    func clientBatchDone() {
+        input.flush()
+        channel?.setReadPaused(input.isBackedUp)
+    }
+
+    // MARK: program -> client
+
+    private func send(_ message: OutgoingMessage) {
+        guard let channel, channel.isOpen else { return }
+        channel.send(message)
+        switch message {
+        case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)
+        }
+    }
+
+    /// A read of the program's stdout is out: stop reading it while the
+    /// client is behind; `clientDrained` resumes.
+    private func outputBatchDone() {
+        guard let channel else { return }
+        channel.flush()
+        if channel.outputBytes > ClientRegistry.highWater { output.pause() }
+    }
+
+    /// The client's socket took everything queued for it.
+    func clientDrained() {
+        output.resume()
+    }
+
+    private func rejected(_ rejection: InputTranslator.Rejection) {
+        log.warning("client \(client.id): program output:\(rejection.line):\(rejection.column): \(rejection.reason) (line not sent)")
+    }
+
+    // MARK: ending
+
+    /// The client's connection is over.
+    func clientLeft() { handle(.clientLeft) }
+
+    /// SIGCHLD: reap the program if it is the one that exited.
+    func childrenExited() {
+        guard lifecycle.programRunning, process.reapIfExited() else { return }
+        let success = process.exitCode == 0
+        if !success { log.info("client \(client.id): the program \(exitDescription)") }
+        handle(.programExited(success: success, outputOver: output.finished))
+    }
+
+    /// After the loop: make sure the program is gone and reaped. SIGTERM,
+    /// a short wait, then SIGKILL; never leaves a zombie.
+    func reapBlocking() {
+        output.stop()
+        input.close()
+        process.closeOutput()
+        guard process.waitStatus == nil else { return }
+        process.send(signal: SIGTERM)
+        for _ in 0..<100 where !process.reapIfExited() { usleep(10_000) }
+        process.send(signal: SIGKILL)
+        process.wait()
+    }
+
+    private var exitDescription: String {
+        if let code = process.exitCode { return "exited with status \(code)" }
+        guard let status = process.waitStatus, status >= 0 else { return "ended" }
+        return "was killed by signal \(status & 0x7f)"
+    }
+
+    private func handle(_ event: ExecLifecycle.Event) {
+        let before = lifecycle.phase
+        let actions = lifecycle.handle(event)
+        if lifecycle.phase != before { armPhaseTimer() }
+        for action in actions { perform(action) }
+    }
+
+    private func armPhaseTimer() {
+        if let phaseTimer { loop.cancel(phaseTimer) }
+        phaseTimer = lifecycle.timerNanos.map { nanos in
+            loop.schedule(afterNanos: nanos) { [weak self] in
+                self?.phaseTimer = nil
+                self?.handle(.timerFired)
+            }
+        }
+    }
+
+    private func perform(_ action: ExecLifecycle.Action) {
+        switch action {
+        case .closeClient(let code):
+            channel?.close(code: code, reason: code == .normal ? "" : "program failed")
+        case .dropClient:
+            channel?.terminate()
+        case .closeProgramInput:
+            input.closeAfterWriting()
+        case .discardOutput:
+            output.discard()
+        case .terminateProgram:
+            log.info("client \(client.id): the program did not exit after its client left; SIGTERM")
+            process.send(signal: SIGTERM)
+        case .killProgram:
+            log.info("client \(client.id): the program did not exit after SIGTERM; SIGKILL")
+            process.send(signal: SIGKILL)
+        case .release:
+            output.stop()
+            input.close()
+            process.closeOutput()
+            onReleased(self)
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
