@@ -7,22 +7,22 @@ import WSTransport
 /// next; this class turns I/O into its events and performs its actions.
 /// Returns the exit status.
 public final class ClientSession: SessionDriver {
-    private let client: ClientOptions
+    let client: ClientOptions
     private let policy: SessionPolicy
     let shell: SessionShell
     private(set) var lifecycle: ClientLifecycle
     /// The timer of the current phase (`ClientLifecycle.timerNanos`).
     private var phaseTimer: EventLoop.TimerID?
-    private let replay: ReplayCoordinator
-    private let sender: ClientSender
+    let replay: ReplayCoordinator
+    let sender: ClientSender
     private var tls: TLSContext?
     private var connector: ClientConnector?
-    private(set) var channel: WebSocketChannel?
-    private var keepAlive: KeepAlive?
+    var channel: WebSocketChannel?
+    var keepAlive: KeepAlive?
     /// Why the current connection is ending, once known.
-    private var disconnect: Disconnect?
+    var disconnect: Disconnect?
     /// --until and --idle-timeout.
-    private lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, loop: loop) {
+    lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, loop: loop) {
         [unowned self] reason in
         self.log.info(reason == .untilMatched ? "--until matched; closing" : "no message within --idle-timeout; closing")
         if reason == .untilMatched { self.shell.closeAdmission() }
@@ -34,11 +34,11 @@ public final class ClientSession: SessionDriver {
     /// Interactive mode (ClientSession+Interactive.swift): the terminal side,
     /// and what it is told of the lifecycle; nil in a pipe.
     let interactive: InteractiveFrontend?
-    private let observer: ClientSessionObserver?
+    let observer: ClientSessionObserver?
 
-    private var loop: EventLoop { shell.loop }
-    private var log: Diagnostics { shell.log }
-    private var bridge: BridgeOptions { shell.bridge }
+    var loop: EventLoop { shell.loop }
+    var log: Diagnostics { shell.log }
+    var bridge: BridgeOptions { shell.bridge }
 
     public init(client: ClientOptions, bridge: BridgeOptions, policy: SessionPolicy, log: Diagnostics,
                 events: EventSink) {
@@ -100,7 +100,7 @@ public final class ClientSession: SessionDriver {
         return progress
     }
 
-    private func reportProgress() {
+    func reportProgress() {
         if lifecycle.wantsProgress { handle(.progressed(progress())) }
     }
 
@@ -235,178 +235,6 @@ public final class ClientSession: SessionDriver {
         sender.pump()
         sender.updateFlow(of: shell.stdin)
         reportProgress()
-    }
-
-    // MARK: socket -> stdout
-
-    private func channelEvent(_ event: WebSocketChannel.Event) {
-        switch event {
-        case .message(let message):
-            incoming(message)
-        case .processed:
-            shell.output.routes.flushAll()
-            channel?.setReadPaused(shell.output.routes.isBackedUp)
-            reportProgress()
-        case .ended(let reason):
-            channelEnded(reason)
-        }
-    }
-
-    private func incoming(_ event: ConnectionEvent) {
-        switch event {
-        case .text(let payload):
-            sender.replies.received()
-            received(text: payload)
-            ending.received(text: payload)
-        case .binary(let payload):
-            sender.replies.received()
-            if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
-            ending.received()
-        case .ping(let payload):
-            log.debug("ping from the server (\(payload.count) bytes), pong sent")
-        case .pong(let payload):
-            keepAlive?.pongReceived(payload)
-            observer?.pong(payload)
-        case .closeReceived(let code, let reason):
-            disconnect = .closedByServer(code: code, reason: reason)
-        case .failed(let code, let reason):
-            if code == .abnormal {
-                if disconnect == nil { disconnect = .dropped(reason) }
-                return
-            }
-            log.fatal("protocol error from the server: \(reason) (closing with \(code.rawValue))")
-            disconnect = .protocolViolation(code: code, reason: reason)
-            handle(.peerFailed)
-        }
-    }
-
-    private func received(text payload: UnsafeRawBufferPointer) {
-        let output = shell.output!
-        guard replay.watchesIncoming || output.classifiesText else {
-            if shell.admit(bytes: payload.count) { output.appendText(payload, to: output.routes.fallback) }
-            return
-        }
-        var valid = false
-        if case .valid = JSONScanner.validate(payload) {
-            valid = true
-            if let key = replay.received(json: payload) {
-                shell.events.emit(EventLine.acked(key: key))
-                log.debug("acknowledged: \(String(decoding: key, as: UTF8.self))")
-            }
-        }
-        if shell.admit(bytes: payload.count) {
-            output.appendText(payload, to: output.destination(forText: payload, isValidJSON: valid))
-        }
-    }
-
-    private func channelEnded(_ reason: WebSocketChannel.EndReason) {
-        keepAlive?.stop()
-        keepAlive = nil
-        // wspipe started the ending when it was closing (its Close, a
-        // violation it detected) or had ended, or the peer went silent.
-        let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
-            || lifecycle.phase == .ended || disconnect == .pingTimeout
-        var cause = disconnect ?? {
-            switch reason {
-            case .lost(let text): return .dropped(text)
-            case .closed: return byClient ? .closedByClient(code: nil) : .dropped("connection closed")
-            }
-        }()
-        if byClient, case .closedByServer(let echo, let reason) = cause { cause = .closedByClient(code: echo, reason: reason) }
-        var refusal: CloseCode?
-        if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
-        // The server answered wspipe's Close: it had read every frame before it.
-        var confirmed = false
-        if byClient, case .closedByServer? = disconnect { confirmed = true }
-        let recovery = channel.map { sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed) } ?? .init()
-        channel = nil
-        sender.channel = nil
-        let (code, clean) = cause.closeCode
-        shell.events.emit(EventLine.disconnected(code: code, reason: cause.description, clean: clean,
-                                                 by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
-        observer?.disconnected(cause, byClient: byClient)
-        report(recovery, refusal: refusal)
-        handle(.connectionEnded(cause, now: monotonicNanos()))
-    }
-
-    // MARK: ending
-
-    /// Last words and the exit status; what was not sent or acknowledged is
-    /// reported. The destinations are written out after the loop.
-    private func finish(_ outcome: ClientLifecycle.Outcome) {
-        switch outcome {
-        case .completed:
-            break
-        case .finishedByServer(let cause):
-            log.info(cause.description)
-        case .fatal(let cause, _):
-            if case .protocolViolation = cause {} else { log.fatal(cause.description) }   // said when it happened
-            hint(cause)
-        case .firstAttemptFailed(let cause):
-            log.fatal(cause.description)
-            hint(cause)
-        case .lostWithoutReconnect(let cause):
-            log.fatal("connection to \(client.url.display) lost: \(cause)")
-        case .gaveUp(let attempts, let cause):
-            shell.events.emit(EventLine.gaveUp(attempts: attempts, reason: cause.description))
-            log.fatal("giving up after \(attempts) attempt(s): \(cause)")
-            hint(cause)
-        }
-        if let status = outcome.exitStatus { shell.status = shell.status.combined(with: status) }
-        keepAlive?.stop()
-        channel?.terminate()
-        reportUnsent()
-        reportUnacked()
-        loop.stop()
-    }
-
-    /// A refused message is reported with its line and counts as not sent
-    /// (exit 6); unconfirmed ones are said, since only --ack can tell.
-    private func report(_ recovery: ClientSender.Recovery, refusal: CloseCode?) {
-        shell.stats.unconfirmed += recovery.unconfirmed
-        if recovery.unconfirmed > 0 {
-            log.warning("\(recovery.unconfirmed) message(s) reached the server's TCP after it last sent anything; "
-                        + "they may be lost with it (only --ack confirms delivery)")
-        }
-        guard let refusal else { return }
-        let name = refusal.name.map { " (\($0))" } ?? ""
-        guard let refused = recovery.refused else {
-            log.warning("the server refused a message (\(refusal)\(name)) that wspipe can no longer tell apart; it may be lost")
-            return
-        }
-        let which = refused.line > 0 ? "stdin:\(refused.line): message" : "a message (\(refused.bytes.count) bytes)"
-        log.warning("\(which) refused by the server with \(refusal)\(name); not sent again")
-        shell.events.emit(EventLine.refused(line: refused.line, code: refusal))
-        shell.stats.notSent += 1
-        shell.status = shell.status.combined(with: .inputRejected)
-    }
-
-    private func hint(_ cause: Disconnect) {
-        if let hint = ConnectHint.hint(for: cause, secure: client.url.secure) { log.warning("hint: \(hint)") }
-    }
-
-    /// -v: the 101 response's status line and headers, as the server sent them.
-    private func logResponse(_ response: HTTPHead) {
-        guard log.enabled(.info) else { return }
-        log.info("< " + TerminalText.escapingControls(response.startLine))
-        for header in response.headers {
-            log.info("< " + TerminalText.escapingControls("\(header.name): \(header.value)"))
-        }
-    }
-
-    private func reportUnsent() {
-        let count = sender.queuedCount + (shell.stdin?.unsentLines ?? 0)
-        guard count > 0 else { return }
-        shell.stats.notSent += count
-        log.warning("\(count) input line(s) not sent")
-        shell.status = shell.status.combined(with: .inputRejected)
-    }
-
-    private func reportUnacked() {
-        let count = replay.reportUnacked(log: log, events: shell.events)
-        guard count > 0 else { return }
-        shell.stats.unacked = count
-        shell.status = shell.status.combined(with: .inputRejected)
     }
 
     // MARK: SessionDriver

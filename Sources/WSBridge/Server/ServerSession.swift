@@ -44,33 +44,33 @@ public struct ServerOptions: Sendable {
 /// `ServerLifecycle` decides when it ends; `ClientRegistry` keeps the clients
 /// and the back-pressure.
 public final class ServerSession: SessionDriver {
-    private let options: ServerOptions
-    private let shell: SessionShell
+    let options: ServerOptions
+    let shell: SessionShell
     /// --tag applies to JSON lines; raw line mode has no objects to tag.
     private let tagging: Bool
-    private var lifecycle: ServerLifecycle
+    var lifecycle: ServerLifecycle
     private var phaseTimer: EventLoop.TimerID?
-    private let registry: ClientRegistry
+    let registry: ClientRegistry
     private var addressed = AddressedLines()
-    private var listener: TCPListener?
-    private var boundPort: UInt16 = 0
-    private let admission: ClientAdmission
+    var listener: TCPListener?
+    var boundPort: UInt16 = 0
+    let admission: ClientAdmission
     /// --exec: the clients' programs.
-    private var execs: ExecTable?
+    var execs: ExecTable?
     /// --max-clients: the listener is not watched while this many
     /// connections are still upgrading.
-    private var acceptPaused = false
-    private var tlsContext: TLSContext?
+    var acceptPaused = false
+    var tlsContext: TLSContext?
     /// Clients still in the TLS handshake or the HTTP upgrade.
-    private var upgrading: [Int: ServerClient] = [:]
-    private var nextID = 1
-    private var servedOne = false
+    var upgrading: [Int: ServerClient] = [:]
+    var nextID = 1
+    var servedOne = false
     /// --tag lines for a client that is not there (or not a client number).
     private var unaddressableLines = 0
 
-    private var loop: EventLoop { shell.loop }
-    private var log: Diagnostics { shell.log }
-    private var bridge: BridgeOptions { shell.bridge }
+    var loop: EventLoop { shell.loop }
+    var log: Diagnostics { shell.log }
+    var bridge: BridgeOptions { shell.bridge }
 
     public init(options: ServerOptions, bridge: BridgeOptions, log: Diagnostics, events: EventSink) {
         self.options = options
@@ -99,7 +99,7 @@ public final class ServerSession: SessionDriver {
 
     // MARK: the lifecycle
 
-    private func handle(_ event: ServerLifecycle.Event) {
+    func handle(_ event: ServerLifecycle.Event) {
         let before = lifecycle.phase
         let actions = lifecycle.handle(event)
         if lifecycle.phase != before {
@@ -124,101 +124,9 @@ public final class ServerSession: SessionDriver {
         }
     }
 
-    // MARK: accepting
-
-    private func listen() throws {
-        if let cert = options.certFile, let key = options.keyFile {
-            tlsContext = try TLSContext.server(certFile: cert, keyFile: key, clientCAFile: options.clientCAFile)
-        }
-        let l = try options.address.openListener()
-        listener = l
-        boundPort = l.port
-        if let command = options.exec {
-            let table = ExecTable(command: command, shell: shell, tls: tlsContext != nil,
-                                  serverPort: { [unowned self] in self.boundPort })
-            table.onReleased = { [unowned self] in self.handle(.clientLeft(remaining: self.activeCount)) }
-            execs = table
-        }
-        let shown = options.address.bound(to: l)
-        // Said unless -q: with port 0 above all, the user needs the port.
-        log.warning("listening on \(shown.url(secure: tlsContext != nil))")
-        loop.watch(l.fd, .read) { [unowned self] _ in self.acceptAll() }
-    }
-
-    private func acceptAll() {
-        guard let listener else { return }
-        while !acceptPaused, let (fd, peer) = listener.accept() {
-            let id = nextID
-            nextID += 1
-            do {
-                upgrading[id] = try ServerClient(
-                    id: id, fd: fd, peer: peer, tlsContext: tlsContext, loop: loop,
-                    maxMessageSize: bridge.maxMessageSize, compress: options.compress,
-                    handshakeTimeoutNanos: options.handshakeTimeoutNanos,
-                    accept: { [unowned self] request in self.accept(request) },
-                    events: { [unowned self] client, event in self.clientEvent(client, event) },
-                    opened: { [unowned self] client in self.clientOpened(client) },
-                    failedUpgrade: { [unowned self] client, why in self.upgradeFailed(client, why) })
-            } catch {
-                log.warning("client \(id) (\(peer)): \(error)")
-                TCPStream(fd: fd).close()
-            }
-            updateAccepting()
-        }
-    }
-
-    /// --max-clients bounds the sockets as well as the clients: while that
-    /// many connections are in their handshake, new ones wait in the kernel's
-    /// listen queue instead of being accepted.
-    private func updateAccepting() {
-        guard let listener, let max = options.maxClients else { return }
-        let pause = upgrading.count >= max
-        guard pause != acceptPaused else { return }
-        acceptPaused = pause
-        if pause {
-            loop.unwatch(listener.fd)
-        } else {
-            loop.watch(listener.fd, .read) { [unowned self] _ in self.acceptAll() }
-        }
-    }
-
-    private func accept(_ request: UpgradeRequest) -> Result<String?, ServerClient.HTTPRefusal> {
-        let accepting = lifecycle.phase == .serving && !(options.once && servedOne)
-        if let refusal = admission.refusal(for: request, openClients: registry.count, accepting: accepting) {
-            return .failure(refusal)
-        }
-        servedOne = true
-        return .success(request.protocols.first { options.protocols.contains($0) })
-    }
-
-    private func upgradeFailed(_ client: ServerClient, _ why: ServerClient.UpgradeFailure) {
-        upgrading[client.id] = nil
-        updateAccepting()
-        switch why {
-        case .refused(let refusal):
-            shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: refusal.status,
-                                                         reason: refusal.reason))
-        case .tls(let text):
-            shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: nil, reason: text))
-        case .abandoned:
-            break
-        }
-        log.info("client \(client.id) (\(client.peer)) refused: \(why)")
-    }
-
-    private func stopAccepting() {
-        if let l = listener {
-            loop.unwatch(l.fd)
-            l.close()
-            listener = nil
-        }
-        for client in upgrading.values { client.cancel() }
-        upgrading.removeAll()
-    }
-
     // MARK: clients
 
-    private func clientOpened(_ client: ServerClient) {
+    func clientOpened(_ client: ServerClient) {
         upgrading[client.id] = nil
         updateAccepting()
         registry.add(client)
@@ -234,12 +142,12 @@ public final class ServerSession: SessionDriver {
 
     /// Clients still connected, and --exec programs still winding down after
     /// their client left: the server stops once none is left.
-    private var activeCount: Int {
+    var activeCount: Int {
         guard let execs else { return registry.count }
         return Set(registry.clients.map(\.id)).union(execs.ids).count
     }
 
-    private func clientEvent(_ client: ServerClient, _ event: WebSocketChannel.Event) {
+    func clientEvent(_ client: ServerClient, _ event: WebSocketChannel.Event) {
         if let pair = execs?.pair(of: client) { return execEvent(pair, event) }
         switch event {
         case .message(let message):

@@ -1,0 +1,97 @@
+import WSCore
+import WSTransport
+
+/// Socket to stdout: each incoming message goes through the acks and captures
+/// to its destination, and the end of a connection becomes a lifecycle event
+/// with what it left unsent.
+extension ClientSession {
+    func channelEvent(_ event: WebSocketChannel.Event) {
+        switch event {
+        case .message(let message):
+            incoming(message)
+        case .processed:
+            shell.output.routes.flushAll()
+            channel?.setReadPaused(shell.output.routes.isBackedUp)
+            reportProgress()
+        case .ended(let reason):
+            channelEnded(reason)
+        }
+    }
+
+    func incoming(_ event: ConnectionEvent) {
+        switch event {
+        case .text(let payload):
+            sender.replies.received()
+            received(text: payload)
+            ending.received(text: payload)
+        case .binary(let payload):
+            sender.replies.received()
+            if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
+            ending.received()
+        case .ping(let payload):
+            log.debug("ping from the server (\(payload.count) bytes), pong sent")
+        case .pong(let payload):
+            keepAlive?.pongReceived(payload)
+            observer?.pong(payload)
+        case .closeReceived(let code, let reason):
+            disconnect = .closedByServer(code: code, reason: reason)
+        case .failed(let code, let reason):
+            if code == .abnormal {
+                if disconnect == nil { disconnect = .dropped(reason) }
+                return
+            }
+            log.fatal("protocol error from the server: \(reason) (closing with \(code.rawValue))")
+            disconnect = .protocolViolation(code: code, reason: reason)
+            handle(.peerFailed)
+        }
+    }
+
+    func received(text payload: UnsafeRawBufferPointer) {
+        let output = shell.output!
+        guard replay.watchesIncoming || output.classifiesText else {
+            if shell.admit(bytes: payload.count) { output.appendText(payload, to: output.routes.fallback) }
+            return
+        }
+        var valid = false
+        if case .valid = JSONScanner.validate(payload) {
+            valid = true
+            if let key = replay.received(json: payload) {
+                shell.events.emit(EventLine.acked(key: key))
+                log.debug("acknowledged: \(String(decoding: key, as: UTF8.self))")
+            }
+        }
+        if shell.admit(bytes: payload.count) {
+            output.appendText(payload, to: output.destination(forText: payload, isValidJSON: valid))
+        }
+    }
+
+    func channelEnded(_ reason: WebSocketChannel.EndReason) {
+        keepAlive?.stop()
+        keepAlive = nil
+        // wspipe started the ending when it was closing (its Close, a
+        // violation it detected) or had ended, or the peer went silent.
+        let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
+            || lifecycle.phase == .ended || disconnect == .pingTimeout
+        var cause = disconnect ?? {
+            switch reason {
+            case .lost(let text): return .dropped(text)
+            case .closed: return byClient ? .closedByClient(code: nil) : .dropped("connection closed")
+            }
+        }()
+        if byClient, case .closedByServer(let echo, let reason) = cause { cause = .closedByClient(code: echo, reason: reason) }
+        var refusal: CloseCode?
+        if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
+        // The server answered wspipe's Close: it had read every frame before it.
+        var confirmed = false
+        if byClient, case .closedByServer? = disconnect { confirmed = true }
+        let recovery = channel.map { sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed) } ?? .init()
+        channel = nil
+        sender.channel = nil
+        let (code, clean) = cause.closeCode
+        shell.events.emit(EventLine.disconnected(code: code, reason: cause.description, clean: clean,
+                                                 by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+        observer?.disconnected(cause, byClient: byClient)
+        report(recovery, refusal: refusal)
+        handle(.connectionEnded(cause, now: monotonicNanos()))
+    }
+}

@@ -1,0 +1,96 @@
+import WSCore
+import WSTransport
+
+/// Accepting clients: the listener, the admission of each upgrade request
+/// (path, origin, room), and what a refusal or a failed upgrade says.
+extension ServerSession {
+    func listen() throws {
+        if let cert = options.certFile, let key = options.keyFile {
+            tlsContext = try TLSContext.server(certFile: cert, keyFile: key, clientCAFile: options.clientCAFile)
+        }
+        let l = try options.address.openListener()
+        listener = l
+        boundPort = l.port
+        if let command = options.exec {
+            let table = ExecTable(command: command, shell: shell, tls: tlsContext != nil,
+                                  serverPort: { [unowned self] in self.boundPort })
+            table.onReleased = { [unowned self] in self.handle(.clientLeft(remaining: self.activeCount)) }
+            execs = table
+        }
+        let shown = options.address.bound(to: l)
+        // Said unless -q: with port 0 above all, the user needs the port.
+        log.warning("listening on \(shown.url(secure: tlsContext != nil))")
+        loop.watch(l.fd, .read) { [unowned self] _ in self.acceptAll() }
+    }
+
+    func acceptAll() {
+        guard let listener else { return }
+        while !acceptPaused, let (fd, peer) = listener.accept() {
+            let id = nextID
+            nextID += 1
+            do {
+                upgrading[id] = try ServerClient(
+                    id: id, fd: fd, peer: peer, tlsContext: tlsContext, loop: loop,
+                    maxMessageSize: bridge.maxMessageSize, compress: options.compress,
+                    handshakeTimeoutNanos: options.handshakeTimeoutNanos,
+                    accept: { [unowned self] request in self.accept(request) },
+                    events: { [unowned self] client, event in self.clientEvent(client, event) },
+                    opened: { [unowned self] client in self.clientOpened(client) },
+                    failedUpgrade: { [unowned self] client, why in self.upgradeFailed(client, why) })
+            } catch {
+                log.warning("client \(id) (\(peer)): \(error)")
+                TCPStream(fd: fd).close()
+            }
+            updateAccepting()
+        }
+    }
+
+    /// --max-clients bounds the sockets as well as the clients: while that
+    /// many connections are in their handshake, new ones wait in the kernel's
+    /// listen queue instead of being accepted.
+    func updateAccepting() {
+        guard let listener, let max = options.maxClients else { return }
+        let pause = upgrading.count >= max
+        guard pause != acceptPaused else { return }
+        acceptPaused = pause
+        if pause {
+            loop.unwatch(listener.fd)
+        } else {
+            loop.watch(listener.fd, .read) { [unowned self] _ in self.acceptAll() }
+        }
+    }
+
+    func accept(_ request: UpgradeRequest) -> Result<String?, ServerClient.HTTPRefusal> {
+        let accepting = lifecycle.phase == .serving && !(options.once && servedOne)
+        if let refusal = admission.refusal(for: request, openClients: registry.count, accepting: accepting) {
+            return .failure(refusal)
+        }
+        servedOne = true
+        return .success(request.protocols.first { options.protocols.contains($0) })
+    }
+
+    func upgradeFailed(_ client: ServerClient, _ why: ServerClient.UpgradeFailure) {
+        upgrading[client.id] = nil
+        updateAccepting()
+        switch why {
+        case .refused(let refusal):
+            shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: refusal.status,
+                                                         reason: refusal.reason))
+        case .tls(let text):
+            shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: nil, reason: text))
+        case .abandoned:
+            break
+        }
+        log.info("client \(client.id) (\(client.peer)) refused: \(why)")
+    }
+
+    func stopAccepting() {
+        if let l = listener {
+            loop.unwatch(l.fd)
+            l.close()
+            listener = nil
+        }
+        for client in upgrading.values { client.cancel() }
+        upgrading.removeAll()
+    }
+}
