@@ -51,12 +51,26 @@ enum ASCII {
 
     /// RFC 7230 §3.2.6 tchar: the characters a header name (token) may use.
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        HTTPToken.isCharacter(byte)
+    }
+}
+
+/// RFC 9110 §5.6.2 tokens: header names, subprotocol names (RFC 6455 §4.1:
+/// Sec-WebSocket-Protocol elements are tokens).
+public enum HTTPToken {
+    /// tchar: a letter, a digit, or one of !#$%&'*+-.^_`|~.
+    public static func isCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
              UInt8(ascii: "A")...UInt8(ascii: "Z"):
             return true
         default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
+    }
+
+    /// 1*tchar.
+    public static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isCharacter)
     }
 }

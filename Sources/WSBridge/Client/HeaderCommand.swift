@@ -1,3 +1,4 @@
+import WSCore
 import WSTransport
 #if canImport(Glibc)
 import Glibc
@@ -136,7 +137,7 @@ final class HeaderCommand {
             if line.last == 13 { line = line.dropLast() }
             if line.allSatisfy({ $0 == 32 || $0 == 9 }) || line.first == UInt8(ascii: "#") { continue }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon != line.startIndex,
-                  line[..<colon].allSatisfy(isTokenByte) else {
+                  line[..<colon].allSatisfy(HTTPToken.isCharacter) else {
                 return .failure(Failure(reason: "line \(number): expected 'Name: value'"))
             }
             let value = line[(colon + 1)...].drop { $0 == 32 || $0 == 9 }
@@ -149,13 +150,4 @@ final class HeaderCommand {
         return .success(headers)
     }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }

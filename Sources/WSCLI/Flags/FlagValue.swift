@@ -199,16 +199,7 @@ enum FlagValue {
     /// RFC 9110 §5.6.2 token: 1*tchar. Also the form of a subprotocol name
     /// (RFC 6455 §4.1: Sec-WebSocket-Protocol elements are tokens).
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+        HTTPToken.isToken(text)
     }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }
