@@ -102,9 +102,11 @@ def raw_client(port: int, path: str = "/", rcvbuf: int | None = None) -> tuple[s
     key = base64.b64encode(os.urandom(16)).decode()
     s.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    # One byte at a time: frames may follow the head in the same segment,
+    # and the caller reads them from the socket.
     buf = b""
     while b"\r\n\r\n" not in buf:
-        chunk = s.recv(4096)
+        chunk = s.recv(1)
         if not chunk:
             break
         buf += chunk
