@@ -34,7 +34,7 @@ final class ReplayCoordinator {
         for template in templates {
             var line = captures.substitute(template)
             let outcome = line.withUnsafeMutableBytes { translator.translate(UnsafeRawBufferPointer($0), send) }
-            if case .rejected(let rejection) = outcome {
+            outcome.forEachRejection { rejection in
                 log.warning("on-connect message not sent: \(rejection.reason): \(String(decoding: line, as: UTF8.self))")
             }
         }

@@ -81,7 +81,8 @@ extension ServerSession {
         case .abandoned:
             break
         }
-        log.info("client \(client.id) (\(client.peer)) refused: \(why)")
+        // A malformed request's reason may quote the request.
+        log.info("client \(client.id) (\(client.peer)) refused: \(TerminalText.escapingControls(why.description))")
     }
 
     func stopAccepting() {
