@@ -137,9 +137,11 @@ struct InputTranslator {
         case .valid(let needsCompaction):
             let value = pending.take()
             return value.bytes.withUnsafeBytes { sendJSON($0, needsCompaction: needsCompaction, firstLine: first, send) }
-        case .incomplete(var tooLong):
+        case .incomplete:
             if pending.count <= maxPendingBytes { return .pending }
-            tooLong.reason = "unterminated JSON value longer than \(maxPendingBytes) bytes"
+            // Reported where the value began.
+            let tooLong = JSONError(offset: 0, line: 1, column: 1,
+                                    reason: "unterminated JSON value longer than \(maxPendingBytes) bytes")
             let value = pending.take()
             return value.bytes.withUnsafeBytes { reject(tooLong, firstLine: first, raw: $0, send) }
         case .invalid(let e):
