@@ -25,4 +25,14 @@ enum ServerEvents {
         line.string("reason", reason)
         return line.finishLine()
     }
+
+    /// `{"$event":"accept_paused","reason":"accept: Too many open files"}`:
+    /// accept(2) failed for want of descriptors (or memory); the listener
+    /// rests a moment and new connections wait in the kernel's queue.
+    static func acceptPaused(reason: String) -> [UInt8] {
+        var line = JSONObjectWriter()
+        line.string("$event", "accept_paused")
+        line.string("reason", reason)
+        return line.finishLine()
+    }
 }

@@ -57,9 +57,10 @@ public final class ServerSession: SessionDriver {
     let admission: ClientAdmission
     /// --exec: the clients' programs.
     var execs: ExecTable?
-    /// --max-clients: the listener is not watched while this many
-    /// connections are still upgrading.
-    var acceptPaused = false
+    /// Whether the listener is watched: not while --max-clients connections
+    /// are upgrading, nor for a moment after accept(2) ran out of descriptors.
+    var gate: AcceptGate
+    var gateTimer: EventLoop.TimerID?
     var tlsContext: TLSContext?
     /// Clients still in the TLS handshake or the HTTP upgrade.
     var upgrading: [Int: ServerClient] = [:]
@@ -80,6 +81,7 @@ public final class ServerSession: SessionDriver {
                                     closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
                                     closeReason: bridge.closeReason)
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
+        gate = AcceptGate(maxHandshakes: options.maxClients)
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
         shell.watchesChildren = options.exec != nil
