@@ -24,6 +24,7 @@ public final class ClientSession: SessionDriver {
     /// --until and --idle-timeout.
     lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, loop: loop) {
         [unowned self] reason in
+        guard self.lifecycle.phase != .ended else { return }   // the output is being written out
         self.log.info(reason == .untilMatched ? "--until matched; closing" : "no message within --idle-timeout; closing")
         if reason == .untilMatched { self.shell.closeAdmission() }
         self.handle(.stop(reason))

@@ -122,7 +122,9 @@ public final class ServerSession: SessionDriver {
         case .stopAccepting: stopAccepting()
         case .closeClients(let code, let reason): registry.closeAll(code, reason: reason)
         case .dropClients: registry.terminateAll()   // --exec programs are stopped after the loop
-        case .finish: loop.stop()
+        case .finish:
+            registry.terminateAll()   // a second SIGINT: nobody is waited for
+            shell.end()
         }
     }
 
