@@ -42,6 +42,8 @@ final class ServerClient {
     var phase = Phase.upgrading
     /// nil while its output is below the high water.
     var stall: Stall?
+    /// Its buffers at the last count (`MemoryBudget`).
+    var heldBytes = 0
     /// How the connection ended, for the client_disconnected event.
     var closeInfo: (code: CloseCode, reason: String, clean: Bool)?
 

@@ -35,4 +35,16 @@ enum ServerEvents {
         line.string("reason", reason)
         return line.finishLine()
     }
+
+    /// `{"$event":"memory_budget","id":N,"bytes":B,"budget":L}`: the
+    /// clients' buffers together passed L bytes, and client N, holding the
+    /// most (B bytes), is disconnected with 1008 so that the others go on.
+    static func memoryBudget(id: Int, bytes: Int, budget: Int) -> [UInt8] {
+        var line = JSONObjectWriter()
+        line.string("$event", "memory_budget")
+        line.int("id", id)
+        line.int("bytes", bytes)
+        line.int("budget", budget)
+        return line.finishLine()
+    }
 }

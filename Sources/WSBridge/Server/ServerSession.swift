@@ -159,6 +159,7 @@ public final class ServerSession: SessionDriver {
         case .processed:
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
+            registry.processed(client)
             client.channel?.setReadPaused(clientReadsPaused)
         case .ended:
             clientEnded(client)
@@ -210,6 +211,7 @@ public final class ServerSession: SessionDriver {
             }
         case .processed:
             shell.output.routes.flushAll()
+            registry.processed(pair.client)
             pair.clientBatchDone()
         case .ended:
             clientEnded(pair.client)
