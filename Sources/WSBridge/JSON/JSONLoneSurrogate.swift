@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension JSONScanner {
     /// The offset (from the opening quote) of the first `\u` escape in a valid
     /// JSON string token that is an unpaired surrogate, or nil when every
@@ -7,12 +13,14 @@ extension JSONScanner {
     /// software that receives [it] is unpredictable"; it has no UTF-8 form
     /// (RFC 3629 §3), so a `$text` envelope holding one cannot become a text
     /// message and is refused rather than sent as U+FFFD. Only the backslashes
-    /// are looked at: a token without one costs one memchr-like pass.
+    /// are looked at: a token without one costs one memchr pass.
     static func firstLoneSurrogate(inStringToken token: UnsafeRawBufferPointer) -> Int? {
+        guard let base = token.baseAddress else { return nil }
         let end = token.count - 1   // the closing quote
         var i = 1
         while i < end {
-            guard token[i] == 0x5C else { i += 1; continue }
+            guard let found = memchr(base + i, 0x5C, end - i) else { return nil }
+            i = UnsafeRawPointer(found) - base
             guard i + 1 < end, token[i + 1] == UInt8(ascii: "u"), let unit = unit(token, at: i + 2, end) else {
                 i += 2   // a one-character escape (the token is valid)
                 continue
