@@ -93,6 +93,10 @@ public struct Connection: Sendable {
 
     public var maxMessageSize: Int { assembler.maxMessageSize }
 
+    /// Bytes of the incoming message being assembled (a message that arrives
+    /// in pieces waits here until it is complete), for a server's memory budget.
+    public var bufferedInputBytes: Int { assembler.buffer.readableBytes }
+
     /// RSV bits an extension has negotiated (hook for permessage-deflate's RSV1).
     public var allowedReservedBits: UInt8 {
         get { decoder.allowedReservedBits }

@@ -176,4 +176,25 @@ final class AckLedgerTests: XCTestCase {
         XCTAssertTrue(ledger.isEmpty)
         XCTAssertEqual(ledger.storedSlots, 0)
     }
+
+    func testHeldMessagesCanBeWalkedFromASerialAndStopped() {
+        var ledger = AckLedger(path: ["seq"])
+        for n in 1...5 { send(&ledger, #"{"seq":\#(n)}"#) }
+        XCTAssertEqual(ledger.lastSerial, 5)
+        XCTAssertEqual(receive(&ledger, #"{"seq":2}"#), #"{"seq":2}"#)
+        var seen: [Int] = []
+        ledger.forEachHeld(from: 2) { serial, _ in seen.append(serial); return serial < 4 }
+        XCTAssertEqual(seen, [3, 4])
+        // Compaction keeps the serials and their order.
+        for n in 6...200 { send(&ledger, #"{"seq":\#(n)}"#) }
+        for n in 6...150 { receive(&ledger, #"{"seq":\#(n)}"#) }
+        seen = []
+        ledger.forEachHeld(from: 4) { serial, text in
+            XCTAssertEqual(String(decoding: text, as: UTF8.self), #"{"seq":\#(serial)}"#)
+            seen.append(serial)
+            return true
+        }
+        XCTAssertEqual(seen, [4, 5] + Array(151...200))
+        XCTAssertEqual(ledger.heldBytes, ([1, 3] + seen).reduce(0) { $0 + #"{"seq":\#($1)}"#.utf8.count })
+    }
 }

@@ -18,9 +18,9 @@ final class InputTranslatorTests: XCTestCase {
         for line in lines {
             let bytes = Array(line.utf8)
             let outcome = bytes.withUnsafeBytes { translator.translate($0, collect) }
-            if case .rejected(let r) = outcome { rejected.append(r.message) }
+            outcome.forEachRejection { rejected.append($0.message) }
         }
-        if case .rejected(let r)? = translator.finish(collect) { rejected.append(r.message) }
+        translator.finish(collect)?.forEachRejection { rejected.append($0.message) }
         return (sent, rejected)
     }
 
@@ -93,5 +93,65 @@ final class InputTranslatorTests: XCTestCase {
     func testRawModesSendLinesAsIs() {
         XCTAssertEqual(run(["not json", ""], format: .text).sent, [.text("not json"), .text("")])
         XCTAssertEqual(run(["ab"], format: .binary).sent, [.binary([97, 98])])
+    }
+
+    // MARK: stray lines and lone surrogates (issue: hostile input)
+
+    func testAStrayOpenerIsReportedAloneAndTheLinesAfterItAreSent() {
+        let r = run(["[", #"{"a":1}"#, #"{"b":2}"#, #"{"c":3}"#])
+        XCTAssertEqual(r.sent, [.text(#"{"a":1}"#), .text(#"{"b":2}"#), .text(#"{"c":3}"#)])
+        XCTAssertEqual(r.rejected, ["stdin:1:2: unterminated JSON value (line 3 cannot continue it)"])
+    }
+
+    func testAStrayObjectOpenerEndsAtTheFirstLineThatCannotContinueIt() {
+        let r = run(["{", #"{"a":1}"#, "2"])
+        XCTAssertEqual(r.sent, [.text(#"{"a":1}"#), .text("2")])
+        XCTAssertEqual(r.rejected, ["stdin:1:2: unterminated JSON value (line 2 cannot continue it)"])
+    }
+
+    func testLinesAfterAStrayOpenerMayStartAValueOfTheirOwn() {
+        let r = run(["[", #"{"a":"#, "1}", #"{"b":2}"#])
+        XCTAssertEqual(r.sent, [.text(#"{"a":1}"#), .text(#"{"b":2}"#)])
+        XCTAssertEqual(r.rejected, ["stdin:1:2: unterminated JSON value (line 4 cannot continue it)"])
+    }
+
+    func testAStrayOpenerAtTheEndOfInputGivesBackTheValuesAfterIt() {
+        let r = run(["1", "[", "2"])
+        XCTAssertEqual(r.sent, [.text("1"), .text("2")])
+        XCTAssertEqual(r.rejected, ["stdin:2:2: unterminated JSON value (input ended)"])
+    }
+
+    func testAValidPrettyPrintedArrayOfScalarsIsStillOneMessage() {
+        XCTAssertEqual(run(["[", "  1", "]"]).sent, [.text("[1]")])
+        XCTAssertEqual(run(["[", "  {\"a\": 1}", "]"]).sent, [.text(#"[{"a":1}]"#)])
+    }
+
+    func testAMissingCommaInAPrettyPrintedValueIsReportedWhereItIs() {
+        let r = run(["{", #"  "a": 1"#, #"  "b": 2"#, "}", "3"])
+        XCTAssertEqual(r.sent, [.text("3")])
+        XCTAssertEqual(r.rejected.first, "stdin:3:3: expected ',' or '}' after object member")
+    }
+
+    func testAStrayOpenerIsSentAsTextWhenLenient() {
+        let r = run(["[", #"{"a":1}"#, #"{"b":2}"#], lenient: true)
+        XCTAssertEqual(r.sent, [.text("["), .text(#"{"a":1}"#), .text(#"{"b":2}"#)])
+        XCTAssertEqual(r.rejected, [])
+    }
+
+    func testPendingInputIsBoundedByTheLimit() {
+        let r = run(["["] + Array(repeating: "  1,", count: 30) + [#"{"a":1}"#], maxPending: 64)
+        XCTAssertEqual(r.rejected.first, "stdin:1:1: unterminated JSON value longer than 64 bytes")
+        XCTAssertEqual(r.sent, [.text(#"{"a":1}"#)], "the value was dropped at the limit, not kept growing")
+    }
+
+    func testTextWithALoneSurrogateIsRejected() {
+        let r = run([#"{"$text":"a\ud800"}"#, #"{"$text":"\udc00b"}"#, #"{"$text":"\ud83d\ude00 \u00e9"}"#])
+        XCTAssertEqual(r.sent, [.text("\u{1F600} \u{e9}")])
+        XCTAssertEqual(r.rejected, [#"stdin:1:12: invalid $text: lone surrogate \ud800"#,
+                                    #"stdin:2:11: invalid $text: lone surrogate \udc00"#])
+    }
+
+    func testPlainJSONWithALoneSurrogateEscapeIsSentAsIs() {
+        XCTAssertEqual(run([#"{"s":"\ud800"}"#]).sent, [.text(#"{"s":"\ud800"}"#)])
     }
 }

@@ -63,6 +63,27 @@ final class WebSocketChannelTests: XCTestCase {
         XCTAssertEqual(written[36], 0x81, "then the text frame")
     }
 
+    /// A peer that does not read what is queued for it is not read either,
+    /// past --max-message-size + 8 MiB of output; once it reads, it is read again.
+    func testReadingStopsWhileTheOutputIsFarAboveTheMessageLimit() {
+        let chunk = [UInt8](repeating: 7, count: 64 << 10)
+        for _ in 0 ..< 160 { chunk.withUnsafeBytes { channel.send(.binary($0)) } }
+        XCTAssertGreaterThan(channel.outputBytes, (1 << 20) + (8 << 20))
+        channel.start(leftover: [])
+        writeAll(peer, frame(1, Array("a".utf8)))
+        runLoop(loop) { self.events.contains("text:a") }
+        writeAll(peer, frame(1, Array("b".utf8)))
+        var waited = false
+        loop.schedule(afterNanos: 100_000_000) { waited = true }
+        runLoop(loop) { waited }
+        XCTAssertFalse(events.contains("text:b"), "read while the output is stuck")
+        // The peer reads: the output drains below the low water and "b" arrives.
+        runLoop(loop) {
+            _ = readAvailable(self.peer)
+            return self.events.contains("text:b")
+        }
+    }
+
     func testPeerEOFWithoutCloseIsLost() {
         channel.start(leftover: [])
         shutdown(peer, Int32(SHUT_WR))

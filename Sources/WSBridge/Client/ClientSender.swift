@@ -4,9 +4,10 @@ import WSTransport
 /// The client's outgoing path (wspipe(1): RECONNECT AND REPLAY): a message
 /// goes straight into the open connection when nothing waits before it and
 /// the socket keeps up, else into the queue, which the next connection
-/// empties after its replay. stdin pauses while the queue is at its limit or
-/// the socket is behind (back-pressure), so nothing is dropped: every line is
-/// sent, or counted as not sent at the end.
+/// empties after its replay. stdin pauses while the queue and the messages
+/// held for their --ack reach --queue-limit, or the socket is behind
+/// (back-pressure), so nothing is dropped and memory stays bounded: every
+/// line is sent, or counted as not sent at the end.
 final class ClientSender {
     /// Above this much unwritten socket output, messages wait in the queue.
     static let socketHighWater = 4 << 20
@@ -19,6 +20,8 @@ final class ClientSender {
     var channel: WebSocketChannel?
     /// Messages sent and received on the connection, for the reply linger.
     var replies = ReplyTracker()
+    /// A held message went out again (the interactive transcript shows it).
+    var onResent: ((UnsafeRawBufferPointer) -> Void)?
 
     init(shell: SessionShell, replay: ReplayCoordinator, queueLimit: Int) {
         self.shell = shell
@@ -26,12 +29,13 @@ final class ClientSender {
         self.queueLimit = queueLimit
     }
 
-    var queueEmpty: Bool { queue.isEmpty }
+    /// Nothing waits to go out: no queued line, no held message still to be re-sent.
+    var queueEmpty: Bool { queue.isEmpty && !replay.isResending }
     var queuedCount: Int { queue.count }
 
     /// A message from stdin `line`: straight out when the way is clear, else queued.
     func deliver(_ message: OutgoingMessage, line: Int) {
-        if let channel, channel.isOpen, queue.isEmpty, channel.outputBytes < Self.socketHighWater {
+        if let channel, channel.isOpen, queueEmpty, channel.outputBytes < Self.socketHighWater {
             transmit(message, line: line, on: channel)
         } else {
             queue.append(message, line: line)
@@ -59,21 +63,27 @@ final class ClientSender {
         shell.sent(bytes: text.count)
     }
 
-    /// Moves queued messages into the open connection while its output is short.
+    /// Moves held messages still to be re-sent, then queued ones, into the
+    /// open connection while its output is short.
     func pump() {
         guard let channel, channel.isOpen else { return }
-        while channel.outputBytes < Self.socketHighWater, let message = queue.popFirst() {
+        replay.resendHeld(while: { channel.outputBytes < Self.socketHighWater }) { text in
+            resend(text, on: channel)
+            onResent?(text)
+        }
+        while !replay.isResending, channel.outputBytes < Self.socketHighWater, let message = queue.popFirst() {
             message.withOutgoing { transmit($0, line: message.line, on: channel) }
         }
         channel.flush()
     }
 
-    /// Back-pressure: stdin waits while the queue is at its limit or the
-    /// socket is not keeping up.
+    /// Back-pressure: stdin waits while the queue and the held messages are
+    /// at the limit (wspipe(1): RECONNECT AND REPLAY) or the socket is not
+    /// keeping up.
     func updateFlow(of stdin: StdinPump?) {
         guard let stdin, !stdin.finished else { return }
         let socketBusy = (channel?.outputBytes ?? 0) >= Self.socketHighWater
-        if queue.byteCount >= queueLimit || socketBusy { stdin.pause() } else { stdin.resume() }
+        if queue.byteCount + replay.heldBytes >= queueLimit || socketBusy { stdin.pause() } else { stdin.resume() }
     }
 
     /// What became of the messages a connection still held when it ended.

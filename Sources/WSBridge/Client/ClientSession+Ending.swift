@@ -5,7 +5,7 @@ import WSTransport
 /// not sent, refused, unconfirmed or unacknowledged.
 extension ClientSession {
     /// Last words and the exit status; what was not sent or acknowledged is
-    /// reported. The destinations are written out after the loop.
+    /// reported. The destinations are written out next, by the shell's drain.
     func finish(_ outcome: ClientLifecycle.Outcome) {
         switch outcome {
         case .completed:
@@ -30,7 +30,7 @@ extension ClientSession {
         channel?.terminate()
         reportUnsent()
         reportUnacked()
-        loop.stop()
+        shell.end()
     }
 
     /// A refused message is reported with its line and counts as not sent

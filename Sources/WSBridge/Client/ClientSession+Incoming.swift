@@ -12,6 +12,8 @@ extension ClientSession {
         case .processed:
             shell.output.routes.flushAll()
             channel?.setReadPaused(shell.output.routes.isBackedUp)
+            // Acks release held messages: stdin may read on.
+            if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
             reportProgress()
         case .ended(let reason):
             channelEnded(reason)

@@ -24,6 +24,7 @@ public final class ClientSession: SessionDriver {
     /// --until and --idle-timeout.
     lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, loop: loop) {
         [unowned self] reason in
+        guard self.lifecycle.phase != .ended else { return }   // the output is being written out
         self.log.info(reason == .untilMatched ? "--until matched; closing" : "no message within --idle-timeout; closing")
         if reason == .untilMatched { self.shell.closeAdmission() }
         self.handle(.stop(reason))
@@ -52,6 +53,7 @@ public final class ClientSession: SessionDriver {
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events)
         }
         observer = interactive
+        if let interactive { sender.onResent = { interactive.sent(.text($0)) } }
         wireInteractive()
     }
 
@@ -171,8 +173,7 @@ public final class ClientSession: SessionDriver {
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
         replay.replay(isReconnect: isReconnect, log: log,
-                      send: { sender.transmit($0, on: channel); observer?.sent($0) },
-                      resend: { sender.resend($0, on: channel); observer?.sent(.text($0)) })
+                      send: { sender.transmit($0, on: channel); observer?.sent($0) })
         sender.pump()
         let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
         handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))

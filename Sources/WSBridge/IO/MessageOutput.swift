@@ -47,11 +47,9 @@ final class MessageOutput {
         formatters.appendBinary(payload, to: routes.binaryDestination)
     }
 
-    /// Blocking, after the loop: every line reaches its destination and every
-    /// |command has exited, so its output is complete. A failed route makes
-    /// the status 1 unless --route-errors ignore.
-    func finish(_ status: inout ExitStatus, ignoringRouteErrors: Bool) {
-        routes.finish()
+    /// A failed route makes the status 1 unless --route-errors ignore. (The
+    /// destinations are written out and closed by the shell's `OutputDrain`.)
+    func reportFailures(_ status: inout ExitStatus, ignoringRouteErrors: Bool) {
         if failures > 0 && !ignoringRouteErrors { status = status.combined(with: .runtimeError) }
     }
 

@@ -26,6 +26,9 @@ final class WebSocketChannel {
     private(set) var connection: Connection
     private var handler: (Event) -> Void
     private var readPaused = false
+    /// Reading stopped because the output went above `outputHighWater`.
+    private var outputFull = false
+    private var readingStopped: Bool { readPaused || outputFull }
     private var ended = false
     private var inReceive = false
     private var deferredClose: (CloseCode, String)?
@@ -42,6 +45,14 @@ final class WebSocketChannel {
     var tracer: FrameTracer?
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
+    /// Above this much unwritten output the socket is not read (both roles),
+    /// below the low water it is again. The sessions stop adding at their
+    /// own high water (4 MiB), so only a message or a batch of lines goes
+    /// past it: this bound is above that and never stops a peer that reads.
+    /// (At 4 MiB it would: an echo server blocked writing to us stops
+    /// reading, and our output would never drain.)
+    private let outputHighWater: Int
+    static let outputLowWater = 1 << 20
 
     /// One read buffer for every channel: the loop is single-threaded and event
     /// payloads point into it only for the duration of a callback.
@@ -57,6 +68,8 @@ final class WebSocketChannel {
         self.connection = Connection(role: role, maxMessageSize: maxMessageSize, compression: compression)
         self.isTLS = stream is TLSStream
         self.recoversUnsent = role == .client
+        let (bound, overflow) = maxMessageSize.addingReportingOverflow(8 << 20)
+        self.outputHighWater = overflow ? Int.max : bound
     }
 
     /// Bytes to send before any frame (the server's 101 response); the
@@ -82,6 +95,9 @@ final class WebSocketChannel {
     private var wasOpenBeforeReceive = true
     /// Bytes queued for the socket and not yet written.
     var outputBytes: Int { preamble.readableBytes + connection.output.readableBytes - outgoing.unwrittenOffset }
+    /// What this connection holds for its peer: output not yet written and
+    /// a message still arriving.
+    var bufferedBytes: Int { outputBytes + connection.bufferedInputBytes }
 
     func sendPing(_ payload: [UInt8]) {
         guard isOpen else { return }
@@ -145,17 +161,18 @@ final class WebSocketChannel {
     private func ready(_ readiness: EventLoop.Readiness) {
         if readiness.contains(.writable) { flush() }
         if readiness.contains(.readable) || readiness.contains(.hangup) || readiness.contains(.error) {
-            if !readPaused || readiness.contains(.error) { readAvailable() }
+            if !readingStopped || readiness.contains(.error) { readAvailable() }
         }
     }
 
     private func readAvailable() {
-        while !ended && !readPaused {
+        while !ended && !readingStopped {
             let result = stream.read(into: Self.readBuffer)
             switch result {
             case .bytes(let n):
                 tracer?.read(UnsafeRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                 feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
+                if outputBytes > outputHighWater { return stopReadingForOutput() }
                 // A short read drained the kernel buffer: poll will say when
                 // more arrives, so skip the read that would only say EAGAIN.
                 // (TLS may still hold decrypted bytes, so it reads on.)
@@ -243,6 +260,24 @@ final class WebSocketChannel {
         updateInterest()
         if !ended && connection.isClosingHandshakeComplete { closeAfterHandshake() }
         if hadOutput && !ended && outputBytes == 0 { onDrained?() }
+        if outputFull && outputBytes <= Self.outputLowWater { resumeReadingAfterOutput() }
+    }
+
+    /// Reading stops while the peer does not take what is queued for it:
+    /// whatever fills the output (answers to its Pings, its own messages
+    /// echoed by a program, a relay), it cannot grow without bound because
+    /// of what the peer keeps sending. Writing goes on; reading resumes as
+    /// soon as the output is below the low water.
+    private func stopReadingForOutput() {
+        outputFull = true
+        updateInterest()
+    }
+
+    private func resumeReadingAfterOutput() {
+        outputFull = false
+        updateInterest()
+        // TLS may hold decrypted bytes that poll will not announce.
+        loop.schedule(afterNanos: 0) { [weak self] in self?.readAvailable() }
     }
 
     private func writePreamble() -> IOResult {
@@ -274,7 +309,7 @@ final class WebSocketChannel {
     private func updateInterest() {
         guard watching, !ended else { return }
         var wanted: EventLoop.Interest = []
-        if !readPaused { wanted.insert(.read) }
+        if !readingStopped { wanted.insert(.read) }
         if outputBytes > 0 { wanted.insert(.write) }
         // TLS may need the other direction to finish a pending write; plain
         // TCP's `wants` only echoes the last call and would make poll spin.

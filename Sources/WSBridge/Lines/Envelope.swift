@@ -14,6 +14,10 @@ struct EnvelopeDecoder {
         /// A `$binary` string that is not base64; `offset` is its first byte
         /// inside the quotes, from the start of the JSON.
         case invalidBase64(offset: Int)
+        /// A `$text` string with an unpaired surrogate escape (`\ud800`),
+        /// which no UTF-8 text can hold; `offset` is its backslash, from the
+        /// start of the JSON.
+        case loneSurrogate(offset: Int)
     }
 
     /// Reused for the unescaped string and the decoded bytes.
@@ -28,6 +32,9 @@ struct EnvelopeDecoder {
         }
         let token = UnsafeRawBufferPointer(rebasing: json[member.value])
         if member.key.elementsEqual("$text".utf8) {
+            if let at = JSONScanner.firstLoneSurrogate(inStringToken: token) {
+                return body(.loneSurrogate(offset: member.value.lowerBound + at))
+            }
             decoded.removeAll(keepingCapacity: true)
             JSONScanner.appendUnescaped(stringToken: token, into: &decoded)
             return decoded.withUnsafeBytes { body(.text($0)) }

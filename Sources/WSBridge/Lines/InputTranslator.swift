@@ -12,7 +12,22 @@ struct InputTranslator {
         var message: String { "stdin:\(line):\(column): \(reason)" }
     }
 
-    enum Outcome { case sent, skipped, pending, rejected(Rejection) }
+    enum Outcome {
+        case sent, skipped, pending, rejected(Rejection)
+        /// The line could not continue a pending multi-line value: that value
+        /// was reported at its first line, and the lines after it were
+        /// translated again on their own. Their outcomes, in order.
+        case several([Outcome])
+
+        /// Calls `body` with every rejection this outcome holds, in order.
+        func forEachRejection(_ body: (Rejection) -> Void) {
+            switch self {
+            case .rejected(let rejection): body(rejection)
+            case .several(let outcomes): for outcome in outcomes { outcome.forEachRejection(body) }
+            case .sent, .skipped, .pending: break
+            }
+        }
+    }
 
     let format: LineFormat
     let lenient: Bool
@@ -20,9 +35,8 @@ struct InputTranslator {
     let maxPendingBytes: Int
 
     private(set) var lineNumber = 0
-    /// A JSON value not finished yet (its lines joined with '\n').
-    private var pending: [UInt8] = []
-    private var pendingFirstLine = 0
+    /// A JSON value not finished yet.
+    private var pending = PendingValue()
     /// Reused for compacted JSON.
     private var scratch: [UInt8] = []
     private var envelopes = EnvelopeDecoder()
@@ -48,24 +62,38 @@ struct InputTranslator {
         case .binary:
             send(.binary(line)); return .sent
         case .json:
-            if pending.isEmpty && line.isEmpty { return .skipped }
-            return pending.isEmpty ? translateLine(line, send) : continuePending(line, send)
+            return translateJSON(line, send)
         }
     }
 
-    /// stdin ended: a value still unfinished is reported, never dropped.
+    private mutating func translateJSON(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
+        if pending.isEmpty && line.isEmpty { return .skipped }
+        return pending.isEmpty ? translateLine(line, send) : continuePending(line, send)
+    }
+
+    /// stdin ended: a value still unfinished is reported, never dropped. When
+    /// a later line of it is a complete value on its own, the first line was
+    /// a stray one: it alone is reported and the rest translated again.
     mutating func finish(_ send: (OutgoingMessage) -> Void) -> Outcome? {
         guard !pending.isEmpty else { return nil }
-        defer { pending.removeAll(keepingCapacity: false) }
-        let outcome: Outcome = pending.withUnsafeBytes { bytes in
+        var laterLineIsValue = false
+        pending.forEachLaterLine { _, line in
+            if !laterLineIsValue, case .valid = JSONScanner.validate(line) { laterLineIsValue = true }
+        }
+        if laterLineIsValue {
+            let outcome = abandonPending(before: nil, send)
+            guard let rest = finish(send) else { return outcome }
+            return .several([outcome, rest])
+        }
+        let value = pending.take()
+        return value.bytes.withUnsafeBytes { bytes in
             switch JSONScanner.validate(bytes) {
             case .valid(let needsCompaction):
-                return sendJSON(bytes, needsCompaction: needsCompaction, firstLine: pendingFirstLine, send)
+                return sendJSON(bytes, needsCompaction: needsCompaction, firstLine: value.firstLine, send)
             case .incomplete(let e), .invalid(let e):
-                return reject(e, firstLine: pendingFirstLine, raw: bytes, send)
+                return reject(e, firstLine: value.firstLine, raw: bytes, send)
             }
         }
-        return outcome
     }
 
     private mutating func translateLine(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
@@ -77,43 +105,71 @@ struct InputTranslator {
         case .incomplete(let e):
             // Keep the line only if more lines can complete it: a line that
             // ends inside a string never can (raw newlines are not allowed there).
-            pending.append(contentsOf: line)
-            pending.append(10)
-            pendingFirstLine = lineNumber
-            let joinable = pending.withUnsafeBytes { bytes -> Bool in
+            pending.start(line, number: lineNumber)
+            let joinable = pending.bytes.withUnsafeBytes { bytes -> Bool in
                 if case .incomplete = JSONScanner.validate(bytes) { return true }
                 return false
             }
             if joinable { return .pending }
-            pending.removeAll(keepingCapacity: true)
+            _ = pending.take()
             return reject(e, firstLine: lineNumber, raw: line, send)
         }
     }
 
+    /// A line while a value is pending. The joined text is validated only on
+    /// a line that may end the value (its last non-blank byte closes an
+    /// object or array) or that is a complete value on its own (it may be
+    /// NDJSON after a stray line), so a long pretty-printed document is not
+    /// rescanned once per line.
     private mutating func continuePending(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
-        pending.append(contentsOf: line)
-        pending.append(10)
-        // A top-level object or array can only end on a line whose last
-        // non-blank byte closes it; skipping the other lines keeps a long
-        // pretty-printed document from being rescanned once per line.
-        guard endsWithCloser(line) || pending.count > maxPendingBytes else { return .pending }
-        let first = pendingFirstLine
-        let outcome: Outcome = pending.withUnsafeBytes { bytes in
-            switch JSONScanner.validate(bytes) {
-            case .valid(let needsCompaction):
-                return sendJSON(bytes, needsCompaction: needsCompaction, firstLine: first, send)
-            case .invalid(let e):
-                return reject(e, firstLine: first, raw: bytes, send)
-            case .incomplete(let e):
-                if bytes.count <= maxPendingBytes { return .pending }
-                var tooLong = e
-                tooLong.reason = "unterminated JSON value longer than \(maxPendingBytes) bytes"
-                return reject(tooLong, firstLine: first, raw: bytes, send)
-            }
+        let lineStart = pending.count
+        pending.append(line)
+        var alone: Bool?
+        func isValueAlone() -> Bool {
+            if let alone { return alone }
+            if case .valid = JSONScanner.validate(line) { alone = true } else { alone = false }
+            return alone!
         }
-        if case .pending = outcome { return outcome }
-        pending.removeAll(keepingCapacity: false)
-        return outcome
+        guard endsWithCloser(line) || pending.count > maxPendingBytes || isValueAlone() else { return .pending }
+        let first = pending.firstLine
+        let validation = pending.bytes.withUnsafeBytes { JSONScanner.validate($0) }
+        switch validation {
+        case .valid(let needsCompaction):
+            let value = pending.take()
+            return value.bytes.withUnsafeBytes { sendJSON($0, needsCompaction: needsCompaction, firstLine: first, send) }
+        case .incomplete:
+            if pending.count <= maxPendingBytes { return .pending }
+            // Reported where the value began.
+            let tooLong = JSONError(offset: 0, line: 1, column: 1,
+                                    reason: "unterminated JSON value longer than \(maxPendingBytes) bytes")
+            let value = pending.take()
+            return value.bytes.withUnsafeBytes { reject(tooLong, firstLine: first, raw: $0, send) }
+        case .invalid(let e):
+            // The value was a valid beginning until this line, which breaks
+            // it and stands on its own: the first line was stray.
+            if e.offset >= lineStart && isValueAlone() { return abandonPending(before: lineNumber, send) }
+            let value = pending.take()
+            return value.bytes.withUnsafeBytes { reject(e, firstLine: first, raw: $0, send) }
+        }
+    }
+
+    /// Reports the pending value's first line as a value that never ended
+    /// (line `breaking` could not continue it; nil at the end of input) and
+    /// translates each later line again on its own, as if the first had not
+    /// been there.
+    private mutating func abandonPending(before breaking: Int?, _ send: (OutgoingMessage) -> Void) -> Outcome {
+        let value = pending.take()
+        let current = lineNumber
+        let why = breaking.map { "line \($0) cannot continue it" } ?? "input ended"
+        let stray = JSONError(offset: value.firstLineLength, line: 1, column: value.firstLineLength + 1,
+                              reason: "unterminated JSON value (\(why))")
+        var outcomes = [value.withFirstLine { reject(stray, firstLine: value.firstLine, raw: $0, send) }]
+        value.forEachLaterLine { number, line in
+            lineNumber = number
+            outcomes.append(translateJSON(line, send))
+        }
+        lineNumber = current
+        return .several(outcomes)
     }
 
     private func endsWithCloser(_ line: UnsafeRawBufferPointer) -> Bool {
@@ -138,6 +194,9 @@ struct InputTranslator {
             case .invalidBase64(let offset):
                 // Columns are 1-based: the first byte inside the quotes.
                 return .rejected(Rejection(line: firstLine, column: offset + 1, reason: "invalid base64 in $binary"))
+            case .loneSurrogate(let offset):
+                let escape = String(decoding: json[offset ..< min(offset + 6, json.count)], as: UTF8.self)
+                return .rejected(Rejection(line: firstLine, column: offset + 1, reason: "invalid $text: lone surrogate \(escape)"))
             }
         }
         if let enveloped { return enveloped }

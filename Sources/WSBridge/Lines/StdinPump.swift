@@ -198,7 +198,11 @@ final class StdinPump {
     }
 
     private func handle(_ outcome: InputTranslator.Outcome) {
-        guard case .rejected(let rejection) = outcome else { return }
+        outcome.forEachRejection { rejected($0) }
+    }
+
+    private func rejected(_ rejection: InputTranslator.Rejection) {
+        guard !finished else { return }   // --strict stopped at an earlier one
         rejectedLines += 1
         // The first report says how to send such lines anyway; the rest stay short.
         let how = rejectedLines == 1 ? "; --lenient sends invalid lines as text, -t sends every line as is" : ""

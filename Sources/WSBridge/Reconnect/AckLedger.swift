@@ -22,6 +22,8 @@ public struct AckLedger {
         /// Index in `slots` of the next message held under the same key, or -1.
         var next: Int
         var isHeld: Bool
+        /// Sent order: 1 for the first message ever held, and so on.
+        var serial: Int
     }
 
     /// Oldest and newest slot held under one key.
@@ -43,6 +45,8 @@ public struct AckLedger {
     public private(set) var count = 0
     /// Total size of the held messages, in bytes.
     public private(set) var heldBytes = 0
+    /// The serial of the newest message ever held (0 before the first).
+    public private(set) var lastSerial = 0
 
     /// `path`: object keys from the top level, e.g. ["meta", "seq"]. An empty
     /// path keys on the whole message.
@@ -65,7 +69,8 @@ public struct AckLedger {
         let key = Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
         let index = slots.count
         // The key array is shared (copy on write) by the slot and the dictionary.
-        slots.append(Slot(message: Array(payload), key: key, next: -1, isHeld: true))
+        lastSerial += 1
+        slots.append(Slot(message: Array(payload), key: key, next: -1, isHeld: true, serial: lastSerial))
         if let last = chains[key]?.last {
             slots[last].next = index
             chains[key]!.last = index
@@ -107,6 +112,22 @@ public struct AckLedger {
     public func forEachHeld(_ body: (UnsafeRawBufferPointer) -> Void) {
         for index in firstHeld ..< slots.count where slots[index].isHeld {
             slots[index].message.withUnsafeBytes(body)
+        }
+    }
+
+    /// Calls `body` with each message still held whose serial is at least
+    /// `serial`, in first-sent order, with its serial, until `body` returns
+    /// false: a replay sent a little at a time, which acks may interrupt.
+    public func forEachHeld(from serial: Int, _ body: (Int, UnsafeRawBufferPointer) -> Bool) {
+        // Slots stay in serial order (compaction keeps the order): find the first by bisection.
+        var low = firstHeld
+        var high = slots.count
+        while low < high {
+            let middle = (low + high) / 2
+            if slots[middle].serial < serial { low = middle + 1 } else { high = middle }
+        }
+        for index in low ..< slots.count where slots[index].isHeld {
+            guard slots[index].message.withUnsafeBytes({ body(slots[index].serial, $0) }) else { return }
         }
     }
 

@@ -1,7 +1,10 @@
 /// What makes a new connection carry on where the last one stopped
 /// (wspipe(1): RECONNECT AND REPLAY): the --on-connect / --on-reconnect
 /// messages with their `${NAME}` captures, then the messages still held for
-/// an --ack, in their original order, before anything queued.
+/// an --ack, in their original order, before anything queued. The held ones
+/// are sent again a little at a time, as the socket takes them (`resendHeld`),
+/// like the queue: they are already counted against --queue-limit, and their
+/// copies in the socket's output must not double that.
 final class ReplayCoordinator {
     private let onConnect: [String]
     private let onReconnect: [String]
@@ -11,6 +14,9 @@ final class ReplayCoordinator {
     /// Validates the on-connect templates like stdin lines (envelopes too).
     private var translator: InputTranslator
     private var unackedReported = false
+    /// The held messages this connection still has to send again: serials
+    /// `next` through `last` (those acked meanwhile are skipped).
+    private var resend: (next: Int, last: Int)?
 
     init(policy: SessionPolicy, maxMessageSize: Int) {
         onConnect = policy.onConnect
@@ -25,22 +31,41 @@ final class ReplayCoordinator {
     var watchesIncoming: Bool { ledger != nil || !captures.isEmpty }
     var tracksAcks: Bool { ledger != nil }
     var acksPending: Bool { !(ledger?.isEmpty ?? true) }
+    /// Bytes of the messages held for their ack (they count against --queue-limit).
+    var heldBytes: Int { ledger?.heldBytes ?? 0 }
+    /// Held messages wait to be sent again on this connection: nothing new may go before them.
+    var isResending: Bool { resend != nil }
 
     /// The messages a connection starts with: `send` gets the on-connect (or
-    /// on-reconnect) messages, which count as new; `resend` the held ones.
-    func replay(isReconnect: Bool, log: Diagnostics, send: (OutgoingMessage) -> Void,
-                resend: (UnsafeRawBufferPointer) -> Void) {
+    /// on-reconnect) messages, which count as new; the held ones are sent
+    /// again after them through `resendHeld`.
+    func replay(isReconnect: Bool, log: Diagnostics, send: (OutgoingMessage) -> Void) {
+        resend = nil
+        if let ledger, !ledger.isEmpty {
+            log.info("re-sending \(ledger.count) unacknowledged message(s)")
+            resend = (0, ledger.lastSerial)   // not the on-connect messages held below
+        }
         let templates = isReconnect && !onReconnect.isEmpty ? onReconnect : onConnect
         for template in templates {
             var line = captures.substitute(template)
             let outcome = line.withUnsafeMutableBytes { translator.translate(UnsafeRawBufferPointer($0), send) }
-            if case .rejected(let rejection) = outcome {
+            outcome.forEachRejection { rejection in
                 log.warning("on-connect message not sent: \(rejection.reason): \(String(decoding: line, as: UTF8.self))")
             }
         }
-        guard let ledger, !ledger.isEmpty else { return }
-        log.info("re-sending \(ledger.count) unacknowledged message(s)")
-        ledger.forEachHeld(resend)
+    }
+
+    /// Sends held messages again, in order, while `more()` says the socket
+    /// takes them; the rest wait for the next call.
+    func resendHeld(while more: () -> Bool, _ body: (UnsafeRawBufferPointer) -> Void) {
+        guard let range = resend, let ledger else { resend = nil; return }
+        var next = range.last + 1
+        ledger.forEachHeld(from: range.next) { serial, text in
+            guard serial <= range.last, more() else { next = serial; return false }
+            body(text)
+            return true
+        }
+        resend = next > range.last ? nil : (next, range.last)
     }
 
     /// A text message went out: it is held if it carries an ack key.

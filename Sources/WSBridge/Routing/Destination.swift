@@ -39,6 +39,9 @@ public final class Destination {
     public var onDrained: (() -> Void)?
     /// Runs once, on the first failed write, with the reason.
     public var onFailure: ((Destination, String) -> Void)?
+    /// Runs when a flush has written everything (or the destination failed).
+    /// Only set for the final drain, so the session path pays nothing for it.
+    var onEmptied: (() -> Void)?
 
     private let target: Target
     private let loop: EventLoop?
@@ -160,6 +163,7 @@ public final class Destination {
         offset = 0
         stopWatching()
         checkDrained()
+        onEmptied?()
     }
 
     /// Blocking: writes everything pending (waiting in poll(2) for a full
@@ -238,6 +242,27 @@ public final class Destination {
         onFailure?(self, reason)
         // Nothing is left to wait for: whoever paused for us may resume.
         checkDrained()
+        onEmptied?()
+    }
+
+    /// The end of a run that cannot wait any longer: what is still unwritten
+    /// is dropped. Returns how many bytes that was.
+    func abandonPending() -> Int {
+        let dropped = unwrittenBytes
+        stopWatching()
+        discardPending()
+        return dropped
+    }
+
+    /// A `|COMMAND` child that has not exited yet (reaped without waiting).
+    var commandRunning: Bool {
+        if case .command(let process) = target { return !process.reapIfExited() }
+        return false
+    }
+
+    /// Asks a `|COMMAND` child still running to stop (SIGTERM).
+    func stopCommand() {
+        if case .command(let process) = target { process.send(signal: SIGTERM) }
     }
 
     /// The user-facing reason for a failed write: the reader went away, the

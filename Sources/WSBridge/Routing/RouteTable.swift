@@ -145,6 +145,30 @@ public final class RouteTable {
         for destination in destinations { destination.flush() }
     }
 
+    /// Bytes not yet written, over every destination.
+    var unwrittenBytes: Int {
+        destinations.reduce(0) { $0 + $1.unwrittenBytes }
+    }
+
+    /// Some destination is a `|COMMAND`.
+    var hasCommands: Bool { destinations.contains { $0.commandPID != nil } }
+
+    /// The final drain: `body` runs each time a flush leaves every destination empty.
+    func whenEmptied(_ body: @escaping () -> Void) {
+        for destination in destinations {
+            destination.onEmptied = { [unowned self] in if self.isEmpty { body() } }
+        }
+    }
+
+    /// Closes files and command pipes without waiting for anything; what is
+    /// still unwritten must have been written or abandoned first.
+    func close() {
+        for destination in destinations { destination.finish(waitForCommand: false) }
+    }
+
+    /// The `|COMMAND` routes whose child has not exited yet (reaped meanwhile).
+    var runningCommands: [Destination] { destinations.filter { $0.commandRunning } }
+
     /// At exit: flush what remains (blocking until written or failed), close the command
     /// pipes and files, and wait (waitpid) for every command to exit, so its output is complete.
     ///

@@ -21,17 +21,17 @@ struct AddressedLines {
         guard let client = registry.openClient(id: id) else { throw Undeliverable(reason: "no client \(id) connected") }
         rest.removeAll(keepingCapacity: true)
         ClientTag.appendRemoving(address.removal, from: json, into: &rest)
-        let outcome: Bool? = rest.withUnsafeBytes { line in
-            envelopes.decode(line) { decoded -> Bool? in
+        let outcome: Result<Bool, Undeliverable> = rest.withUnsafeBytes { line in
+            envelopes.decode(line) { decoded in
                 switch decoded {
-                case .notEnvelope: return send(.text(line), client)
-                case .text(let text): return send(.text(text), client)
-                case .binary(let bytes): return send(.binary(bytes), client)
-                case .invalidBase64: return nil
+                case .notEnvelope: return .success(send(.text(line), client))
+                case .text(let text): return .success(send(.text(text), client))
+                case .binary(let bytes): return .success(send(.binary(bytes), client))
+                case .invalidBase64: return .failure(Undeliverable(reason: "invalid base64 in $binary"))
+                case .loneSurrogate: return .failure(Undeliverable(reason: "invalid $text: lone surrogate"))
                 }
             }
         }
-        guard let outcome else { throw Undeliverable(reason: "invalid base64 in $binary") }
-        return outcome
+        return try outcome.get()
     }
 }

@@ -4,9 +4,11 @@ import WSTransport
 /// The server's upgraded clients (wspipe(1): OPTIONS, Server mode) in the
 /// order they arrived, which is the broadcast order, and by id for lines
 /// addressed with --tag; and the back-pressure that keeps a slow client from
-/// losing messages: once its unsent output passes the high water, stdin
-/// waits until it has drained. With --send-timeout a client that makes no
-/// progress for that long is disconnected instead, and the others go on.
+/// losing messages: once its unsent output passes the high water (whatever
+/// filled it: broadcasts, --relay, answers to its pings), stdin waits until
+/// it has drained. With --send-timeout a client that makes no progress for
+/// that long is disconnected instead, and the others go on. The clients'
+/// buffers together stay within a `MemoryBudget`.
 final class ClientRegistry {
     static let highWater = 4 << 20
 
@@ -18,12 +20,16 @@ final class ClientRegistry {
     /// water: counters keep the flow check free of allocations.
     private var openCount = 0
     private var stalledCount = 0
+    private var budget: MemoryBudget
+    /// The high water for the clients open now (`MemoryBudget.stallThreshold`).
+    private var stallThreshold = highWater
     /// Whether stdin may run changed.
     var flowChanged: () -> Void = {}
 
     init(shell: SessionShell, sendTimeoutNanos: Int64?) {
         self.shell = shell
         self.sendTimeoutNanos = sendTimeoutNanos
+        budget = MemoryBudget(maxMessageSize: shell.bridge.maxMessageSize)
     }
 
     var isEmpty: Bool { clients.isEmpty }
@@ -38,6 +44,7 @@ final class ClientRegistry {
         byID[client.id] = client
         client.phase = .open
         openCount += 1
+        stallThreshold = budget.stallThreshold(openClients: openCount)
         flowChanged()
     }
 
@@ -47,6 +54,7 @@ final class ClientRegistry {
         guard client.phase == .open else { return }
         client.phase = .closing
         openCount -= 1
+        stallThreshold = budget.stallThreshold(openClients: openCount)
         unstall(client)
         flowChanged()
     }
@@ -55,6 +63,8 @@ final class ClientRegistry {
     func remove(_ client: ServerClient) {
         retire(client)
         client.phase = .ended
+        budget.changed(from: client.heldBytes, to: 0)
+        client.heldBytes = 0
         if let index = clients.firstIndex(where: { $0 === client }) { clients.remove(at: index) }
         byID[client.id] = nil
     }
@@ -84,20 +94,37 @@ final class ClientRegistry {
         switch message {
         case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)
         }
-        if client.stall == nil && channel.outputBytes > Self.highWater {
-            channel.flush()   // may end the channel, which retires the client
-            if client.phase == .open && channel.outputBytes > Self.highWater { stall(client) }
-        }
+        checkStall(client, channel)
         return true
     }
 
+    /// A client whose output passed the high water holds stdin up.
+    private func checkStall(_ client: ServerClient, _ channel: WebSocketChannel) {
+        guard client.stall == nil && channel.outputBytes > stallThreshold else { return }
+        channel.flush()   // may end the channel, which retires the client
+        if client.phase == .open && channel.outputBytes > stallThreshold { stall(client) }
+    }
+
+    /// After a read from `client`: what answering it queued may put it
+    /// behind, and what it holds counts against the budget.
+    func processed(_ client: ServerClient) {
+        guard let channel = client.channel else { return }
+        if client.phase == .open { checkStall(client, channel) }
+        account(client)
+    }
+
+    /// After a batch of stdin: everything queued is flushed and counted.
     func flushAll() {
-        for client in clients { client.channel?.flush() }
+        for client in clients {
+            client.channel?.flush()
+            account(client)
+        }
     }
 
     /// Output fully written: the client no longer holds stdin up.
     func drained(_ client: ServerClient) {
         unstall(client)
+        account(client)
         flowChanged()
     }
 
@@ -112,6 +139,44 @@ final class ClientRegistry {
     /// Iterates a copy: each terminate removes its client.
     func terminateAll() {
         for client in clients { client.channel?.terminate() }
+    }
+
+    // MARK: the memory budget
+
+    /// Brings `client`'s part of the total up to date; past the budget, the
+    /// clients holding the most are disconnected until it fits again.
+    private func account(_ client: ServerClient) {
+        guard client.phase != .ended, let channel = client.channel else { return }
+        let held = channel.bufferedBytes
+        budget.changed(from: client.heldBytes, to: held)
+        client.heldBytes = held
+        if budget.isExceeded { enforceBudget() }
+    }
+
+    private func enforceBudget() {
+        // The other parts may be stale (their output shrank since): exact figures first.
+        for client in clients {
+            let held = client.channel?.bufferedBytes ?? 0
+            budget.changed(from: client.heldBytes, to: held)
+            client.heldBytes = held
+        }
+        while budget.isExceeded {
+            let candidates = clients.filter { $0.phase == .open && $0.channel != nil }
+            guard let index = MemoryBudget.victim(candidates.map(\.heldBytes)) else { return }
+            overBudget(candidates[index])
+        }
+    }
+
+    /// The client holding the most when the budget is exceeded: disconnected
+    /// with 1008 so that the others go on.
+    private func overBudget(_ client: ServerClient) {
+        guard let channel = client.channel else { return }
+        shell.log.warning("client \(client.id) (\(client.peer)): holds \(client.heldBytes) bytes, the most when the clients' buffers passed \(budget.limitBytes) bytes; disconnecting")
+        shell.events.emit(ServerEvents.memoryBudget(id: client.id, bytes: client.heldBytes, budget: budget.limitBytes))
+        client.closeInfo = (.policyViolation, "memory budget exceeded", false)
+        retire(client)
+        channel.close(code: .policyViolation, reason: "memory budget exceeded")
+        channel.terminate()   // removes the client, and its part of the total
     }
 
     // MARK: stalls and --send-timeout

@@ -42,6 +42,8 @@ final class ServerClient {
     var phase = Phase.upgrading
     /// nil while its output is below the high water.
     var stall: Stall?
+    /// Its buffers at the last count (`MemoryBudget`).
+    var heldBytes = 0
     /// How the connection ended, for the client_disconnected event.
     var closeInfo: (code: CloseCode, reason: String, clean: Bool)?
 
@@ -151,8 +153,10 @@ final class ServerClient {
     }
 
     private func refuse(_ refusal: HTTPRefusal) {
-        let response = ServerHandshake.errorResponse(status: refusal.status, reason: refusal.reason,
-                                                     body: "\(refusal.status) \(refusal.reason)\n")
+        // The reason may quote the request (its method): no control byte goes back in the status line.
+        let reason = TerminalText.escapingControls(refusal.reason)
+        let response = ServerHandshake.errorResponse(status: refusal.status, reason: reason,
+                                                     body: "\(refusal.status) \(reason)\n")
         _ = response.withUnsafeBytes { stream.write($0) }   // best effort: a few hundred bytes
         abandon(.refused(refusal))
     }

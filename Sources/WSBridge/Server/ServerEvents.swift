@@ -25,4 +25,26 @@ enum ServerEvents {
         line.string("reason", reason)
         return line.finishLine()
     }
+
+    /// `{"$event":"accept_paused","reason":"accept: Too many open files"}`:
+    /// accept(2) failed for want of descriptors (or memory); the listener
+    /// rests a moment and new connections wait in the kernel's queue.
+    static func acceptPaused(reason: String) -> [UInt8] {
+        var line = JSONObjectWriter()
+        line.string("$event", "accept_paused")
+        line.string("reason", reason)
+        return line.finishLine()
+    }
+
+    /// `{"$event":"memory_budget","id":N,"bytes":B,"budget":L}`: the
+    /// clients' buffers together passed L bytes, and client N, holding the
+    /// most (B bytes), is disconnected with 1008 so that the others go on.
+    static func memoryBudget(id: Int, bytes: Int, budget: Int) -> [UInt8] {
+        var line = JSONObjectWriter()
+        line.string("$event", "memory_budget")
+        line.int("id", id)
+        line.int("bytes", bytes)
+        line.int("budget", budget)
+        return line.finishLine()
+    }
 }

@@ -25,7 +25,12 @@ extension ServerSession {
 
     func acceptAll() {
         guard let listener else { return }
-        while !acceptPaused, let (fd, peer) = listener.accept() {
+        while gate.isWatching {
+            guard let (fd, peer) = listener.accept() else {
+                if let error = listener.lastAcceptError { handleGate(.acceptFailed(error.description)) }
+                return
+            }
+            handleGate(.accepted)
             let id = nextID
             nextID += 1
             do {
@@ -49,14 +54,31 @@ extension ServerSession {
     /// many connections are in their handshake, new ones wait in the kernel's
     /// listen queue instead of being accepted.
     func updateAccepting() {
-        guard let listener, let max = options.maxClients else { return }
-        let pause = upgrading.count >= max
-        guard pause != acceptPaused else { return }
-        acceptPaused = pause
-        if pause {
-            loop.unwatch(listener.fd)
-        } else {
-            loop.watch(listener.fd, .read) { [unowned self] _ in self.acceptAll() }
+        handleGate(.handshakes(upgrading.count))
+    }
+
+    func handleGate(_ event: AcceptGate.Event) {
+        for action in gate.handle(event) {
+            switch action {
+            case .watch:
+                if let listener { loop.watch(listener.fd, .read) { [unowned self] _ in self.acceptAll() } }
+            case .unwatch:
+                if let listener { loop.unwatch(listener.fd) }
+            case .armRetryTimer(let nanos):
+                gateTimer = loop.schedule(afterNanos: nanos) { [unowned self] in
+                    self.gateTimer = nil
+                    self.handleGate(.retryTimerFired)
+                }
+            case .cancelRetryTimer:
+                if let gateTimer { loop.cancel(gateTimer) }
+                gateTimer = nil
+            case .reportPaused(let reason, let first):
+                let text = "cannot accept connections (\(reason)); new ones wait in the listen queue, trying again every \(AcceptGate.retryNanos / 1_000_000)ms"
+                if first { log.warning(text + " (raise the limit with ulimit -n, or bound the clients with --max-clients)") } else { log.info(text) }
+                shell.events.emit(ServerEvents.acceptPaused(reason: reason))
+            case .reportResumed:
+                log.info("accepting connections again")
+            }
         }
     }
 
@@ -81,12 +103,13 @@ extension ServerSession {
         case .abandoned:
             break
         }
-        log.info("client \(client.id) (\(client.peer)) refused: \(why)")
+        // A malformed request's reason may quote the request.
+        log.info("client \(client.id) (\(client.peer)) refused: \(TerminalText.escapingControls(why.description))")
     }
 
     func stopAccepting() {
+        handleGate(.stop)
         if let l = listener {
-            loop.unwatch(l.fd)
             l.close()
             listener = nil
         }

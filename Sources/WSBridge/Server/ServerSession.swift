@@ -57,9 +57,10 @@ public final class ServerSession: SessionDriver {
     let admission: ClientAdmission
     /// --exec: the clients' programs.
     var execs: ExecTable?
-    /// --max-clients: the listener is not watched while this many
-    /// connections are still upgrading.
-    var acceptPaused = false
+    /// Whether the listener is watched: not while --max-clients connections
+    /// are upgrading, nor for a moment after accept(2) ran out of descriptors.
+    var gate: AcceptGate
+    var gateTimer: EventLoop.TimerID?
     var tlsContext: TLSContext?
     /// Clients still in the TLS handshake or the HTTP upgrade.
     var upgrading: [Int: ServerClient] = [:]
@@ -80,6 +81,7 @@ public final class ServerSession: SessionDriver {
                                     closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
                                     closeReason: bridge.closeReason)
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
+        gate = AcceptGate(maxHandshakes: options.maxClients)
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
         shell.watchesChildren = options.exec != nil
@@ -120,7 +122,9 @@ public final class ServerSession: SessionDriver {
         case .stopAccepting: stopAccepting()
         case .closeClients(let code, let reason): registry.closeAll(code, reason: reason)
         case .dropClients: registry.terminateAll()   // --exec programs are stopped after the loop
-        case .finish: loop.stop()
+        case .finish:
+            registry.terminateAll()   // a second SIGINT: nobody is waited for
+            shell.end()
         }
     }
 
@@ -155,6 +159,7 @@ public final class ServerSession: SessionDriver {
         case .processed:
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
+            registry.processed(client)
             client.channel?.setReadPaused(clientReadsPaused)
         case .ended:
             clientEnded(client)
@@ -183,12 +188,13 @@ public final class ServerSession: SessionDriver {
             // Our echo is queued; nothing more can be sent to it.
             if client.closeInfo == nil { client.closeInfo = (code ?? .noStatus, reason, true) }
             registry.retire(client)
-            log.info("client \(client.id) closed (\(code.map(String.init(describing:)) ?? "no status code"))\(reason.isEmpty ? "" : ": \(reason)")")
+            let said = reason.isEmpty ? "" : ": " + TerminalText.escapingControls(reason)   // the peer's text
+            log.info("client \(client.id) closed (\(code.map(String.init(describing:)) ?? "no status code"))\(said)")
         case .failed(let code, let reason):
             if client.closeInfo == nil { client.closeInfo = (code, reason, false) }
             registry.retire(client)
             if code == .abnormal { log.info("client \(client.id) dropped the connection"); return }
-            log.warning("client \(client.id): protocol error: \(reason) (closing with \(code.rawValue))")
+            log.warning("client \(client.id): protocol error: \(TerminalText.escapingControls(reason)) (closing with \(code.rawValue))")
             if options.once { shell.status = shell.status.combined(with: .protocolViolation) }
         }
     }
@@ -205,6 +211,7 @@ public final class ServerSession: SessionDriver {
             }
         case .processed:
             shell.output.routes.flushAll()
+            registry.processed(pair.client)
             pair.clientBatchDone()
         case .ended:
             clientEnded(pair.client)

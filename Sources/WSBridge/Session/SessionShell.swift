@@ -26,7 +26,8 @@ extension SessionDriver {
 /// What the client and the server sessions share: the event loop, where
 /// incoming messages go (`MessageOutput`), stdin, the signal watch, the exit
 /// status and the --stats counters. The run goes: set up, loop until the
-/// session stops it, write every destination out, report.
+/// session ends (`end()`), write every destination out on the loop
+/// (`OutputDrain`, SessionShell+Draining.swift), report.
 final class SessionShell {
     let loop = EventLoop()
     let bridge: BridgeOptions
@@ -45,12 +46,16 @@ final class SessionShell {
     /// (--exec): SIGCHLD is then watched too.
     var watchesChildren = false
     private var messagesReceived = 0
-    private var interrupts = 0
+    private(set) var interrupts = 0
+    /// The last phase, after the session has ended.
+    var drain: OutputDrain
+    var drainTimer: EventLoop.TimerID?
 
     init(bridge: BridgeOptions, log: Diagnostics, events: EventSink) {
         self.bridge = bridge
         self.log = log
         self.events = events
+        drain = OutputDrain(timeoutNanos: bridge.closeTimeoutNanos)
     }
 
     /// Runs the session: `start` opens what it needs (a connection attempt,
@@ -69,7 +74,9 @@ final class SessionShell {
             return .runtimeError
         }
         loop.run()
-        output.finish(&status, ignoringRouteErrors: bridge.routeErrorsIgnored)
+        // The loop failed or ran out of work before the session ended: write out as before, blocking.
+        if drain.phase != .done { output.routes.finish() }
+        output.reportFailures(&status, ignoringRouteErrors: bridge.routeErrorsIgnored)
         stats.invalidLines = stdin?.rejectedLines ?? 0
         if let stdin, stdin.rejectedLines > 0 { status = status.combined(with: .inputRejected) }
         driver.finalReport()
@@ -127,14 +134,17 @@ final class SessionShell {
 
     private func watchSignals() {
         let terminal = onWindowResize == nil ? [] : [SIGHUP, SIGWINCH]
-        let children = watchesChildren ? [SIGCHLD] : []
+        // SIGCHLD for --exec programs, and for |COMMAND routes, waited for at the end.
+        let children = watchesChildren || output.routes.hasCommands ? [SIGCHLD] : []
         guard let watcher = try? SignalWatcher(signals: [SIGINT, SIGTERM] + terminal + children) else { return }
         signals = watcher
         loop.watch(watcher.fd, .read) { [unowned self] _ in
             for signal in watcher.drain() {
                 switch signal {
                 case SIGWINCH: self.onWindowResize?()
-                case SIGCHLD: self.driver?.childrenExited()
+                case SIGCHLD:
+                    self.driver?.childrenExited()
+                    self.commandsMayHaveExited()
                 default: self.interrupted(by: signal)
                 }
             }
@@ -145,6 +155,8 @@ final class SessionShell {
         interrupts += 1
         status = status.combined(with: signal == SIGTERM ? .terminated : signal == SIGHUP ? .hangup : .interrupted)
         stdin?.stop()
+        // Once the session has ended, the signal is the drain's.
+        if drain.phase != .running { return handleDrain(.interrupted(again: interrupts > 1)) }
         driver?.interrupted(again: interrupts > 1)
     }
 }

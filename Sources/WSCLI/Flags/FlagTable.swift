@@ -231,7 +231,7 @@ public let flagTable: [Flag] = [
                  DocItem("stdout, stderr", "The standard streams."),
                  DocItem("drop", "Nowhere: the message is discarded."),
                  DocItem("fd:N", "File descriptor N, opened by the calling shell (3>file)."),
-                 DocItem("|COMMAND", "The stdin of COMMAND, started once with sh -c; wspipe waits for it at exit."),
+                 DocItem("|COMMAND", "The stdin of COMMAND, started once with sh -c; wspipe waits for it at exit (at most --close-timeout)."),
                  DocItem("any other path", "A file, appended to, created if missing."),
              ]),
          ],
@@ -281,6 +281,14 @@ public let flagTable: [Flag] = [
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
          category: .ending, defaultValue: "2s",
+         doc: [
+             """
+             It bounds the rest of the ending too. What the messages left for stdout and the \
+             routes is written out while signals still work; output that no reader takes for this \
+             long is dropped and reported (exit 1). A |COMMAND still running this long after its \
+             input ended gets SIGTERM (exit 1). A second SIGINT or SIGTERM ends the run at once.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.closeTimeoutNanos = try FlagValue.duration("close-timeout", v) }),
     Flag(long: "linger", valueName: "DURATION",
          help: "At stdin EOF, wait up to this long for replies still owed before closing.",
@@ -419,7 +427,9 @@ public let flagTable: [Flag] = [
          doc: [
              """
              Stdin lines read while disconnected are queued in order and sent after the reconnect. \
-             When the queue is full, nothing is dropped: reading stdin waits until it drains.
+             When the queue is full, nothing is dropped: reading stdin waits until it drains. \
+             Messages held for their --ack count too: stdin is not read until acks free room, and \
+             after a reconnect the held messages go out again as the socket takes them.
              """,
          ],
          apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
@@ -493,6 +503,14 @@ public let flagTable: [Flag] = [
              """
              A slow client gets back-pressure: wspipe stops reading stdin until it catches up, so \
              that every client gets every line (see --send-timeout).
+             """,
+             """
+             What the clients hold together (output not yet written to them, messages still \
+             arriving from them) stays under 4 times --max-message-size, at least 64M: the more \
+             clients, the sooner one counts as slow; past it, the client holding the most is \
+             disconnected with 1008 and a memory_budget event. When accept(2) runs out of file \
+             descriptors, wspipe says so once (an accept_paused event), lets new connections wait \
+             in the kernel's queue and tries again every 250 ms, instead of spinning.
              """,
          ],
          apply: { o, v throws(UsageError) in o.listen = try FlagValue.nonEmpty("listen", v) }),

@@ -129,8 +129,13 @@ public enum ManPageRenderer {
         page.paragraphs(["Outgoing messages (stdin to socket): each line, ended by LF or CRLF, is one message; "
             + "a last line without a newline counts, and an empty line is skipped."])
         page.bullet("{\"$binary\":\"...\"}, with only that key, is decoded and sent as a binary message.")
-        page.bullet("{\"$text\":\"...\"}, with only that key, sends the decoded string as a text message.")
+        page.bullet("{\"$text\":\"...\"}, with only that key, sends the decoded string as a text message; "
+            + "a string with a lone surrogate escape (\\ud800), which no UTF-8 text can hold, makes the line invalid.")
         page.bullet("Any other valid JSON is sent byte for byte as a text message.")
+        page.bullet("A value spread over several lines (what jq . prints) is joined and sent compacted, up to "
+            + "--max-message-size. When a line cannot continue the value pending before it but is a value on "
+            + "its own, the first line of the pending value was a stray one: it alone is reported, and the "
+            + "lines after it are read again on their own.")
         page.bullet("A line that is not valid JSON is not sent: \"wspipe: stdin:LINE:COL: reason\" is written on "
             + "stderr, the run goes on, and it ends with exit status 6. "
             + "--lenient sends such a line as raw text instead; --strict stops at the first one.")

@@ -103,7 +103,7 @@ final class ProgramOutput {
     }
 
     private func handle(_ outcome: InputTranslator.Outcome) {
-        if case .rejected(let rejection) = outcome { onRejected(rejection) }
+        outcome.forEachRejection { onRejected($0) }
     }
 
     private func watch() {

@@ -1,0 +1,45 @@
+/// Server mode: what the clients' buffers may hold together (wspipe(1):
+/// OPTIONS, Server mode), so that many clients cannot do what one cannot:
+/// output not yet written to them and messages still arriving from them
+/// stay under `limitBytes`.
+///
+/// Back-pressure comes first: a client's output counts as behind (stdin and
+/// --relay wait for it) at half the budget shared among the open clients,
+/// at most `ClientRegistry.highWater`, so a broadcast to many slow clients
+/// pauses before it fills the budget. What back-pressure cannot stop (a
+/// message a client sends slowly, a large one queued to everyone) may pass
+/// it: then the client holding the most is disconnected with 1008.
+///
+/// The session reports each client's holding when it changes (after a read,
+/// a batch of stdin, a drain): the total costs nothing per message.
+struct MemoryBudget {
+    let limitBytes: Int
+    private(set) var totalBytes = 0
+
+    /// At least 64 MiB, and room for four messages of the largest size.
+    init(maxMessageSize: Int) {
+        let (four, overflow) = maxMessageSize.multipliedReportingOverflow(by: 4)
+        limitBytes = overflow ? Int.max : max(64 << 20, four)
+    }
+
+    init(limitBytes: Int) {
+        self.limitBytes = limitBytes
+    }
+
+    var isExceeded: Bool { totalBytes > limitBytes }
+
+    /// One client's holding went from `old` to `new` bytes.
+    mutating func changed(from old: Int, to new: Int) {
+        totalBytes += new - old
+    }
+
+    /// The output above which a client counts as behind, with `openClients` open.
+    func stallThreshold(openClients: Int) -> Int {
+        min(ClientRegistry.highWater, max(64 << 10, limitBytes / 2 / max(1, openClients)))
+    }
+
+    /// The index of the holding to give up: the largest.
+    static func victim(_ holdings: [Int]) -> Int? {
+        holdings.indices.max { holdings[$0] < holdings[$1] }
+    }
+}
