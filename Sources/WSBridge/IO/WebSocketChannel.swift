@@ -115,8 +115,11 @@ final class WebSocketChannel {
         // context takeover it depends on the ones before it): its original
         // is kept beside it, for the next connection to compress again.
         var original: [UInt8]?
-        if connection.compression != nil, case .text(let bytes) = message { original = Array(bytes) }
-        if connection.compression != nil, case .binary(let bytes) = message { original = Array(bytes) }
+        if connection.compression != nil {
+            switch message {
+            case .text(let bytes), .binary(let bytes): original = Array(bytes)
+            }
+        }
         outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes, original: original)
     }
 
