@@ -89,6 +89,9 @@ struct OutgoingFrames {
     mutating func drain(from connection: inout Connection, unacknowledged: Int?,
                         _ body: (Opcode, UnsafeRawBufferPointer, Unsent) -> Void) {
         let ackedUpTo = unacknowledged.map { written - $0 } ?? released
+        // What the peer acknowledged before it last gave a sign of life is
+        // settled (after a clean close, everything): only the rest is handed back.
+        release(upTo: min(ackedUpTo, writtenAtSignOfLife), in: &connection)
         var payload: [UInt8] = []
         var index = firstRecord
         connection.withOutput { all in
