@@ -12,151 +12,188 @@
 enum JSONFastPath {
     /// 0: valid; 1: valid, and the whitespace outside strings holds '\n' or
     /// '\r' (needs compaction); -1: not known valid (run the full scan).
+    ///
+    /// One loop over the tokens with what the grammar expects next: a value,
+    /// an object key, or whatever may follow a value. Strings (keys and
+    /// values) are scanned in one place, so the vector constants stay in
+    /// registers for the whole text.
     static func check(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
         var i = 0
         var lineBreak = false
         var depth = 0
         // Bit k set: open container k (0 = outermost) is an object.
         var objects: UInt64 = 0
+        var expect = Expect.value
 
         while true {
-            // A value starts here (after optional whitespace).
-            if !skipWhitespace(p, n, &i, &lineBreak) { return -1 }
-            switch p[i] {
-            case 0x22:  // '"'
-                i = string(p, n, i &+ 1)
-                if i < 0 { return -1 }
-            case 0x7B:  // '{'
+            // RFC 8259 §2 whitespace; only '\n' and '\r' force compaction.
+            var c: UInt8 = 0
+            while true {
+                if i == n {
+                    return expect == .separator && depth == 0 ? (lineBreak ? 1 : 0) : -1
+                }
+                c = p[i]
+                if c > 0x20 { break }
+                if c == 0x0A || c == 0x0D {
+                    lineBreak = true
+                } else if c != 0x20 && c != 0x09 {
+                    return -1
+                }
                 i &+= 1
-                if !skipWhitespace(p, n, &i, &lineBreak) { return -1 }
-                if p[i] == 0x7D {  // '}': empty object
+            }
+
+            if expect == .separator {
+                // After a value: a comma asks for the next one, closers pop.
+                if depth == 0 { return -1 }   // trailing characters
+                i &+= 1
+                let inObject = (objects &>> UInt64(depth &- 1)) & 1 != 0
+                if c == 0x2C {  // ','
+                    expect = inObject ? .key : .value
+                } else if c == (inObject ? 0x7D : 0x5D) {  // '}' or ']'
+                    depth &-= 1
+                } else {
+                    return -1
+                }
+                continue
+            }
+
+            if c == 0x22 {  // '"': a key or a string value
+                i &+= 1
+                while true {
+                    // Plain bytes 16 at a time, and past the first 16 (a
+                    // long string) 32 at a time.
+                    if i &+ 16 <= n {
+                        let lanes = unsafeBitCast(stops(p + i), to: SIMD2<UInt64>.self)
+                        if lanes[0] | lanes[1] == 0 {
+                            i &+= 16
+                            while i &+ 32 <= n && isEmpty(stops(p + i) .| stops(p + (i &+ 16))) {
+                                i &+= 32
+                            }
+                            continue
+                        }
+                        i &+= lanes[0] != 0 ? lanes[0].trailingZeroBitCount &>> 3
+                                            : 8 &+ lanes[1].trailingZeroBitCount &>> 3
+                    } else {
+                        while i < n {
+                            let b = p[i]
+                            if b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 { break }
+                            i &+= 1
+                        }
+                        if i == n { return -1 }
+                    }
+                    let stop = p[i]
+                    if stop == 0x22 { break }
+                    if stop == 0x5C {
+                        i = escape(p, n, i)
+                    } else if stop < 0x20 {
+                        return -1
+                    } else {
+                        i = utf8Sequence(p, n, i)
+                    }
+                    if i < 0 { return -1 }
+                }
+                i &+= 1
+                if expect == .key {
+                    // The colon, then the member's value.
+                    while i < n && p[i] <= 0x20 {
+                        if p[i] == 0x0A || p[i] == 0x0D { lineBreak = true } else if p[i] != 0x20 && p[i] != 0x09 { return -1 }
+                        i &+= 1
+                    }
+                    if i == n || p[i] != 0x3A { return -1 }
                     i &+= 1
+                    expect = .value
+                } else {
+                    expect = .separator
+                }
+                continue
+            }
+            if expect == .key { return -1 }
+
+            switch c {
+            case 0x7B:  // '{'
+                i = skipBlanks(p, n, i &+ 1, &lineBreak)
+                if i < n && p[i] == 0x7D {  // '}': empty object
+                    i &+= 1
+                    expect = .separator
                 } else {
                     if depth == 64 { return -1 }
                     objects |= 1 &<< UInt64(depth)
                     depth &+= 1
-                    i = member(p, n, i, &lineBreak)
-                    if i < 0 { return -1 }
-                    continue
+                    expect = .key
                 }
             case 0x5B:  // '['
-                i &+= 1
-                if !skipWhitespace(p, n, &i, &lineBreak) { return -1 }
-                if p[i] == 0x5D {  // ']': empty array
+                i = skipBlanks(p, n, i &+ 1, &lineBreak)
+                if i < n && p[i] == 0x5D {  // ']': empty array
                     i &+= 1
+                    expect = .separator
                 } else {
                     if depth == 64 { return -1 }
                     objects &= ~(1 &<< UInt64(depth))
                     depth &+= 1
-                    continue
                 }
             case 0x2D, 0x30 ... 0x39:  // '-', digits
                 i = number(p, n, i)
                 if i < 0 { return -1 }
+                expect = .separator
             case 0x74:  // "true"
                 i = literal(p, n, i, 0x6575_7274, 4)
                 if i < 0 { return -1 }
+                expect = .separator
             case 0x66:  // "false": "fals" as a word, then 'e'
                 i = literal(p, n, i, 0x736C_6166, 5)
                 if i < 0 { return -1 }
+                expect = .separator
             case 0x6E:  // "null"
                 i = literal(p, n, i, 0x6C6C_756E, 4)
                 if i < 0 { return -1 }
+                expect = .separator
             default:
                 return -1
             }
-
-            // A value ended: closers pop, a comma asks for the next value.
-            while true {
-                if !skipWhitespace(p, n, &i, &lineBreak) {
-                    return depth == 0 && i == n ? (lineBreak ? 1 : 0) : -1
-                }
-                if depth == 0 { return -1 }   // trailing characters
-                let c = p[i]
-                i &+= 1
-                let inObject = (objects &>> UInt64(depth &- 1)) & 1 != 0
-                if c == 0x2C {  // ','
-                    if inObject {
-                        if !skipWhitespace(p, n, &i, &lineBreak) { return -1 }
-                        i = member(p, n, i, &lineBreak)
-                        if i < 0 { return -1 }
-                    }
-                    break
-                }
-                if c != (inObject ? 0x7D : 0x5D) { return -1 }
-                depth &-= 1
-            }
         }
     }
 
-    /// Skips RFC 8259 §2 whitespace; false at the end of the input (or a
-    /// control byte that is not whitespace, which no grammar rule accepts).
+    /// The lanes of the 16 bytes at `p` where a string body must stop: one
+    /// signed compare finds controls and non-ASCII bytes (both below 0x20 as
+    /// signed bytes), two more find '"' and '\\'.
     @inline(__always)
-    private static func skipWhitespace(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int,
-                                       _ lineBreak: inout Bool) -> Bool {
+    private static func stops(_ p: UnsafePointer<UInt8>) -> SIMDMask<SIMD16<Int8>> {
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
+        return (unsafeBitCast(v, to: SIMD16<Int8>.self) .< SIMD16<Int8>(repeating: 0x20))
+            .| (v .== SIMD16<UInt8>(repeating: 0x22)) .| (v .== SIMD16<UInt8>(repeating: 0x5C))
+    }
+
+    /// No lane set. (Not `any`: the optimizer does not always inline it,
+    /// and a call per 16 bytes would cost more than the scan.)
+    @inline(__always)
+    private static func isEmpty(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] | words[1] == 0
+    }
+
+    /// What the grammar expects at the next token.
+    private enum Expect {
+        case value
+        case key
+        /// A comma or a closer (or the end, at the top level).
+        case separator
+    }
+
+    /// Skips RFC 8259 §2 whitespace from `start` (noting line breaks); a
+    /// control byte that is not whitespace stops it like any other byte.
+    @inline(__always)
+    private static func skipBlanks(_ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, _ lineBreak: inout Bool) -> Int {
+        var i = start
         while i < n {
             let c = p[i]
-            if c > 0x20 { return true }
             if c == 0x0A || c == 0x0D {
                 lineBreak = true
             } else if c != 0x20 && c != 0x09 {
-                return false
+                break
             }
             i &+= 1
         }
-        return false
-    }
-
-    /// An object member from its key (at `i`, after whitespace) through the
-    /// colon and the whitespace after it; returns the index of its value.
-    @inline(__always)
-    private static func member(_ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, _ lineBreak: inout Bool) -> Int {
-        if p[start] != 0x22 { return -1 }
-        var i = string(p, n, start &+ 1)
-        if i < 0 { return -1 }
-        if !skipWhitespace(p, n, &i, &lineBreak) || p[i] != 0x3A { return -1 }  // ':'
-        return i &+ 1
-    }
-
-    /// A string body from `start` (after the opening quote); returns the
-    /// index after the closing quote, or -1. Plain bytes go 16 at a time:
-    /// a signed compare finds controls and non-ASCII bytes at once (both are
-    /// below 0x20 as signed bytes), two more find '"' and '\\'.
-    private static func string(_ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int) -> Int {
-        let control = SIMD16<Int8>(repeating: 0x20)
-        let quote = SIMD16<UInt8>(repeating: 0x22)
-        let backslash = SIMD16<UInt8>(repeating: 0x5C)
-        var i = start
-        while true {
-            while i &+ 16 <= n {
-                let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
-                let stops = (unsafeBitCast(v, to: SIMD16<Int8>.self) .< control) .| (v .== quote) .| (v .== backslash)
-                if any(stops) {
-                    let lanes = unsafeBitCast(stops, to: SIMD2<UInt64>.self)
-                    i &+= lanes[0] != 0 ? lanes[0].trailingZeroBitCount &>> 3
-                                        : 8 &+ lanes[1].trailingZeroBitCount &>> 3
-                    break
-                }
-                i &+= 16
-            }
-            // Fewer than 16 bytes left, or `i` is at a stop.
-            while i < n {
-                let b = p[i]
-                if b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 { break }
-                i &+= 1
-            }
-            if i == n { return -1 }
-            let c = p[i]
-            if c == 0x22 { return i &+ 1 }
-            if c == 0x5C {
-                i = escape(p, n, i)
-            } else if c < 0x20 {
-                return -1
-            } else {
-                i = utf8Sequence(p, n, i)
-            }
-            if i < 0 { return -1 }
-        }
+        return i
     }
 
     /// The escape whose backslash is at `i` (RFC 8259 §7); index after it, or -1.
