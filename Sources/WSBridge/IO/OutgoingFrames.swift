@@ -116,7 +116,7 @@ struct OutgoingFrames {
         connection.discardOutput()
         ends.removeAll()
         tags.removeAll()
-        originals.removeAll()
+        if !originals.isEmpty { originals.removeAll() }
         recordBase = 0
         firstRecord = 0
         originalBytes = 0
