@@ -9,7 +9,7 @@ import WSTransport
 /// sent, or counted as not sent at the end.
 final class ClientSender {
     /// Above this much unwritten socket output, messages wait in the queue.
-    static let socketHighWater = 4 << 20
+    static let socketHighWater = 256 << 10
 
     private let shell: SessionShell
     private let replay: ReplayCoordinator
@@ -29,9 +29,13 @@ final class ClientSender {
     var queueEmpty: Bool { queue.isEmpty }
     var queuedCount: Int { queue.count }
 
-    /// A message from stdin `line`: straight out when the way is clear, else queued.
+    /// A message from stdin `line`: straight out when the way is clear, else
+    /// queued. A socket that is behind does not make the way unclear: stdin
+    /// pauses after the read in hand (`updateFlow`), and the messages of that
+    /// read go into the connection's output, where they would be copied from
+    /// the queue anyway (a 1 MiB line was copied twice).
     func deliver(_ message: OutgoingMessage, line: Int) {
-        if let channel, channel.isOpen, queue.isEmpty, channel.outputBytes < Self.socketHighWater {
+        if let channel, channel.isOpen, queue.isEmpty {
             transmit(message, line: line, on: channel)
         } else {
             queue.append(message, line: line)
@@ -69,11 +73,15 @@ final class ClientSender {
     }
 
     /// Back-pressure: stdin waits while the queue is at its limit or the
-    /// socket is not keeping up.
+    /// socket is not keeping up. While a connection is open, queued messages
+    /// go out before stdin is read again: a line read then would only be
+    /// copied into the queue behind them (the queue would grow by a read's
+    /// worth each time the socket drained).
     func updateFlow(of stdin: StdinPump?) {
         guard let stdin, !stdin.finished else { return }
         let socketBusy = (channel?.outputBytes ?? 0) >= Self.socketHighWater
-        if queue.byteCount >= queueLimit || socketBusy { stdin.pause() } else { stdin.resume() }
+        let draining = channel?.isOpen == true && !queue.isEmpty
+        if queue.byteCount >= queueLimit || socketBusy || draining { stdin.pause() } else { stdin.resume() }
     }
 
     /// What became of the messages a connection still held when it ended.
