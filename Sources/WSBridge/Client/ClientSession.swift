@@ -160,6 +160,7 @@ public final class ClientSession: SessionDriver {
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         sender.channel = channel
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
+        channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pump() }
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
