@@ -77,9 +77,9 @@ final class UTF8ValidatorTests: XCTestCase {
     }
 
     func testInvalidByteFoundAtEveryPositionOfLongASCII() {
-        // Exercises the 32- and 8-byte fast paths and the byte-wise tail.
-        for position in [0, 7, 8, 31, 32, 33, 63, 64, 99] {
-            var bytes = [UInt8](repeating: 0x61, count: 100)
+        // Exercises the 64-, 32- and 8-byte fast paths and the byte-wise tail.
+        for position in [0, 7, 8, 15, 16, 31, 32, 33, 47, 48, 63, 64, 65, 99, 127, 128, 190] {
+            var bytes = [UInt8](repeating: 0x61, count: 200)
             bytes[position] = 0xFF
             XCTAssertFalse(valid(bytes), "invalid byte at \(position)")
             bytes[position] = 0x7F
