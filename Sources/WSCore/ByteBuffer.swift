@@ -157,10 +157,13 @@ public struct ByteBuffer: Sendable {
             compact()
             return storage!.base
         }
-        // Double (amortised O(1) appends), but never past `limit` unless the
-        // bytes themselves need it.
-        let doubled = min(max(capacity * 2, 64), max(limit, 0))
-        let newCount = max(doubled, readable + count, capacity)
+        // Grow geometrically (amortised O(1) appends): double while small,
+        // then by half (a 4 MiB buffer that needs a little more becomes
+        // 6 MiB, not 8: every page of it ends up written, and so resident);
+        // never past `limit` unless the bytes themselves need it.
+        let step = capacity < 1 << 20 ? capacity * 2 : capacity + capacity / 2
+        let bounded = min(max(step, 64), max(limit, 0))
+        let newCount = max(bounded, readable + count, capacity)
         let grown = ByteStorage(count: newCount)
         if let storage, readable > 0 {
             grown.base.copyMemory(from: storage.base + readerIndex, byteCount: readable)

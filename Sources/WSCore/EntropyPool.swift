@@ -1,5 +1,6 @@
 /// Source of masking keys and handshake nonces. The default pulls 4 KiB at a
-/// time from the OS CSPRNG (SystemRandomNumberGenerator) so a key costs no syscall.
+/// time (256 bytes the first time) from the OS CSPRNG (SystemRandomNumberGenerator)
+/// so a key costs no syscall.
 ///
 /// Implementation note: the 4 KiB are ChaCha20 keystream keyed with 32 bytes
 /// from `SystemRandomNumberGenerator` (see `ChaCha20` for why: on Linux the
@@ -7,6 +8,9 @@
 /// bytes read from the pool.
 public struct EntropyPool: Sendable {
     private static let poolSize = 4096
+    /// The first fill: a short session (a handshake nonce and a few masking
+    /// keys) should not pay for 4 KiB of keystream at start-up.
+    private static let firstFill = 256
 
     private var pool: [UInt8]
     private var index = 0
@@ -15,8 +19,8 @@ public struct EntropyPool: Sendable {
 
     public init() {
         generator = ChaCha20()
-        pool = [UInt8](repeating: 0, count: EntropyPool.poolSize)
-        refill()
+        pool = [UInt8](repeating: 0, count: EntropyPool.firstFill)
+        pool.withUnsafeMutableBytes { generator!.fill($0) }
     }
 
     /// For tests: repeats these bytes (cyclically), so masked output is fixed.
@@ -61,6 +65,7 @@ public struct EntropyPool: Sendable {
     }
 
     private mutating func refill() {
+        if pool.count < EntropyPool.poolSize { pool = [UInt8](repeating: 0, count: EntropyPool.poolSize) }
         pool.withUnsafeMutableBytes { generator!.fill($0) }
         index = 0
     }

@@ -54,11 +54,52 @@ public struct FrameDecoder: Sendable {
     /// Advances over `input` (which is shrunk past what was used) until one
     /// step has something to report.
     public mutating func next(_ input: inout UnsafeMutableRawBufferPointer) -> Step {
+        if state == .header && needed == 2, let step = wholeHeader(&input) { return step }
         while state != .payload {
             if !accumulate(&input) { return .needMoreData }
             if let step = completeHeaderState() { return step }
         }
         return payloadStep(&input)
+    }
+
+    // MARK: - A whole header at once
+
+    /// The usual case, a frame boundary with the whole header in the input:
+    /// the same rules in the same order as the state-by-state path, in one
+    /// step. Nil (nothing used) when the header is cut by the input's end.
+    @inline(__always)
+    private mutating func wholeHeader(_ input: inout UnsafeMutableRawBufferPointer) -> Step? {
+        guard input.count >= 2, let base = input.baseAddress else { return nil }
+        let first = base.load(as: UInt8.self)
+        let second = base.load(fromByteOffset: 1, as: UInt8.self)
+        let masked = second & 0x80 != 0
+        let short = Int(second & 0x7F)
+        let extra = short == 126 ? 2 : short == 127 ? 8 : 0
+        let size = 2 + extra + (masked ? 4 : 0)
+        guard input.count >= size else { return nil }
+        header = FrameHeader(fin: first & 0x80 != 0, reservedBits: first & 0x70, opcode: Opcode(rawValue: first & 0x0F),
+                             maskKey: nil, payloadLength: short)
+        if let error = FrameDecoder.check(header, masked: masked, expectMasked: expectMasked,
+                                          allowedReservedBits: allowedReservedBits) {
+            input = UnsafeMutableRawBufferPointer(rebasing: input[2...])
+            return .failure(error)
+        }
+        if extra > 0 {
+            var value: UInt64 = 0
+            for i in 2 ..< 2 + extra { value = value << 8 | UInt64(base.load(fromByteOffset: i, as: UInt8.self)) }
+            input = UnsafeMutableRawBufferPointer(rebasing: input[(2 + extra)...])
+            if extra == 8 && value >> 63 != 0 { return .failure(.lengthHighBitSet) }
+            let length = Int(value)
+            if length < (extra == 2 ? 126 : 0x1_0000) { return .failure(.nonMinimalLength(length)) }
+            header.payloadLength = length
+        } else {
+            input = UnsafeMutableRawBufferPointer(rebasing: input[2...])
+        }
+        if masked {
+            header.maskKey = UInt32(bigEndian: UnsafeRawPointer(input.baseAddress!).loadUnaligned(as: UInt32.self))
+            input = UnsafeMutableRawBufferPointer(rebasing: input[4...])
+        }
+        return startPayload()
     }
 
     // MARK: - Header states

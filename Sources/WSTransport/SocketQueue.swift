@@ -21,4 +21,13 @@ public enum SocketQueue {
         #endif
         return Int(value)
     }
+
+    /// Fixes the socket's send buffer (SO_SNDBUF; Linux doubles the value
+    /// for its own bookkeeping), which turns off the kernel's growing it
+    /// with the path. Best effort: false if refused.
+    @discardableResult
+    public static func setSendBuffer(_ fd: Int32, bytes: Int) -> Bool {
+        var value = Int32(clamping: bytes)
+        return setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
+    }
 }

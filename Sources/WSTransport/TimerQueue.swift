@@ -1,5 +1,5 @@
 /// Pending timers ordered by deadline: a binary min-heap of (deadline, id)
-/// with the callbacks kept by id.
+/// with the callbacks kept in slots named by the id.
 ///
 /// Cancelling only forgets the callback; the heap entry is skipped when it
 /// surfaces. A timer re-armed on every message (ping timeouts) would grow the
@@ -14,24 +14,46 @@ struct TimerQueue {
         }
     }
 
-    private var heap: [Entry] = []
-    private var callbacks: [UInt64: () -> Void] = [:]
-    private var nextID: UInt64 = 1
+    /// The callbacks by slot; a slot's id is 0 while it is free. An id holds
+    /// its slot in the low `slotBits` bits and a serial number above them,
+    /// so ids grow with scheduling order and a cancelled id never matches a
+    /// reused slot. (An array, not a dictionary keyed by id: no hashing per
+    /// timer, and no generic dictionary to instantiate at start-up.)
+    private struct Slot {
+        var id: UInt64 = 0
+        var callback: (() -> Void)?
+    }
 
-    var isEmpty: Bool { callbacks.isEmpty }
+    private static let slotBits: UInt64 = 24
+
+    private var heap: [Entry] = []
+    private var slots: [Slot] = []
+    private var freeSlots: [Int] = []
+    private var live = 0
+    private var nextSerial: UInt64 = 1
+
+    var isEmpty: Bool { live == 0 }
 
     mutating func schedule(deadline: Int64, _ callback: @escaping () -> Void) -> UInt64 {
-        let id = nextID
-        nextID &+= 1
-        callbacks[id] = callback
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = slots.count
+            slots.append(Slot())
+        }
+        let id = nextSerial << Self.slotBits | UInt64(slot)
+        nextSerial &+= 1
+        slots[slot] = Slot(id: id, callback: callback)
+        live += 1
         heap.append(Entry(deadline: deadline, id: id))
         siftUp(heap.count - 1)
         return id
     }
 
     mutating func cancel(_ id: UInt64) {
-        guard callbacks.removeValue(forKey: id) != nil else { return }
-        if heap.count > 64 && heap.count > 2 * callbacks.count { compact() }
+        guard take(id) != nil else { return }
+        if heap.count > 64 && heap.count > 2 * live { compact() }
     }
 
     /// Deadline of the earliest live timer.
@@ -45,11 +67,32 @@ struct TimerQueue {
         dropDeadTop()
         guard let top = heap.first, top.deadline <= now else { return nil }
         removeTop()
-        return callbacks.removeValue(forKey: top.id)
+        return take(top.id)
+    }
+
+    /// The callback of a live timer, which stops being live; nil for a
+    /// timer fired or cancelled before.
+    private mutating func take(_ id: UInt64) -> (() -> Void)? {
+        let slot = Int(truncatingIfNeeded: id & (1 << Self.slotBits - 1))
+        guard slot < slots.count, slots[slot].id == id else { return nil }
+        let callback = slots[slot].callback
+        slots[slot] = Slot()
+        freeSlots.append(slot)
+        live -= 1
+        return callback
+    }
+
+    private func isLive(_ id: UInt64) -> Bool {
+        Self.isLive(id, in: slots)
+    }
+
+    private static func isLive(_ id: UInt64, in slots: [Slot]) -> Bool {
+        let slot = Int(truncatingIfNeeded: id & (1 << slotBits - 1))
+        return slot < slots.count && slots[slot].id == id
     }
 
     private mutating func dropDeadTop() {
-        while let top = heap.first, callbacks[top.id] == nil { removeTop() }
+        while let top = heap.first, !isLive(top.id) { removeTop() }
     }
 
     private mutating func removeTop() {
@@ -60,7 +103,8 @@ struct TimerQueue {
     }
 
     private mutating func compact() {
-        heap.removeAll { callbacks[$0.id] == nil }
+        let slots = self.slots
+        heap.removeAll { !Self.isLive($0.id, in: slots) }
         var i = heap.count / 2
         while i > 0 { i -= 1; siftDown(i) }
     }

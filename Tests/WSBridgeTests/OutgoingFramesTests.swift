@@ -67,8 +67,20 @@ final class OutgoingFramesTests: XCTestCase {
         tracker.peerSpoke()
         send([Array("b".utf8)], firstTag: 2)
         _ = tracker.didWrite(7)
-        let back = drain(unacknowledged: 0)
+        let back = drain(unacknowledged: 14)
         XCTAssertEqual(back.map { $0.2.afterSignOfLife }, [false, true])
+    }
+
+    func testFramesAcknowledgedBeforeTheLastSignOfLifeAreSettled() {
+        send([Array("a".utf8), Array("b".utf8)])
+        _ = tracker.didWrite(14)
+        tracker.peerSpoke()
+        send([Array("c".utf8)], firstTag: 3)
+        _ = tracker.didWrite(7)
+        let back = drain(unacknowledged: 0)
+        XCTAssertEqual(back.map { $0.2.tag }, [3], "only what was written after the peer last spoke comes back")
+        XCTAssertEqual(back.map { $0.2.afterSignOfLife }, [true])
+        XCTAssertTrue(connection.output.isEmpty)
     }
 
     func testReleasedFramesAfterTheLastSignOfLifeAreCounted() {

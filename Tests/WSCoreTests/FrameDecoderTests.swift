@@ -122,6 +122,40 @@ final class FrameDecoderTests: XCTestCase {
         XCTAssertEqual(decode(hex("81 05"), role: .server).error, .unmaskedFrameFromClient)
     }
 
+    func testWholeHeadersDecodeLikeHeadersCutAnywhere() {
+        // A header entirely in the input takes the one-step path; fed a byte
+        // at a time it takes the state-by-state one: same frames, same errors.
+        var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        for role in [Role.client, .server] {
+            for _ in 0 ..< 300 {
+                var bytes: [UInt8] = []
+                for _ in 0 ..< 1 + next(4) {
+                    let length = next(20) == 0 ? [65535, 65536, 70000][next(3)] : [0, 1, 125, 126, 127, 200][next(6)]
+                    var first = UInt8([0x80, 0x00][next(2)]) | UInt8([1, 2, 0, 8, 9, 10, 3, 11][next(8)])
+                    if next(8) == 0 { first |= 0x40 }
+                    let masked = role == .server ? next(10) != 0 : next(10) == 0
+                    var header: [UInt8] = [first]
+                    var short = length < 126 ? length : length <= 0xFFFF ? 126 : 127
+                    if next(12) == 0 { short = [126, 127][next(2)] }    // lengths in the non-minimal form too
+                    header.append(UInt8(short) | (masked ? 0x80 : 0))
+                    if short == 126 { header += [UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] }
+                    if short == 127 { header += (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) } }
+                    if masked { header += [0x12, 0x34, 0x56, 0x78] }
+                    bytes += header + (0 ..< (short < 126 ? short : length)).map { UInt8(truncatingIfNeeded: $0) }
+                }
+                let whole = decode(bytes, role: role)
+                let cut = decode(bytes, role: role, pieceSize: [1, 2, 3, 5, 9, 14][next(6)])
+                XCTAssertEqual(whole.error, cut.error)
+                XCTAssertEqual(whole.frames.map { $0.0 }, cut.frames.map { $0.0 })
+                XCTAssertEqual(whole.frames.map { $0.1 }, cut.frames.map { $0.1 })
+            }
+        }
+    }
+
     func testAllowedReservedBitsHook() {
         var decoder = FrameDecoder(role: .client)
         decoder.allowedReservedBits = FrameHeader.rsv1

@@ -77,13 +77,30 @@ final class UTF8ValidatorTests: XCTestCase {
     }
 
     func testInvalidByteFoundAtEveryPositionOfLongASCII() {
-        // Exercises the 32- and 8-byte fast paths and the byte-wise tail.
-        for position in [0, 7, 8, 31, 32, 33, 63, 64, 99] {
-            var bytes = [UInt8](repeating: 0x61, count: 100)
+        // Exercises the 64-, 32- and 8-byte fast paths and the byte-wise tail.
+        for position in [0, 7, 8, 15, 16, 31, 32, 33, 47, 48, 63, 64, 65, 99, 127, 128, 190] {
+            var bytes = [UInt8](repeating: 0x61, count: 200)
             bytes[position] = 0xFF
             XCTAssertFalse(valid(bytes), "invalid byte at \(position)")
             bytes[position] = 0x7F
             XCTAssertTrue(valid(bytes))
+        }
+    }
+
+    func testSequencesAtEveryPositionAgreeWithTheStandardLibrary() {
+        // The ASCII steps hand over to the sequence decoder wherever a
+        // non-ASCII byte falls: valid, cut short, overlong or surrogate
+        // sequences at every offset give the standard library's verdict.
+        let sequences: [[UInt8]] = [[0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x98, 0x80], [0xC3],
+                                    [0xE6, 0x97], [0xF0, 0x9F, 0x98], [0xC0, 0xAF], [0xED, 0xA0, 0x80],
+                                    [0xF4, 0x90, 0x80, 0x80], [0x80], [0xFF]]
+        for position in 0 ..< 140 {
+            for sequence in sequences {
+                var bytes = [UInt8](repeating: 0x61, count: 140)
+                bytes.replaceSubrange(position ..< min(position + sequence.count, bytes.count), with: sequence)
+                let expected = String(validating: bytes, as: UTF8.self) != nil
+                XCTAssertEqual(valid(bytes), expected, "\(sequence) at \(position)")
+            }
         }
     }
 

@@ -1,5 +1,8 @@
-"""Name resolution runs off the event loop (wspipe(1): OPTIONS, Connection).
+"""Name resolution runs off the event loop (wspipe(1): OPTIONS, Connection),
+and works in the static release executable.
 
+A name server that answers (A records only) shows the resolver of the
+statically linked C library really asks DNS and connects to its answer.
 A name server that never answers: wspipe runs in its own mount namespace
 (`unshare -m`) with /etc/resolv.conf bind-mounted to a file naming a UDP
 socket on 127.0.0.x that this test binds and never reads from. The resolver
@@ -17,14 +20,16 @@ import time
 
 import pytest
 
-from helpers import WsProc
+import struct
+import threading
+
+from helpers import WsProc, echo
 
 NAME = "wspipe-resolver-test.example"
 
 
-@pytest.fixture
-def silent_nameserver(tmp_path):
-    """(resolv.conf path, UDP socket) for a name server that never answers."""
+def _bind_nameserver(tmp_path):
+    """(resolv.conf path, UDP socket bound to 127.0.0.x:53)."""
     if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
         pytest.skip("unshare -m is not permitted here (needs root or user namespaces)")
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -43,14 +48,63 @@ def silent_nameserver(tmp_path):
         pytest.skip("no free 127.0.0.x:53 for the silent name server")
     conf = tmp_path / "resolv.conf"
     conf.write_text(f"nameserver {host}\noptions timeout:30 attempts:1\n")
+    return conf, sock
+
+
+@pytest.fixture
+def silent_nameserver(tmp_path):
+    """(resolv.conf path, UDP socket) for a name server that never answers."""
+    conf, sock = _bind_nameserver(tmp_path)
     yield conf, sock
     sock.close()
 
 
-def _spawn_in_namespace(wspipe_bin, conf, args):
+def _answer(query: bytes) -> bytes:
+    """The reply to one query: 127.0.0.1 for an A question, no records otherwise."""
+    qid, _flags, qdcount = struct.unpack("!HHH", query[:6])
+    end = 12
+    while query[end] != 0:
+        end += 1 + query[end]
+    question = query[12:end + 5]
+    qtype = struct.unpack("!H", question[-4:-2])[0]
+    answers = b""
+    if qtype == 1:
+        answers = b"\xc0\x0c" + struct.pack("!HHIH", 1, 1, 60, 4) + socket.inet_aton("127.0.0.1")
+    header = struct.pack("!HHHHHH", qid, 0x8180, qdcount, 1 if answers else 0, 0, 0)
+    return header + question + answers
+
+
+@pytest.fixture
+def answering_nameserver(tmp_path):
+    """(resolv.conf path, list of names asked) for a name server that answers every A query with 127.0.0.1."""
+    conf, sock = _bind_nameserver(tmp_path)
+    asked: list[bytes] = []
+    sock.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                data, addr = sock.recvfrom(2048)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            asked.append(data)
+            sock.sendto(_answer(data), addr)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield conf, asked
+    stop.set()
+    thread.join()
+    sock.close()
+
+
+def _spawn_in_namespace(wspipe_bin, conf, args, stdin: bytes = b""):
     script = 'conf=$1; shift; mount --bind "$conf" /etc/resolv.conf && exec "$@"'
     return WsProc(["unshare", "-m", "sh", "-c", script, "sh", str(conf), wspipe_bin, *args],
-                  stdin=b"", close_stdin=False)
+                  stdin=stdin, close_stdin=bool(stdin))
 
 
 def _wait_for_query(sock, timeout=10.0):
@@ -90,3 +144,13 @@ def test_sigint_during_resolution_exits_130(wspipe_bin, silent_nameserver):
         proc.kill()
     assert res.code == 130, res
 
+
+
+def test_a_name_resolved_by_dns_connects(wspipe_bin, answering_nameserver, ws_server):
+    conf, asked = answering_nameserver
+    srv = ws_server(echo)
+    proc = _spawn_in_namespace(wspipe_bin, conf, ["-q", srv.url(host=NAME)], stdin=b'{"via":"dns"}\n')
+    res = proc.finish(timeout=20)
+    assert res.code == 0, res
+    assert res.stdout == b'{"via":"dns"}\n', res
+    assert any(NAME.split(".")[0].encode() in query for query in asked), asked

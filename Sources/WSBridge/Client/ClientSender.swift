@@ -10,7 +10,7 @@ import WSTransport
 /// line is sent, or counted as not sent at the end.
 final class ClientSender {
     /// Above this much unwritten socket output, messages wait in the queue.
-    static let socketHighWater = 4 << 20
+    static let socketHighWater = 256 << 10
 
     private let shell: SessionShell
     private let replay: ReplayCoordinator
@@ -33,9 +33,13 @@ final class ClientSender {
     var queueEmpty: Bool { queue.isEmpty && !replay.isResending }
     var queuedCount: Int { queue.count }
 
-    /// A message from stdin `line`: straight out when the way is clear, else queued.
+    /// A message from stdin `line`: straight out when the way is clear, else
+    /// queued. A socket that is behind does not make the way unclear: stdin
+    /// pauses after the read in hand (`updateFlow`), and the messages of that
+    /// read go into the connection's output, where they would be copied from
+    /// the queue anyway (a 1 MiB line was copied twice).
     func deliver(_ message: OutgoingMessage, line: Int) {
-        if let channel, channel.isOpen, queueEmpty, channel.outputBytes < Self.socketHighWater {
+        if let channel, channel.isOpen, queueEmpty {
             transmit(message, line: line, on: channel)
         } else {
             queue.append(message, line: line)
@@ -79,11 +83,15 @@ final class ClientSender {
 
     /// Back-pressure: stdin waits while the queue and the held messages are
     /// at the limit (wspipe(1): RECONNECT AND REPLAY) or the socket is not
-    /// keeping up.
+    /// keeping up. While a connection is open, queued and re-sent messages go
+    /// out before stdin is read again: a line read then would only be copied
+    /// into the queue behind them (the queue would grow by a read's worth
+    /// each time the socket drained).
     func updateFlow(of stdin: StdinPump?) {
         guard let stdin, !stdin.finished else { return }
         let socketBusy = (channel?.outputBytes ?? 0) >= Self.socketHighWater
-        if queue.byteCount + replay.heldBytes >= queueLimit || socketBusy { stdin.pause() } else { stdin.resume() }
+        let draining = channel?.isOpen == true && !queueEmpty
+        if queue.byteCount + replay.heldBytes >= queueLimit || socketBusy || draining { stdin.pause() } else { stdin.resume() }
     }
 
     /// What became of the messages a connection still held when it ended.

@@ -164,11 +164,12 @@ public final class ClientSession: SessionDriver {
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
-                                       loop: loop) { [unowned self] event in self.channelEvent(event) }
+                                       loop: loop) { [unowned(unsafe) self] event in self.channelEvent(event) }
         self.channel = channel
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         sender.channel = channel
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
+        channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pump() }
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
@@ -212,8 +213,11 @@ public final class ClientSession: SessionDriver {
         if StdioMode.isTerminal(0) && !log.enabled(.info) {
             log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
         }
+        // The per-message closures (here and the channel's handler) skip the
+        // checked unowned load, a call per message; the session owns the
+        // pump and the channel and outlives both.
         let pump = shell.makeStdin(
-            deliver: { [unowned self] message in self.deliver(message) },
+            deliver: { [unowned(unsafe) self] message in self.deliver(message) },
             afterBatch: { [unowned self] in
                 self.channel?.flush()
                 self.sender.updateFlow(of: self.shell.stdin)

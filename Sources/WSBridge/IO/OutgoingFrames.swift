@@ -13,15 +13,6 @@ import WSCore
 /// the peer acknowledged it. Asking costs a system call, so the channel asks
 /// only each time another `retainStep` bytes have been written.
 struct OutgoingFrames {
-    /// A data frame still in the output: where it ends in the stream, and
-    /// the sender's tag for it (a stdin line number).
-    struct Record {
-        var end: Int
-        var tag: Int
-        /// The payload of a compressed frame, which cannot be read back from it.
-        var original: [UInt8]?
-    }
-
     /// A data frame handed back after the connection ended.
     struct Unsent {
         var tag: Int
@@ -37,8 +28,18 @@ struct OutgoingFrames {
     private(set) var released = 0
     /// Stream bytes written to the socket.
     private(set) var written = 0
-    private var records: [Record] = []
+    /// The data frames still in the output, oldest first from `firstRecord`:
+    /// where each ends in the stream, and the sender's tag for it (a stdin
+    /// line number). Two arrays of plain integers, so that recording a
+    /// frame (once per message) costs two appends and no reference counting.
+    private var ends: [Int] = []
+    private var tags: [Int] = []
     private var firstRecord = 0
+    /// The payloads of compressed frames, which cannot be read back from
+    /// them, by record number (`recordBase` + index into `ends`).
+    private var originals: [Int: [UInt8]] = [:]
+    /// Record number of `ends[0]`.
+    private var recordBase = 0
     /// `written` when the peer last sent something.
     private var writtenAtSignOfLife = 0
     /// Data frames released although written after the last sign of life.
@@ -50,8 +51,12 @@ struct OutgoingFrames {
 
     /// A data frame was appended; `outputEnd` is the output's length now.
     mutating func recorded(tag: Int, outputEnd: Int, original: [UInt8]? = nil) {
-        records.append(Record(end: released + outputEnd, tag: tag, original: original))
-        originalBytes += original?.count ?? 0
+        if let original {
+            originals[recordBase + ends.count] = original
+            originalBytes += original.count
+        }
+        ends.append(released + outputEnd)
+        tags.append(tag)
     }
 
     /// Memory the originals of compressed frames hold.
@@ -84,6 +89,9 @@ struct OutgoingFrames {
     mutating func drain(from connection: inout Connection, unacknowledged: Int?,
                         _ body: (Opcode, UnsafeRawBufferPointer, Unsent) -> Void) {
         let ackedUpTo = unacknowledged.map { written - $0 } ?? released
+        // What the peer acknowledged before it last gave a sign of life is
+        // settled (after a clean close, everything): only the rest is handed back.
+        release(upTo: min(ackedUpTo, writtenAtSignOfLife), in: &connection)
         var payload: [UInt8] = []
         var index = firstRecord
         connection.withOutput { all in
@@ -92,47 +100,73 @@ struct OutgoingFrames {
                 let frame = UnsafeRawBufferPointer(rebasing: all[offset..<offset + length])
                 let opcode = Opcode(rawValue: frame[0] & 0x0F)
                 offset += length
-                guard !opcode.isControl, index < records.count else { continue }
-                let record = records[index]
-                index += 1
-                let unsent = Unsent(tag: record.tag, acknowledged: record.end <= ackedUpTo,
-                                    afterSignOfLife: record.end > writtenAtSignOfLife)
-                if let original = record.original {
+                guard !opcode.isControl, index < ends.count else { continue }
+                let end = ends[index]
+                let unsent = Unsent(tag: tags[index], acknowledged: end <= ackedUpTo,
+                                    afterSignOfLife: end > writtenAtSignOfLife)
+                if let original = originals[recordBase + index] {
                     original.withUnsafeBytes { body(opcode, $0, unsent) }
                 } else {
                     Self.unmaskedPayload(of: frame, into: &payload)
                     payload.withUnsafeBytes { body(opcode, $0, unsent) }
                 }
+                index += 1
             }
         }
         connection.discardOutput()
-        records.removeAll()
+        ends.removeAll()
+        tags.removeAll()
+        if !originals.isEmpty { originals.removeAll() }
+        recordBase = 0
         firstRecord = 0
         originalBytes = 0
         released = written
     }
 
-    /// Consumes whole frames that end at or before `limit`.
+    /// Consumes the frames that end at or before `limit`: every data frame
+    /// whose recorded end is within it (with the control frames between
+    /// them), in one step, then control frames after the last of them.
     private mutating func release(upTo limit: Int, in connection: inout Connection) {
+        var last = firstRecord
+        while last < ends.count && ends[last] <= limit { last += 1 }
+        if last > firstRecord {
+            // Ends only grow: the frames written after the last sign of life come last.
+            var confirmed = firstRecord
+            while confirmed < last && ends[confirmed] <= writtenAtSignOfLife { confirmed += 1 }
+            releasedUnconfirmed += last - confirmed
+            if !originals.isEmpty {
+                for index in firstRecord ..< last {
+                    originalBytes -= originals.removeValue(forKey: recordBase + index)?.count ?? 0
+                }
+            }
+            connection.consumeOutput(ends[last - 1] - released)
+            released = ends[last - 1]
+            dropRecords(upTo: last)
+        }
+        // A Pong or the Close after the last data frame released.
         while released < limit {
             guard let (length, isData) = connection.withOutput({ bytes -> (Int, Bool)? in
                 guard let length = Self.frameLength(at: bytes) else { return nil }
                 return (length, bytes[0] & 0x08 == 0)
-            }), released + length <= limit else { return }
+            }), !isData, released + length <= limit else { return }
             connection.consumeOutput(length)
             released += length
-            guard isData, firstRecord < records.count else { continue }
-            if records[firstRecord].end > writtenAtSignOfLife { releasedUnconfirmed += 1 }
-            originalBytes -= records[firstRecord].original?.count ?? 0
-            records[firstRecord].original = nil
-            firstRecord += 1
-            if firstRecord == records.count {
-                records.removeAll(keepingCapacity: true)
-                firstRecord = 0
-            } else if firstRecord > 4096 && firstRecord * 2 > records.count {
-                records.removeFirst(firstRecord)
-                firstRecord = 0
-            }
+        }
+    }
+
+    /// Forgets the records before `index` (released).
+    private mutating func dropRecords(upTo index: Int) {
+        firstRecord = index
+        if firstRecord == ends.count {
+            recordBase += ends.count
+            ends.removeAll(keepingCapacity: true)
+            tags.removeAll(keepingCapacity: true)
+            firstRecord = 0
+        } else if firstRecord > 4096 && firstRecord * 2 > ends.count {
+            recordBase += firstRecord
+            ends.removeFirst(firstRecord)
+            tags.removeFirst(firstRecord)
+            firstRecord = 0
         }
     }
 

@@ -17,6 +17,18 @@ public enum JSONScanner {
         guard let raw = json.baseAddress, json.count > 0 else {
             return .invalid(JSONError(offset: 0, line: 1, column: 1, reason: "empty input"))
         }
+        // Almost every text is valid: the fast path says so; the full scan
+        // runs only to say where and why a text is not.
+        let quick = JSONFastPath.check(raw.assumingMemoryBound(to: UInt8.self), json.count)
+        if quick >= 0 { return .valid(needsCompaction: quick == 1) }
+        return validateFully(json)
+    }
+
+    /// The full scan alone: the reference the fast path is tested against.
+    static func validateFully(_ json: UnsafeRawBufferPointer) -> JSONValidation {
+        guard let raw = json.baseAddress, json.count > 0 else {
+            return .invalid(JSONError(offset: 0, line: 1, column: 1, reason: "empty input"))
+        }
         var failure = ScanFailure()
         let result = scan(raw.assumingMemoryBound(to: UInt8.self), json.count, &failure)
         if result >= 0 { return .valid(needsCompaction: result == 1) }

@@ -56,12 +56,17 @@ struct EnvelopeDecoder {
 
     /// Cheap test before the full member scan: `{`, blanks, `"$`.
     static func mayBeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
-        func skipBlanks() { while i < json.count, json[i] == 32 || json[i] == 9 || json[i] == 10 || json[i] == 13 { i += 1 } }
-        skipBlanks()
-        guard i < json.count, json[i] == UInt8(ascii: "{") else { return false }
-        i += 1
-        skipBlanks()
-        return i + 1 < json.count && json[i] == UInt8(ascii: "\"") && json[i + 1] == UInt8(ascii: "$")
+        let n = json.count
+        var i = skipBlanks(json, from: 0)
+        guard i < n, json[i] == UInt8(ascii: "{") else { return false }
+        i = skipBlanks(json, from: i + 1)
+        return i + 1 < n && json[i] == UInt8(ascii: "\"") && json[i + 1] == UInt8(ascii: "$")
+    }
+
+    @inline(__always)
+    private static func skipBlanks(_ json: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var i = start
+        while i < json.count, json[i] == 32 || json[i] == 9 || json[i] == 10 || json[i] == 13 { i += 1 }
+        return i
     }
 }

@@ -186,20 +186,23 @@ struct InputTranslator {
 
     private mutating func sendJSON(_ json: UnsafeRawBufferPointer, needsCompaction: Bool, firstLine: Int,
                                    _ send: (OutgoingMessage) -> Void) -> Outcome {
-        let enveloped: Outcome? = envelopes.decode(json) { outcome in
-            switch outcome {
-            case .notEnvelope: return nil
-            case .text(let text): send(.text(text)); return .sent
-            case .binary(let bytes): send(.binary(bytes)); return .sent
-            case .invalidBase64(let offset):
-                // Columns are 1-based: the first byte inside the quotes.
-                return .rejected(Rejection(line: firstLine, column: offset + 1, reason: "invalid base64 in $binary"))
-            case .loneSurrogate(let offset):
-                let escape = String(decoding: json[offset ..< min(offset + 6, json.count)], as: UTF8.self)
-                return .rejected(Rejection(line: firstLine, column: offset + 1, reason: "invalid $text: lone surrogate \(escape)"))
+        // The cheap test first: most lines are no envelope.
+        if EnvelopeDecoder.mayBeEnvelope(json) {
+            let enveloped: Outcome? = envelopes.decode(json) { outcome in
+                switch outcome {
+                case .notEnvelope: return nil
+                case .text(let text): send(.text(text)); return .sent
+                case .binary(let bytes): send(.binary(bytes)); return .sent
+                case .invalidBase64(let offset):
+                    // Columns are 1-based: the first byte inside the quotes.
+                    return .rejected(Rejection(line: firstLine, column: offset + 1, reason: "invalid base64 in $binary"))
+                case .loneSurrogate(let offset):
+                    let escape = String(decoding: json[offset ..< min(offset + 6, json.count)], as: UTF8.self)
+                    return .rejected(Rejection(line: firstLine, column: offset + 1, reason: "invalid $text: lone surrogate \(escape)"))
+                }
             }
+            if let enveloped { return enveloped }
         }
-        if let enveloped { return enveloped }
         if needsCompaction {
             scratch.removeAll(keepingCapacity: true)
             JSONScanner.compact(json, into: &scratch)

@@ -26,10 +26,13 @@ struct LineSplitter {
 
     var bufferedBytes: Int { buffer.readableBytes }
 
-    /// Read from `fd` straight into the buffer.
+    /// Read from `fd` straight into the buffer, up to its whole free space.
+    /// At least a quarter of `chunk` must be free: asking for all of it would
+    /// double the buffer as soon as a partial line sits in it (a 256 KiB
+    /// buffer became 512 KiB on the second read of small lines).
     mutating func read(from fd: Int32, chunk: Int) -> IOResult {
         var outcome = IOResult.wouldBlock
-        _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: chunk) { space in
+        _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: chunk / 4) { space in
             outcome = FD.read(fd, into: space)
             if case .bytes(let n) = outcome { return n }
             return 0

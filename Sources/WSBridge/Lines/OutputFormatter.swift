@@ -19,13 +19,13 @@ struct OutputFormatter {
     func appendText(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         if colorize && format == .json { return appendColored(out: &out) { plain.appendText(payload, to: &$0) } }
         guard format == .json else {
-            out.append(contentsOf: payload)
+            Self.append(payload, to: &out)
             if let separator { out.append(separator) }
             return
         }
         switch JSONScanner.validate(payload) {
         case .valid(needsCompaction: false):
-            out.append(contentsOf: payload)
+            Self.append(payload, to: &out)
         case .valid(needsCompaction: true):
             JSONScanner.compact(payload, into: &out)
         case .invalid, .incomplete:
@@ -45,7 +45,7 @@ struct OutputFormatter {
             out.append(contentsOf: Self.binarySuffix)
             out.append(10)
         case (_, .raw):
-            out.append(contentsOf: payload)
+            Self.append(payload, to: &out)
             if let separator { out.append(separator) }
         case (_, .base64):
             Base64.encode(payload, into: &out)
@@ -53,6 +53,13 @@ struct OutputFormatter {
         case (_, .drop):
             break
         }
+    }
+
+    /// One memcpy: appending an UnsafeRawBufferPointer as a sequence goes
+    /// byte by byte.
+    @inline(__always)
+    private static func append(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        out.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
     private var plain: OutputFormatter {

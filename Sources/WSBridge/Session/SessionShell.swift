@@ -36,7 +36,10 @@ final class SessionShell {
     private(set) var output: MessageOutput!
     private(set) var stdin: StdinPump?
     private var signals: SignalWatcher?
-    private weak var driver: SessionDriver?
+    /// Not weak: a weak reference gives the session a side table, which
+    /// makes every retain and release of it (several per message) the slow
+    /// kind. The session owns this shell and outlives it.
+    private unowned(unsafe) var driver: SessionDriver?
     var status = ExitStatus.success
     /// Interactive mode (set before `run`): SIGHUP ends the run like SIGTERM,
     /// and SIGWINCH calls this.
