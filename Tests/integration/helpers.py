@@ -472,3 +472,19 @@ def make_client_cert(ca_dir: str, directory: str, name: str) -> tuple[str, str]:
          "-extfile", ext],
         check=True, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     return cert, key
+
+
+def wait_until_stalled(progress, total: int, quiet: float = 0.5, timeout: float = 15) -> int:
+    """Poll progress() until it stops changing for `quiet` seconds or reaches
+    total (at most `timeout` s); returns the last value seen. Back-pressure
+    tests read it to show a reader that reads nothing holds the writer back."""
+    deadline = time.monotonic() + timeout
+    last, last_change = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        now = progress()
+        if now != last:
+            last, last_change = now, time.monotonic()
+        elif time.monotonic() - last_change > quiet or now == total:
+            break
+        time.sleep(0.05)
+    return progress()

@@ -5,7 +5,6 @@ holds the others back instead of growing a buffer or losing messages."""
 
 from __future__ import annotations
 
-import time
 
 import helpers
 from helpers import events
@@ -56,15 +55,7 @@ def test_relay_slow_client_holds_the_sender_back_without_loss(spawn):
         with fast:
             rf = Receiver(fast)
             written = start_writer(sender, lines)
-            deadline = time.monotonic() + 15
-            last, last_change = -1, time.monotonic()
-            while time.monotonic() < deadline:
-                now = rf.count()
-                if now != last:
-                    last, last_change = now, time.monotonic()
-                elif time.monotonic() - last_change > 0.5 or now == SLOW_LINES:
-                    break
-                time.sleep(0.05)
+            helpers.wait_until_stalled(rf.count, SLOW_LINES)
             assert rf.count() < SLOW_LINES, "a client that reads nothing must hold the relay back"
             rss_kib = helpers.vm_rss_kib(server.proc.pid)
             assert rss_kib < 96 * 1024, f"server RSS {rss_kib} KiB while a relay receiver is stalled"

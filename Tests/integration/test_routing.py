@@ -327,17 +327,7 @@ def test_slow_command_gets_back_pressure_without_loss(spawn, ws_server, tmp_path
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     try:
-        # Wait until the server is stalled (no progress for 0.5 s) or done.
-        deadline = time.monotonic() + 15
-        last, last_change = -1, time.monotonic()
-        while time.monotonic() < deadline:
-            now = progress["sent"]
-            if now != last:
-                last, last_change = now, time.monotonic()
-            elif time.monotonic() - last_change > 0.5 or now == BIG_COUNT:
-                break
-            time.sleep(0.05)
-        stalled_at = progress["sent"]
+        stalled_at = helpers.wait_until_stalled(lambda: progress["sent"], BIG_COUNT)
         assert stalled_at < BIG_COUNT, (
             f"the server sent all {BIG_COUNT} messages ({BIG_COUNT * BIG_SIZE >> 20} MiB) while the route's "
             "command read nothing: wspipe did not stop reading the socket")

@@ -322,17 +322,7 @@ def test_without_send_timeout_slow_client_gets_back_pressure_not_drops(spawn, tm
         with fast:
             rf = Receiver(fast)
             written = start_writer(server, lines)
-            # Wait until the fast client stops making progress (0.5 s without a
-            # message), at most 15 s.
-            deadline = time.monotonic() + 15
-            last, last_change = -1, time.monotonic()
-            while time.monotonic() < deadline:
-                now = rf.count()
-                if now != last:
-                    last, last_change = now, time.monotonic()
-                elif time.monotonic() - last_change > 0.5 or now == SLOW_LINES:
-                    break
-                time.sleep(0.05)
+            helpers.wait_until_stalled(rf.count, SLOW_LINES)
             stalled_at = rf.count()
             assert stalled_at < SLOW_LINES and not written.is_set(), (
                 f"the fast client got {stalled_at}/{SLOW_LINES} lines and stdin was "
