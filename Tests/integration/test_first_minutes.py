@@ -370,11 +370,15 @@ def test_disconnected_says_who_closed(run, spawn, ws_server):
     res = run(["--events", srv.url()], stdin=b'{"a":1}\n')
     ev = events(res.stderr, "disconnected")
     assert ev and ev[0]["by"] == "client" and ev[0]["code"] == 1000, res
-    assert "closed with 1000 (normal closure)" == ev[0]["reason"], res
-    srv2 = ws_server(helpers.send_then_close([], code=1000))
+    assert ev[0]["reason"] == "", res
+    # The Close frame's reason, exact: JSON escapes it, not the terminal escaping of notices.
+    reason = "bye \x1b[31m\n\u00e9"
+    srv2 = ws_server(helpers.send_then_close([], code=1000, reason=reason))
     res2 = spawn(["--events", srv2.url()], stdin=None, close_stdin=False).finish()
     ev2 = events(res2.stderr, "disconnected")
-    assert ev2 and ev2[0]["by"] == "server", res2
+    assert ev2 and ev2[0]["by"] == "server" and ev2[0]["code"] == 1000, res2
+    assert ev2[0]["reason"] == reason, res2
+    assert "\x1b" not in res2.stderr, res2
 
 
 def test_connect_failed_carries_the_error(run):

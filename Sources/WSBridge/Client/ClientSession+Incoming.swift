@@ -90,7 +90,7 @@ extension ClientSession {
         channel = nil
         sender.channel = nil
         let (code, clean) = cause.closeCode
-        shell.events.emit(EventLine.disconnected(code: code, reason: cause.description, clean: clean,
+        shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)

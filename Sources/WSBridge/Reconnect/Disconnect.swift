@@ -48,6 +48,16 @@ extension Disconnect: CustomStringConvertible {
         }
     }
 
+    /// The `disconnected` event's reason: a Close frame's own reason, exact
+    /// (the event is JSON, escaped as JSON, like `client_disconnected`'s;
+    /// code and `by` say the rest), else what happened, as a user reads it.
+    var eventReason: String {
+        switch self {
+        case .closedByServer(_, let reason), .closedByClient(_, let reason): return reason
+        default: return description
+        }
+    }
+
     /// The close code and wasClean of the `disconnected` event (RFC 6455
     /// §7.1.5: 1006 when no Close frame was received).
     var closeCode: (code: CloseCode, clean: Bool) {

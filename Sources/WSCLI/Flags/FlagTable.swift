@@ -622,6 +622,11 @@ public let flagTable: [Flag] = [
                 {"$event":"connected","url":"wss://...","attempt":1}, routed like a message: \
                 --route '$event=DEST' sends the events elsewhere.
                 """,
+                """
+                A disconnected event has the close code, its reason (the Close frame's own reason, exactly \
+                as the peer sent it; what happened when no Close came), clean, by (client or server) \
+                and unconfirmed; client_disconnected, in server mode, has the client's id, code, reason and clean.
+                """,
             ],
             apply: { $0.events = true }),
     .toggle("stats", nil, .output,
