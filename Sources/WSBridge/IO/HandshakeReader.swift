@@ -14,16 +14,28 @@ struct HandshakeReader {
         case failed(String)
     }
 
-    private var chunk: [UInt8]
+    private let chunkSize: Int
+    /// Allocated for the handshake only: a server keeps its clients'
+    /// readers, and 10,000 idle clients each holding 8 KiB of read buffer
+    /// were half of the server's memory.
+    private var chunk: [UInt8] = []
 
     init(chunkSize: Int) {
-        chunk = [UInt8](repeating: 0, count: chunkSize)
+        self.chunkSize = chunkSize
     }
 
     /// Reads and hands each piece to `feed`, which returns true once it has
     /// decided. TLS may hold decrypted bytes poll(2) cannot see, so reading
     /// goes on until the stream says it would block.
     mutating func read(from stream: ByteStream, _ feed: (UnsafeRawBufferPointer) -> Bool) -> Step {
+        if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: chunkSize) }
+        let step = readUntilStopped(from: stream, feed)
+        if case .wouldBlock = step { return step }
+        chunk = []
+        return step
+    }
+
+    private mutating func readUntilStopped(from stream: ByteStream, _ feed: (UnsafeRawBufferPointer) -> Bool) -> Step {
         while true {
             let result = chunk.withUnsafeMutableBytes { stream.read(into: $0) }
             switch result {
