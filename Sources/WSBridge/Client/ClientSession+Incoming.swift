@@ -25,11 +25,11 @@ extension ClientSession {
         case .text(let payload):
             sender.replies.received()
             received(text: payload)
-            ending.received(text: payload)
+            if endingWatchesMessages { ending.received(text: payload) }
         case .binary(let payload):
             sender.replies.received()
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
-            ending.received()
+            if endingWatchesMessages { ending.received() }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):

@@ -29,6 +29,10 @@ public final class ClientSession: SessionDriver {
         if reason == .untilMatched { self.shell.closeAdmission() }
         self.handle(.stop(reason))
     }
+    /// Whether `ending` looks at incoming messages at all (--until or
+    /// --idle-timeout): without either, a message skips the call (and the
+    /// lazy load and reference count that come with it).
+    let endingWatchesMessages: Bool
     /// Events raised while actions were being performed wait their turn.
     private var pendingEvents: [ClientLifecycle.Event] = []
     private var handling = false
@@ -45,6 +49,7 @@ public final class ClientSession: SessionDriver {
                 events: EventSink) {
         self.client = client
         self.policy = policy
+        endingWatchesMessages = policy.until != nil || policy.idleTimeoutNanos != nil
         shell = SessionShell(bridge: bridge, log: log, events: events)
         replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize)
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
