@@ -49,11 +49,14 @@ extension ClientSession {
     }
 
     func received(text payload: UnsafeRawBufferPointer) {
-        let output = shell.output!
-        guard replay.watchesIncoming || output.classifiesText else {
-            if shell.admit(bytes: payload.count) { output.appendText(payload, to: output.routes.fallback) }
+        // Unretained: the shell owns the output for the whole run, and a
+        // retain/release pair per message is measurable.
+        let plain = Unmanaged.passUnretained(shell.output!)
+        guard replay.watchesIncoming || plain._withUnsafeGuaranteedRef({ $0.classifiesText }) else {
+            if shell.admit(bytes: payload.count) { plain._withUnsafeGuaranteedRef { $0.appendToFallback(payload) } }
             return
         }
+        let output = shell.output!
         var valid = false
         if case .valid = JSONScanner.validate(payload) {
             valid = true

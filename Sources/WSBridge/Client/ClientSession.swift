@@ -169,7 +169,9 @@ public final class ClientSession: SessionDriver {
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
-                                       loop: loop) { [unowned(unsafe) self] event in self.channelEvent(event) }
+                                       loop: loop) { [session = Unmanaged.passUnretained(self)] event in
+            session._withUnsafeGuaranteedRef { $0.channelEvent(event) }
+        }
         self.channel = channel
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         sender.channel = channel
@@ -218,11 +220,14 @@ public final class ClientSession: SessionDriver {
         if StdioMode.isTerminal(0) && !log.enabled(.info) {
             log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
         }
-        // The per-message closures (here and the channel's handler) skip the
-        // checked unowned load, a call per message; the session owns the
-        // pump and the channel and outlives both.
+        // The per-message closures (here and the channel's handler) hold the
+        // session unretained and call it without a retain/release pair (nor
+        // the checked unowned load); the session owns the pump and the
+        // channel and outlives both.
         let pump = shell.makeStdin(
-            deliver: { [unowned(unsafe) self] message in self.deliver(message) },
+            deliver: { [session = Unmanaged.passUnretained(self)] message in
+                session._withUnsafeGuaranteedRef { $0.deliver(message) }
+            },
             afterBatch: { [unowned self] in
                 self.channel?.flush()
                 self.sender.updateFlow(of: self.shell.stdin)

@@ -42,6 +42,11 @@ final class MessageOutput {
         formatters.appendText(payload, to: destination)
     }
 
+    /// A text message that needs no classification: to the fallback route.
+    func appendToFallback(_ payload: UnsafeRawBufferPointer) {
+        appendText(payload, to: routes.fallback)
+    }
+
     func appendBinary(_ payload: UnsafeRawBufferPointer) {
         if let display, display.show(payload, binary: true, goingTo: routes.binaryDestination) { return }
         formatters.appendBinary(payload, to: routes.binaryDestination)
