@@ -43,8 +43,10 @@ final class MessageOutput {
     }
 
     /// A text message that needs no classification: to the fallback route.
+    /// (The route table holds its destinations for the whole run: the
+    /// fallback is used without a retain/release pair.)
     func appendToFallback(_ payload: UnsafeRawBufferPointer) {
-        appendText(payload, to: routes.fallback)
+        Unmanaged.passUnretained(routes.fallback)._withUnsafeGuaranteedRef { appendText(payload, to: $0) }
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer) {
