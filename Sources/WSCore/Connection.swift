@@ -116,6 +116,12 @@ public struct Connection: Sendable {
     public mutating func receive(_ bytes: UnsafeMutableRawBufferPointer, _ handler: (ConnectionEvent) -> Void) {
         var input = bytes
         while !isDiscardingInput {
+            // Between messages, a whole unfragmented data frame skips the
+            // frame-by-frame steps (same checks, same events).
+            if assembler.isIdle, let (opcode, payload) = decoder.nextWholeDataFrame(&input) {
+                receiveWholeMessage(opcode, payload, handler)
+                continue
+            }
             switch decoder.next(&input) {
             case .needMoreData:
                 return
@@ -172,6 +178,17 @@ public struct Connection: Sendable {
             payload.withReadableBytes { receiveControl(header.opcode, $0, handler) }
             controlPayload = payload
         }
+    }
+
+    /// An unfragmented, uncompressed message whose frame was entirely in the
+    /// input: the checks of `beginFrame` and `receiveData` (size limit, then
+    /// UTF-8 for text), delivered without a copy.
+    private mutating func receiveWholeMessage(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer,
+                                              _ handler: (ConnectionEvent) -> Void) {
+        if let failure = assembler.checkWhole(opcode, payload) {
+            return failConnection(failure.closeCode, failure.reason, handler)
+        }
+        handler(opcode == .text ? .text(payload) : .binary(payload))
     }
 
     private mutating func receiveData(_ header: FrameHeader, _ piece: UnsafeRawBufferPointer,

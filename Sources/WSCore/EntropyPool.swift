@@ -32,12 +32,20 @@ public struct EntropyPool: Sendable {
 
     /// Four bytes read in order, as a big-endian number: a masking key built
     /// from it goes on the wire as those same four bytes.
+    /// (Inlined where a frame is masked, one key per message; the refill and
+    /// the fixed test pools take the call.)
+    @inline(__always)
     public mutating func next32() -> UInt32 {
         if generator != nil && index + 4 <= pool.count {
             let value = pool.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index, as: UInt32.self) }
             index += 4
             return UInt32(bigEndian: value)
         }
+        return next32ByBytes()
+    }
+
+    @inline(never)
+    private mutating func next32ByBytes() -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             value = value << 8 | UInt32(nextByte())

@@ -102,6 +102,49 @@ public struct FrameDecoder: Sendable {
         return startPayload()
     }
 
+    // MARK: - A whole data frame at once
+
+    /// The common frame in one step: when the decoder is between frames and
+    /// `input` holds the whole next frame, and that frame is an unfragmented
+    /// text or binary frame (FIN set, no reserved bit) with a 7- or 16-bit
+    /// length and the masking its direction needs (RFC 6455 §5.1), returns
+    /// its opcode and payload (unmasked in place) and moves `input` past it.
+    /// Otherwise returns nil with nothing consumed, and `next` decodes the
+    /// frame (and reports what is wrong with it, e.g. a non-minimal length,
+    /// §5.2). The decoder ends between frames, as `next` would leave it.
+    @inline(__always)
+    public mutating func nextWholeDataFrame(_ input: inout UnsafeMutableRawBufferPointer)
+        -> (opcode: Opcode, payload: UnsafeRawBufferPointer)? {
+        guard state == .header && needed == 2, input.count >= 2, let base = input.baseAddress else { return nil }
+        let first = base.load(as: UInt8.self)
+        // 0x81: FIN + text; 0x82: FIN + binary.
+        guard first == 0x81 || first == 0x82 else { return nil }
+        let second = base.load(fromByteOffset: 1, as: UInt8.self)
+        guard (second & 0x80 != 0) == expectMasked else { return nil }
+        var length = Int(second & 0x7F)
+        var offset = 2
+        if length == 126 {
+            guard input.count >= 4 else { return nil }
+            length = Int(UInt16(bigEndian: UnsafeRawPointer(base + 2).loadUnaligned(as: UInt16.self)))
+            guard length >= 126 else { return nil }
+            offset = 4
+        } else if length == 127 {
+            return nil
+        }
+        var maskKey: UInt32?
+        if expectMasked {
+            guard input.count >= offset &+ 4 else { return nil }
+            maskKey = UInt32(bigEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self))
+            offset &+= 4
+        }
+        guard input.count &- offset >= length else { return nil }
+        let payload = UnsafeMutableRawBufferPointer(start: base + offset, count: length)
+        if let maskKey { Masking.apply(key: maskKey, offset: 0, inPlace: payload) }
+        header = FrameHeader(fin: true, opcode: Opcode(rawValue: first & 0x0F), maskKey: maskKey, payloadLength: length)
+        input = UnsafeMutableRawBufferPointer(start: base + (offset &+ length), count: input.count &- offset &- length)
+        return (header.opcode, UnsafeRawBufferPointer(payload))
+    }
+
     // MARK: - Header states
 
     /// Shifts input bytes into the accumulator; true once the state has all it needs.

@@ -32,7 +32,14 @@ public enum Masking {
             destination.storeBytes(of: word ^ pattern, toByteOffset: i, as: UInt64.self)
             i += 8
         }
-        // The tail starts at a multiple of 8 from `source`, so pattern byte
+        // Four bytes in one step (both halves of the pattern are the same),
+        // so a tail of 4 to 7 bytes does not go byte by byte.
+        if i + 4 <= count {
+            let word = source.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+            destination.storeBytes(of: word ^ UInt32(truncatingIfNeeded: pattern), toByteOffset: i, as: UInt32.self)
+            i += 4
+        }
+        // The tail starts at a multiple of 4 from `source`, so pattern byte
         // (i & 7) lines up with it.
         withUnsafeBytes(of: pattern) { patternBytes in
             while i < count {

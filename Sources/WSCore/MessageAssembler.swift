@@ -88,6 +88,18 @@ struct MessageAssembler: Sendable {
 
     /// A one-frame message whose whole payload is in the input: validate it
     /// there, no copy. The caller delivers `payload` itself.
+    /// No message is being assembled (a new data frame may begin one).
+    var isIdle: Bool { opcode == nil }
+
+    /// The checks `begin` and `completeInPlace` make on an unfragmented,
+    /// uncompressed message, without touching the state (the assembler stays
+    /// idle): RFC 6455 §7.4.1 1009 for the size, §8.1 for the UTF-8 of text.
+    func checkWhole(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) -> Failure? {
+        if payload.count > maxMessageSize { return .tooBig(limit: maxMessageSize) }
+        if opcode == .text && !UTF8Validator.isValid(payload) { return .invalidUTF8 }
+        return nil
+    }
+
     mutating func completeInPlace(_ payload: UnsafeRawBufferPointer) -> Failure? {
         let isText = opcode == .text
         opcode = nil

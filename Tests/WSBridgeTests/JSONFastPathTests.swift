@@ -72,7 +72,8 @@ final class JSONFastPathTests: XCTestCase {
         let stops: [[UInt8]] = [[0x22], [0x5C, 0x6E], [0x5C, 0x75, 0x30, 0x30, 0x65, 0x39], [0x01], [0x1F],
                                 [0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x98, 0x80], [0xC3], [0xED, 0xA0, 0x80],
                                 [0x80], [0xFF], [0x5C, 0x78], [0x5C, 0x75, 0x31, 0x32]]
-        for before in 0 ..< 40 {
+        // Past the first 16 bytes, 64-byte steps: a stop in each lane of two of them.
+        for before in 0 ..< 150 {
             for stop in stops {
                 for after in [0, 1, 15, 16, 17] {
                     let body = Array(repeating: UInt8(ascii: "a"), count: before) + stop

@@ -17,7 +17,7 @@ final class MaskingTests: XCTestCase {
     func testMatchesReferenceForAllLengthsAndOffsets() {
         let key: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         let data = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
-        for count in [0, 1, 3, 7, 8, 9, 31, 32, 33, 64, 65, 200] {
+        for count in Array(0...72) + [100, 199, 200] {
             for offset in 0..<4 {
                 var bytes = Array(data[..<count])
                 bytes.withUnsafeMutableBytes { Masking.apply(key: 0x1234_5678, offset: offset, inPlace: $0) }

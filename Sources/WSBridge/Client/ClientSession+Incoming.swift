@@ -25,11 +25,11 @@ extension ClientSession {
         case .text(let payload):
             sender.replies.received()
             received(text: payload)
-            ending.received(text: payload)
+            if endingWatchesMessages { ending.received(text: payload) }
         case .binary(let payload):
             sender.replies.received()
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
-            ending.received()
+            if endingWatchesMessages { ending.received() }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -49,11 +49,14 @@ extension ClientSession {
     }
 
     func received(text payload: UnsafeRawBufferPointer) {
-        let output = shell.output!
-        guard replay.watchesIncoming || output.classifiesText else {
-            if shell.admit(bytes: payload.count) { output.appendText(payload, to: output.routes.fallback) }
+        // Unretained: the shell owns the output for the whole run, and a
+        // retain/release pair per message is measurable.
+        let plain = Unmanaged.passUnretained(shell.output!)
+        guard replay.watchesIncoming || plain._withUnsafeGuaranteedRef({ $0.classifiesText }) else {
+            if shell.admit(bytes: payload.count) { plain._withUnsafeGuaranteedRef { $0.appendToFallback(payload) } }
             return
         }
+        let output = shell.output!
         var valid = false
         if case .valid = JSONScanner.validate(payload) {
             valid = true

@@ -29,6 +29,10 @@ public final class ClientSession: SessionDriver {
         if reason == .untilMatched { self.shell.closeAdmission() }
         self.handle(.stop(reason))
     }
+    /// Whether `ending` looks at incoming messages at all (--until or
+    /// --idle-timeout): without either, a message skips the call (and the
+    /// lazy load and reference count that come with it).
+    let endingWatchesMessages: Bool
     /// Events raised while actions were being performed wait their turn.
     private var pendingEvents: [ClientLifecycle.Event] = []
     private var handling = false
@@ -45,6 +49,7 @@ public final class ClientSession: SessionDriver {
                 events: EventSink) {
         self.client = client
         self.policy = policy
+        endingWatchesMessages = policy.until != nil || policy.idleTimeoutNanos != nil
         shell = SessionShell(bridge: bridge, log: log, events: events)
         replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize)
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
@@ -164,7 +169,9 @@ public final class ClientSession: SessionDriver {
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
-                                       loop: loop) { [unowned(unsafe) self] event in self.channelEvent(event) }
+                                       loop: loop) { [session = Unmanaged.passUnretained(self)] event in
+            session._withUnsafeGuaranteedRef { $0.channelEvent(event) }
+        }
         self.channel = channel
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         sender.channel = channel
@@ -213,11 +220,14 @@ public final class ClientSession: SessionDriver {
         if StdioMode.isTerminal(0) && !log.enabled(.info) {
             log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
         }
-        // The per-message closures (here and the channel's handler) skip the
-        // checked unowned load, a call per message; the session owns the
-        // pump and the channel and outlives both.
+        // The per-message closures (here and the channel's handler) hold the
+        // session unretained and call it without a retain/release pair (nor
+        // the checked unowned load); the session owns the pump and the
+        // channel and outlives both.
         let pump = shell.makeStdin(
-            deliver: { [unowned(unsafe) self] message in self.deliver(message) },
+            deliver: { [session = Unmanaged.passUnretained(self)] message in
+                session._withUnsafeGuaranteedRef { $0.deliver(message) }
+            },
             afterBatch: { [unowned self] in
                 self.channel?.flush()
                 self.sender.updateFlow(of: self.shell.stdin)

@@ -42,6 +42,13 @@ final class MessageOutput {
         formatters.appendText(payload, to: destination)
     }
 
+    /// A text message that needs no classification: to the fallback route.
+    /// (The route table holds its destinations for the whole run: the
+    /// fallback is used without a retain/release pair.)
+    func appendToFallback(_ payload: UnsafeRawBufferPointer) {
+        Unmanaged.passUnretained(routes.fallback)._withUnsafeGuaranteedRef { appendText(payload, to: $0) }
+    }
+
     func appendBinary(_ payload: UnsafeRawBufferPointer) {
         if let display, display.show(payload, binary: true, goingTo: routes.binaryDestination) { return }
         formatters.appendBinary(payload, to: routes.binaryDestination)

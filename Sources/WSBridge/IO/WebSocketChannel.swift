@@ -24,7 +24,7 @@ final class WebSocketChannel {
     let stream: ByteStream
     private let loop: EventLoop
     private(set) var connection: Connection
-    private var handler: (Event) -> Void
+    private let handler: (Event) -> Void
     private var readPaused = false
     /// Reading stopped because the output went above `outputHighWater`.
     private var outputFull = false
@@ -215,6 +215,8 @@ final class WebSocketChannel {
     private func feed(_ bytes: UnsafeMutableRawBufferPointer) {
         wasOpenBeforeReceive = connection.state == .open
         inReceive = true
+        // Loaded once per read, not once per message (with a reference count each).
+        let handler = self.handler
         connection.receive(bytes) { event in
             // A message or a pong says the peer still reads what we send; its
             // Close (a refusal above all) does not.

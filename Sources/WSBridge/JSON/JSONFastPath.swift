@@ -61,11 +61,15 @@ enum JSONFastPath {
                 i &+= 1
                 while true {
                     // Plain bytes 16 at a time, and past the first 16 (a
-                    // long string) 32 at a time.
+                    // long string) 64, then 32 at a time.
                     if i &+ 16 <= n {
                         let lanes = unsafeBitCast(stops(p + i), to: SIMD2<UInt64>.self)
                         if lanes[0] | lanes[1] == 0 {
                             i &+= 16
+                            while i &+ 64 <= n && isEmpty(stops(p + i) .| stops(p + (i &+ 16))
+                                                          .| stops(p + (i &+ 32)) .| stops(p + (i &+ 48))) {
+                                i &+= 64
+                            }
                             while i &+ 32 <= n && isEmpty(stops(p + i) .| stops(p + (i &+ 16))) {
                                 i &+= 32
                             }

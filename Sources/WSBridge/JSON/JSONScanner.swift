@@ -13,10 +13,12 @@ public enum JSONScanner {
     ///
     /// Empty input (or only whitespace) is `.invalid("empty input")`. Input that
     /// ends inside a value is `.incomplete("unexpected end of input")`.
+    /// Inlined: every message takes it, and a call that returns the whole
+    /// enum (with room for the error) costs more than the fast path's answer.
+    @inline(__always)
     public static func validate(_ json: UnsafeRawBufferPointer) -> JSONValidation {
-        guard let raw = json.baseAddress, json.count > 0 else {
-            return .invalid(JSONError(offset: 0, line: 1, column: 1, reason: "empty input"))
-        }
+        // (Empty input: the full scan says so.)
+        guard let raw = json.baseAddress, json.count > 0 else { return validateFully(json) }
         // Almost every text is valid: the fast path says so; the full scan
         // runs only to say where and why a text is not.
         let quick = JSONFastPath.check(raw.assumingMemoryBound(to: UInt8.self), json.count)
@@ -25,6 +27,7 @@ public enum JSONScanner {
     }
 
     /// The full scan alone: the reference the fast path is tested against.
+    @inline(never)
     static func validateFully(_ json: UnsafeRawBufferPointer) -> JSONValidation {
         guard let raw = json.baseAddress, json.count > 0 else {
             return .invalid(JSONError(offset: 0, line: 1, column: 1, reason: "empty input"))

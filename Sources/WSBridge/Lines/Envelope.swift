@@ -56,6 +56,11 @@ struct EnvelopeDecoder {
 
     /// Cheap test before the full member scan: `{`, blanks, `"$`.
     static func mayBeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
+        // Compact JSON (most lines) starts `{"`: the third byte decides.
+        if json.count >= 3, let p = json.baseAddress, p.load(as: UInt8.self) == UInt8(ascii: "{"),
+           p.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "\"") {
+            return p.load(fromByteOffset: 2, as: UInt8.self) == UInt8(ascii: "$")
+        }
         let n = json.count
         var i = skipBlanks(json, from: 0)
         guard i < n, json[i] == UInt8(ascii: "{") else { return false }

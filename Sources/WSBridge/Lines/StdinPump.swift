@@ -119,7 +119,12 @@ final class StdinPump {
         if !paced() { linesWaiting = true; return }
         splitter.forEachLine { line in
             lineNumber += 1
-            handle(translator.translate(line) { message in self.send(message) })
+            // A sent line (nearly all of them) has nothing to report: no
+            // call, and no reference to self kept for one.
+            switch translator.translate(line, { message in self.send(message) }) {
+            case .sent: break
+            case let outcome: handle(outcome)
+            }
             if sentThisLine {
                 sentThisLine = false
                 pacer?.sent(now: monotonicNanos())
