@@ -7,14 +7,6 @@ import XCTest
 /// full scan rejects or what nests deeper than 64 levels.
 final class JSONFastPathTests: XCTestCase {
 
-    private struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-    }
-
     /// Fast path and full scan agree on `bytes`.
     /// `deep`: the input nests deeper than the fast path goes, so it may pass it on.
     private func assertAgree(_ bytes: [UInt8], deep: Bool = false, file: StaticString = #filePath, line: UInt = #line) {
@@ -53,7 +45,7 @@ final class JSONFastPathTests: XCTestCase {
     func testRandomMutations() {
         let alphabet = Array("{}[]\",:\\ \n\r\tu0123456789abcdefABCDEF.-+tfnlrsex/".utf8)
             + [0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC2, 0xC3, 0xE0, 0xED, 0xE2, 0xF0, 0xF4, 0xF5, 0xFF]
-        var random = Generator(state: 7)
+        var random = SeededGenerator(state: 7)
         for round in 0 ..< 20_000 {
             var bytes = Array(seeds[round % seeds.count].utf8)
             for _ in 0 ..< 1 + random.next(3) {

@@ -5,14 +5,6 @@ import XCTest
 /// are consistent with compaction, and every error points inside the input.
 final class JSONRobustnessTests: XCTestCase {
 
-    private struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-    }
-
     private let seedDocument = Array("""
     {"type":"chat","seq":-12.5e+3,"ok":[true,false,null],"text":"h\\u00e9llo \\"w\\" \\\\ 日本 😀",
      "event": {"kind": "x", "items": [ {}, [], "\\uD83D\\uDE00", 0 ]}, "pad": "abcdefghijklmnopqrstuvwxyz0123456789"}
@@ -21,7 +13,7 @@ final class JSONRobustnessTests: XCTestCase {
     func testRandomMutations() {
         XCTAssertEqual(JSONTest.validate(bytes: seedDocument), .valid(needsCompaction: true))
         let alphabet = Array("{}[]\",:\\ \n\tu0123456789eE.-+tfnalrsx".utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xE2, 0xF0, 0xFF]
-        var random = Generator(state: 42)
+        var random = SeededGenerator(state: 42)
         var validCount = 0
         for _ in 0 ..< 3000 {
             var bytes = seedDocument

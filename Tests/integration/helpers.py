@@ -484,7 +484,7 @@ def wait_until_stalled(progress, total: int, quiet: float = 0.5, timeout: float 
         now = progress()
         if now != last:
             last, last_change = now, time.monotonic()
-        elif time.monotonic() - last_change > quiet or now == total:
+        elif time.monotonic() - last_change > quiet or now >= total:
             break
         time.sleep(0.05)
     return progress()

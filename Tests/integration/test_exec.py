@@ -127,21 +127,6 @@ def big_messages() -> list[str]:
     return [json.dumps({"n": i, "pad": pad}, separators=(",", ":")) for i in range(BIG)]
 
 
-def wait_for_stall(progress, limit: int, timeout: float = 15.0) -> int:
-    """Wait until progress() stops growing for half a second (or reaches
-    limit); return its value then."""
-    deadline = time.monotonic() + timeout
-    last, since = -1, time.monotonic()
-    while time.monotonic() < deadline:
-        now = progress()
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since > 0.5 or now >= limit:
-            break
-        time.sleep(0.05)
-    return last
-
-
 def test_program_that_does_not_read_holds_its_client_back_without_loss(spawn, tmp_path):
     go = tmp_path / "go"
     program = f'while [ ! -e {go} ]; do sleep 0.05; done; exec cat'
@@ -161,7 +146,7 @@ def test_program_that_does_not_read_holds_its_client_back_without_loss(spawn, tm
                 pass
 
         threading.Thread(target=send_all, daemon=True).start()
-        stalled_at = wait_for_stall(lambda: sent[0], BIG)
+        stalled_at = helpers.wait_until_stalled(lambda: sent[0], BIG)
         assert stalled_at < BIG, "all messages were taken although the program read none: expected back-pressure"
         rss = helpers.vm_rss_kib(server.proc.pid)
         assert rss < 64 * 1024, f"server RSS {rss} KiB while a program does not read"
@@ -197,7 +182,7 @@ def test_client_that_does_not_read_holds_its_program_back_without_loss(spawn):
         client_id(server, 1)
         wait_until(lambda: children(server.proc.pid), what="the program started")
         awk = children(server.proc.pid)[0][0]
-        written = wait_for_stall(lambda: written_bytes(awk), count * 1000)
+        written = helpers.wait_until_stalled(lambda: written_bytes(awk), count * 1000)
         assert written < count * 1000 // 2, f"the program wrote {written} bytes to a client that reads nothing"
         rss = helpers.vm_rss_kib(server.proc.pid)
         assert rss < 64 * 1024, f"server RSS {rss} KiB while a client does not read"
