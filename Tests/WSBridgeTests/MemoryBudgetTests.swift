@@ -34,5 +34,7 @@ final class MemoryBudgetTests: XCTestCase {
     func testTheVictimHoldsTheMost() {
         XCTAssertEqual(MemoryBudget.victim([3, 9, 1, 9]), 1)
         XCTAssertNil(MemoryBudget.victim([]))
+        XCTAssertNil(MemoryBudget.victim([0, 0]), "a client that holds nothing is never dropped for the budget")
+        XCTAssertEqual(MemoryBudget.victim([0, 1]), 1)
     }
 }

@@ -167,7 +167,14 @@ def test_many_clients_holding_half_sent_messages_stay_within_the_budget(spawn):
             s.close()
     assert peak < 150, f"server RSS {peak:.0f} MiB with 150 clients holding 3.9 MB each"
     assert {e["budget"] for e in dropped} == {64 * MIB}
-    assert all(e["bytes"] > 3 * MIB for e in dropped), dropped[:3]
+    # The client dropped holds the most, so at least an average share of the
+    # budget (151 clients at most); how much exactly depends on how far its
+    # message had arrived when reading paused (the per-client high water
+    # shrinks as clients arrive).
+    bad = [e for e in dropped if not (0 < e["bytes"] <= 4 * MIB + 64 * 1024 and e["bytes"] * 151 > e["budget"])]
+    assert not bad, (bad[:5], len(dropped))
+    ids = [e["id"] for e in dropped]
+    assert len(ids) == len(set(ids)), f"a client reported dropped twice: {ids}"
     closes = [e for e in events(server.err.data(), "client_disconnected") if e["code"] == 1008]
     assert closes and all(e["reason"] == "memory budget exceeded" for e in closes), closes[:3]
     assert "the clients' buffers passed 67108864 bytes; disconnecting" in server.err.data().decode()

@@ -21,6 +21,8 @@ final class ClientRegistry {
     private var openCount = 0
     private var stalledCount = 0
     private var budget: MemoryBudget
+    /// enforceBudget is running (see there).
+    private var enforcingBudget = false
     /// The high water for the clients open now (`MemoryBudget.stallThreshold`).
     private var stallThreshold = highWater
     /// Whether stdin may run changed.
@@ -154,16 +156,32 @@ final class ClientRegistry {
     }
 
     private func enforceBudget() {
+        // Disconnecting a client retires it and flushes, which can account
+        // again from inside this loop; a nested round saw the victim still
+        // counted but no longer open, and dropped open clients that held
+        // nothing.
+        guard !enforcingBudget else { return }
+        enforcingBudget = true
+        defer { enforcingBudget = false }
         // The other parts may be stale (their output shrank since): exact figures first.
         for client in clients {
             let held = client.channel?.bufferedBytes ?? 0
             budget.changed(from: client.heldBytes, to: held)
             client.heldBytes = held
         }
+        // Closing clients count too: one still writing out a large buffer
+        // holds it as much as an open one.
         while budget.isExceeded {
-            let candidates = clients.filter { $0.phase == .open && $0.channel != nil }
+            let candidates = clients.filter { $0.phase != .ended && $0.channel != nil }
             guard let index = MemoryBudget.victim(candidates.map(\.heldBytes)) else { return }
-            overBudget(candidates[index])
+            let client = candidates[index]
+            overBudget(client)
+            // Its part is gone with its transport (already, when the channel's
+            // end removed it): never counted twice, never left behind.
+            if client.heldBytes > 0 {
+                budget.changed(from: client.heldBytes, to: 0)
+                client.heldBytes = 0
+            }
         }
     }
 

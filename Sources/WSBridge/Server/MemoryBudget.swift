@@ -38,8 +38,10 @@ struct MemoryBudget {
         min(ClientRegistry.highWater, max(64 << 10, limitBytes / 2 / max(1, openClients)))
     }
 
-    /// The index of the holding to give up: the largest.
+    /// The index of the holding to give up: the largest; none when nobody
+    /// holds anything (dropping a client that holds nothing frees nothing).
     static func victim(_ holdings: [Int]) -> Int? {
-        holdings.indices.max { holdings[$0] < holdings[$1] }
+        guard let index = holdings.indices.max(by: { holdings[$0] < holdings[$1] }), holdings[index] > 0 else { return nil }
+        return index
     }
 }
