@@ -17,6 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 import helpers
 from helpers import events, wait_events
+from peers.raw_peer import OP_TEXT, RawConn, frame
 from test_server_mode import Receiver, client_id, listen, raw_client, ws_client
 
 # Echoes each line back as {"port":REMOTE_PORT,"n":<the line>}: which program
@@ -118,8 +119,11 @@ def test_program_that_exits_early_closes_its_client_1000_or_1011(spawn):
     wait_until(lambda: not children(server.proc.pid), what="both programs reaped")
 
 
-BIG = 1500
-BIG_SIZE = 8 << 10   # 1500 x 8 KiB = ~12 MiB: far more than pipes, socket buffers and the high water
+# 3000 x 8 KiB = ~24 MiB: far more than the pipe, the high water and both
+# kernel socket buffers, which loopback autotuning grows to several MiB each
+# while the server still reads (12 MiB was once all taken in a fresh-clone run).
+BIG = 3000
+BIG_SIZE = 8 << 10
 
 
 def big_messages() -> list[str]:
@@ -132,30 +136,49 @@ def test_program_that_does_not_read_holds_its_client_back_without_loss(spawn, tm
     program = f'while [ ! -e {go} ]; do sleep 0.05; done; exec cat'
     server, port = listen(spawn, ["--events", "--exec", program])
     messages = big_messages()
-    with ws_client(port) as a, ws_client(port) as other:
-        client_id(server, 2)
-        ra = Receiver(a)
-        sent = [0]
+    # A hand-made client that reads and writes in two threads: a library
+    # client that cannot read while a send blocks would deadlock against the
+    # echo once the program reads, which is the client's fault, not wspipe's.
+    sock, status = raw_client(port)
+    assert status.startswith("HTTP/1.1 101"), status
+    conn = RawConn(sock, timeout=60)
+    sent, received = [0], []
 
-        def send_all():
-            try:
-                for m in messages:
-                    a.send(m)
-                    sent[0] += 1
-            except ConnectionClosed:
-                pass
+    def send_all():
+        try:
+            for m in messages:
+                conn.send(frame(OP_TEXT, m.encode(), mask=os.urandom(4)))
+                sent[0] += 1
+        except OSError:
+            pass
 
-        threading.Thread(target=send_all, daemon=True).start()
-        stalled_at = helpers.wait_until_stalled(lambda: sent[0], BIG)
-        assert stalled_at < BIG, "all messages were taken although the program read none: expected back-pressure"
-        rss = helpers.vm_rss_kib(server.proc.pid)
-        assert rss < 64 * 1024, f"server RSS {rss} KiB while a program does not read"
-        # The other client's program is not affected.
-        other.send('{"still":"served"}')
-        go.write_text("")
-        got = ra.wait(BIG, timeout=20)
-        assert got == messages, "lines lost or reordered"
-        wait_until(lambda: sent[0] == BIG, what="every message sent")
+    def receive_all():
+        while len(received) < BIG:
+            f = conn.recv_frame()
+            if f.opcode != OP_TEXT:
+                return
+            received.append(f.payload.decode())
+
+    sender = threading.Thread(target=send_all, daemon=True)
+    receiver = threading.Thread(target=receive_all, daemon=True)
+    try:
+        with ws_client(port) as other:
+            client_id(server, 2)
+            sender.start()
+            receiver.start()
+            stalled_at = helpers.wait_until_stalled(lambda: sent[0], BIG)
+            assert stalled_at < BIG, "all messages were taken although the program read none: expected back-pressure"
+            rss = helpers.vm_rss_kib(server.proc.pid)
+            assert rss < 64 * 1024, f"server RSS {rss} KiB while a program does not read"
+            # The other client's program is not affected.
+            other.send('{"still":"served"}')
+            go.write_text("")
+            assert other.recv(timeout=10) == '{"still":"served"}'
+            receiver.join(60)
+            assert received == messages, f"lines lost or reordered ({len(received)} of {BIG} back)"
+            wait_until(lambda: sent[0] == BIG, what="every message sent")
+    finally:
+        sock.close()
 
 
 def written_bytes(pid: int) -> int:
