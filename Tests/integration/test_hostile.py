@@ -10,7 +10,6 @@ whole core): see the comments at each test.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import shutil
@@ -25,7 +24,7 @@ import pytest
 import helpers
 from helpers import events, vm_rss_kib, wait_events
 from peers.raw_peer import OP_CLOSE, OP_PING, OP_TEXT, close_frame, frame
-from test_server_mode import listen, ws_client
+from test_server_mode import listen, ws_client, raw_client as upgraded_raw_client
 
 MIB = 1 << 20
 
@@ -42,16 +41,9 @@ def cpu_seconds(pid: int) -> float:
 
 def raw_client(port: int, timeout: float = 10.0) -> socket.socket:
     """A WebSocket client done by hand: the upgrade, then whatever bytes the test sends."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    key = base64.b64encode(os.urandom(16)).decode()
-    s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = s.recv(4096)
-        assert chunk, f"connection closed during the upgrade: {head!r}"
-        head += chunk
-    assert head.startswith(b"HTTP/1.1 101"), head
+    s, status = upgraded_raw_client(port)
+    assert status.startswith("HTTP/1.1 101"), status
+    s.settimeout(timeout)
     return s
 
 
