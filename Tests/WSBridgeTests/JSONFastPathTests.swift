@@ -93,10 +93,48 @@ final class JSONFastPathTests: XCTestCase {
         }
     }
 
+    /// Random valid texts, as tokens, each also with one token replaced,
+    /// dropped or added: a comma for a colon, a key without its value, a
+    /// closer of the wrong kind, at every length around the blocks.
+    func testRandomTextsAndOneTokenMutations() {
+        let scalars = [#""k""#, "1", "-2.5", "true", "false", "null", "0", "1e5", #""""#,
+                       #""a string that is long enough to cross a block boundary now and then""#]
+        let extras = ["{", "}", "[", "]", ",", ":"] + scalars
+        var random = SeededGenerator(state: 11)
+        func value(_ depth: Int) -> [String] {
+            switch depth < 4 ? random.next(4) : 0 {
+            case 1:
+                let items = (0 ..< random.next(4)).map { _ in value(depth + 1) }
+                return ["["] + items.joined(separator: [","]) + ["]"]
+            case 2:
+                let members = (0 ..< random.next(4)).map { _ in [#""key""#, ":"] + value(depth + 1) }
+                return ["{"] + members.joined(separator: [","]) + ["}"]
+            default:
+                return [scalars[random.next(scalars.count)]]
+            }
+        }
+        func text(_ tokens: [String]) -> [UInt8] {
+            let blanks = ["", "", "", " ", "\n", "\t "]
+            return Array(tokens.map { $0 + blanks[random.next(blanks.count)] }.joined().utf8)
+        }
+        for _ in 0 ..< 5_000 {
+            var tokens = value(0)
+            assertAgree(text(tokens))
+            let position = random.next(tokens.count)
+            switch random.next(3) {
+            case 0: tokens[position] = extras[random.next(extras.count)]
+            case 1: tokens.remove(at: position)
+            default: tokens.insert(extras[random.next(extras.count)], at: position)
+            }
+            assertAgree(text(tokens))
+        }
+    }
+
     func testNumbersAndLiterals() {
         for text in ["0", "-", "-0", "01", "-01", "1.", "1.e5", "1e", "1e+", "1E-7", "0.5", ".5", "+1", "1x",
                      "tru", "true", "truee", "fals", "false", "falsy", "nul", "null", "nulll", "[1 2]", "[1,]",
-                     "{\"a\" 1}", "{\"a\":}", "{,}", "{\"a\":1,}", "[,1]", "1 1", " ", "\n", "\u{0B}1"] {
+                     "{\"a\" 1}", "{\"a\":}", "{\"a\",\"b\"}", "{\"a\":1:2}", "[\"a\":1]", "{\"a\"}", "{1:2}",
+                     "{\"a\":1,\"b\"}", "{\"a\"::1}", "[}", "{]", "[1}", "{\"a\":1]", "\"a\"\"b\"", "[\"a\"\"b\"]", "{,}", "{\"a\":1,}", "[,1]", "1 1", " ", "\n", "\u{0B}1"] {
             assertAgree(Array(text.utf8))
         }
     }
