@@ -93,6 +93,19 @@ public struct Connection: Sendable {
 
     public var maxMessageSize: Int { assembler.maxMessageSize }
 
+    /// A check the caller makes of every text message anyway, and which
+    /// implies valid UTF-8 when it passes (valid JSON is valid UTF-8). For a
+    /// message whose one frame is entirely in the bytes received (the zero-copy
+    /// path) it is called right before the message is delivered: when it says
+    /// true the core's own UTF-8 pass is skipped, when false that pass decides
+    /// (and fails the connection with 1007 on bad UTF-8, RFC 6455 §8.1). A
+    /// message assembled from pieces is still validated piece by piece, so a
+    /// bad byte fails the connection before the rest arrives.
+    public var textCheck: TextCheck? {
+        get { assembler.textCheck }
+        set { assembler.textCheck = newValue }
+    }
+
     /// Bytes of the incoming message being assembled (a message that arrives
     /// in pieces waits here until it is complete), for a server's memory budget.
     public var bufferedInputBytes: Int { assembler.buffer.readableBytes }

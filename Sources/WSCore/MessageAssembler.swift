@@ -46,6 +46,9 @@ struct MessageAssembler: Sendable {
     /// Sum of the payload lengths announced by this message's frame headers.
     private var announced = 0
     private var validator = UTF8Validator()
+    /// The caller's own check of text messages that arrive whole (see
+    /// `Connection.textCheck`); assembled ones are validated piece by piece.
+    var textCheck: TextCheck?
     /// The negotiated permessage-deflate codec, nil without compression.
     private let compression: PerMessageDeflate?
     /// The message in progress is compressed (RSV1 on its first frame).
@@ -96,15 +99,23 @@ struct MessageAssembler: Sendable {
     /// idle): RFC 6455 §7.4.1 1009 for the size, §8.1 for the UTF-8 of text.
     func checkWhole(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) -> Failure? {
         if payload.count > maxMessageSize { return .tooBig(limit: maxMessageSize) }
-        if opcode == .text && !UTF8Validator.isValid(payload) { return .invalidUTF8 }
+        if opcode == .text && !isValidText(payload) { return .invalidUTF8 }
         return nil
     }
 
     mutating func completeInPlace(_ payload: UnsafeRawBufferPointer) -> Failure? {
         let isText = opcode == .text
         opcode = nil
-        if isText && !UTF8Validator.isValid(payload) { return .invalidUTF8 }
+        if isText && !isValidText(payload) { return .invalidUTF8 }
         return nil
+    }
+
+    /// A whole text message: the caller's check when it vouches for the
+    /// bytes, the UTF-8 pass otherwise.
+    @inline(__always)
+    private func isValidText(_ payload: UnsafeRawBufferPointer) -> Bool {
+        if let textCheck, textCheck(payload) { return true }
+        return UTF8Validator.isValid(payload)
     }
 
     /// Appends a piece of the current message (validating text as it comes).
@@ -158,3 +169,6 @@ struct MessageAssembler: Sendable {
         buffer.removeAll(keepingCapacity: buffer.capacity <= MessageAssembler.retainedCapacity)
     }
 }
+
+/// See `Connection.textCheck`.
+public typealias TextCheck = @Sendable (UnsafeRawBufferPointer) -> Bool

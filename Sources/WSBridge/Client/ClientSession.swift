@@ -174,6 +174,7 @@ public final class ClientSession: SessionDriver {
         }
         self.channel = channel
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
+        if bridge.format == .json { channel.readsTextAsJSON() }
         sender.channel = channel
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)

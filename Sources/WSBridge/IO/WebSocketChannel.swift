@@ -72,6 +72,13 @@ final class WebSocketChannel {
         self.outputHighWater = overflow ? Int.max : bound
     }
 
+    /// Incoming text is validated as JSON by what reads it (the default
+    /// output): that check, made once before delivery, stands in for the
+    /// core's UTF-8 pass (`DeliveredText`).
+    func readsTextAsJSON() {
+        connection.textCheck = DeliveredText.check
+    }
+
     /// A client keeps a copy of every frame the kernel holds until the
     /// peer's TCP acknowledges it (`OutgoingFrames`), so the kernel's send
     /// buffer is also memory of ours. It grows to 4 MiB by itself, which a
@@ -227,6 +234,7 @@ final class WebSocketChannel {
                 }
             }
             handler(.message(event))
+            DeliveredText.forget()
         }
         inReceive = false
         applyDeferredClose()

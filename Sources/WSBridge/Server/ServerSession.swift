@@ -139,6 +139,7 @@ public final class ServerSession: SessionDriver {
         if options.once { stopAccepting() }
         client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
+        if bridge.format == .json { client.channel?.readsTextAsJSON() }
         if let execs, !execs.start(for: client) {
             client.channel?.close(code: .internalError, reason: "cannot start the program")
         }

@@ -28,6 +28,10 @@ VIOLATIONS = [
     ("close_code_1005", close_frame(1005), 1002, None),
     ("close_code_999", close_frame(999), 1002, None),
     ("invalid_utf8_text", frame(OP_TEXT, b'"ab\xffcd"'), 1007, None),
+    # Text the JSON validator rejects before it reaches the bad byte, or
+    # where the byte is not inside a string: the UTF-8 check still runs.
+    ("invalid_utf8_in_text_that_is_not_json", frame(OP_TEXT, b"ab \xc0\xaf cd"), 1007, None),
+    ("invalid_utf8_after_a_json_value", frame(OP_TEXT, b'{"a":1}\xed\xa0\x80'), 1007, None),
     # Only the first fragment is ever sent: the client must fail as soon as
     # it sees the bad byte, not wait for the end of the message.
     ("invalid_utf8_in_first_fragment", frame(OP_TEXT, b'"ab\xff', fin=False), 1007, None),
