@@ -113,6 +113,14 @@ final class ClientSender {
     /// again. Messages count as sent only once they are. `confirmed`: the
     /// server answered wspipe's Close, after reading every frame before it.
     func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?, confirmed: Bool) -> Recovery {
+        // The server answered wspipe's Close, so it read every frame before:
+        // nothing goes again, nothing was refused or is unconfirmed. (At the
+        // end of an upload the kernel may still hold thousands of frames;
+        // reading each back only to drop it cost as much as sending it.)
+        if confirmed && code == nil {
+            channel.discardUnsentMessages()
+            return Recovery()
+        }
         var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
         channel.takeUnsentMessages { message, unsent in
             var held = false

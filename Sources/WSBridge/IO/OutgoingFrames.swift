@@ -113,6 +113,12 @@ struct OutgoingFrames {
                 index += 1
             }
         }
+        discard(from: &connection)
+    }
+
+    /// After the connection ended, when nothing it kept is wanted back (the
+    /// peer read it all): the frames go without being read back one by one.
+    mutating func discard(from connection: inout Connection) {
         connection.discardOutput()
         ends.removeAll()
         tags.removeAll()

@@ -139,6 +139,13 @@ final class WebSocketChannel {
         }
     }
 
+    /// After the channel ended, when the peer is known to have read every
+    /// message (it answered our Close): the kept frames are let go.
+    func discardUnsentMessages() {
+        guard ended, recoversUnsent else { return }
+        outgoing.discard(from: &connection)
+    }
+
     /// Data messages the peer's TCP acknowledged after its last sign of life,
     /// already released (they may be lost with the peer).
     var releasedUnconfirmed: Int { outgoing.releasedUnconfirmed }
