@@ -62,7 +62,22 @@ struct LineFormatters {
 
     func appendText(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
         let formatter = colorize && destination.spec == .stdout ? terminal : plain
+        if payload.count >= Destination.writeThroughSize && !formatter.colorize {
+            return appendLarge(payload, formatter, destination)
+        }
         formatter.appendText(payload, to: &destination.pending)
+    }
+
+    /// A large message whose line is the payload itself and a terminator
+    /// (valid compact JSON, or raw text) is written from where it is.
+    private func appendLarge(_ payload: UnsafeRawBufferPointer, _ formatter: OutputFormatter, _ destination: Destination) {
+        guard formatter.format == .json else {
+            if destination.writeThrough(payload, terminator: formatter.separator) { return }
+            return formatter.appendText(payload, to: &destination.pending)
+        }
+        let validation = JSONScanner.validate(payload)
+        if validation == .valid(needsCompaction: false) && destination.writeThrough(payload, terminator: 10) { return }
+        formatter.appendText(payload, validation: validation, to: &destination.pending)
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer, to destination: Destination) {

@@ -27,6 +27,15 @@ public enum FD {
         return failure("write", e)
     }
 
+    /// One writev(2) of two pieces, `first` then `second`; may write less.
+    public static func write(_ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult {
+        let vectors = [iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
+                       iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count)]
+        let (n, e) = vectors.withUnsafeBufferPointer { v in retryingEINTR { sysWritev(fd, v.baseAddress!, 2) } }
+        if n >= 0 { return .bytes(n) }
+        return failure("writev", e)
+    }
+
     /// Blocking: writes every byte, waiting in poll(2) while a non-blocking
     /// fd (a pipe made so for the loop) is full. Nil when all was written.
     @discardableResult

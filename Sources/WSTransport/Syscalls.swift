@@ -30,6 +30,10 @@ let sockStream = SOCK_STREAM
     write(fd, p, n)
 }
 
+@inline(__always) func sysWritev(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int {
+    writev(fd, vectors, count)
+}
+
 /// send(2) without SIGPIPE where the platform offers the flag, so a socket
 /// write to a reset peer reports EPIPE even if SIGPIPE was never ignored.
 @inline(__always) func sysSend(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int {

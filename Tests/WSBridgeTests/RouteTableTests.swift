@@ -551,6 +551,45 @@ final class RouteTableTests: XCTestCase {
         d.finish()
     }
 
+    /// A large line goes from the caller's bytes to the fd when nothing
+    /// waits before it; what the pipe does not take is kept, in order, and
+    /// nothing is written out of turn while lines wait.
+    func testLargeLinesAreWrittenThroughInOrder() throws {
+        var fds: [Int32] = [-1, -1]
+        XCTAssertEqual(pipe(&fds), 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let d = Destination(name: "test", fd: fds[1], loop: loop)
+        var drained = 0
+        d.onDrained = { drained += 1 }
+        let small = Array("{\"a\":1}".utf8)
+        let large = [UInt8]((0 ..< 300_000).map { UInt8(0x61 + $0 % 26) })
+        // Empty: written at once, and what the pipe (64 KiB) did not take
+        // waits in `pending`, its terminator after it.
+        XCTAssertTrue(small.withUnsafeBytes { d.writeThrough($0, terminator: 10) })
+        XCTAssertTrue(d.isEmpty, "a short line fits the pipe")
+        XCTAssertTrue(large.withUnsafeBytes { d.writeThrough($0, terminator: 10) })
+        XCTAssertGreaterThan(d.unwrittenBytes, 0)
+        XCTAssertLessThan(d.unwrittenBytes, large.count + 1)
+        // Lines waiting: nothing goes ahead of them.
+        XCTAssertFalse(small.withUnsafeBytes { d.writeThrough($0, terminator: nil) })
+        d.pending.append(contentsOf: small)
+        var got: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while !d.isEmpty {
+            let n = read(fds[0], &buffer, buffer.count)
+            XCTAssertGreaterThan(n, 0)
+            got += buffer[..<n]
+            d.flush()
+        }
+        while case let n = read(fds[0], &buffer, buffer.count), n > 0 {
+            got += buffer[..<n]
+            if got.count >= small.count * 2 + large.count + 2 { break }
+        }
+        XCTAssertEqual(got, small + [10] + large + [10] + small)
+        XCTAssertEqual(drained, 0, "write-through never runs the drained callback")
+        d.finish()
+    }
+
     func testDrainedOnlyWhenEveryBackedUpDestinationDrained() throws {
         let gateA = gate("a"), gateB = gate("b")
         let t = try table(["a=|cat '\(gateA.path)'; exec cat > /dev/null",

@@ -35,6 +35,13 @@ MESSAGES = [
     os.urandom(MIB),
     os.urandom(16 * MIB),
     ("text é 🎉 " * (16 * MIB // 14))[: 16 * MIB],
+    # Large valid JSON is written to stdout straight from the message (the
+    # fifo takes 64 KiB at a time): byte for byte, in order, also after a
+    # small message in the same batch.
+    '{"big":"' + "x" * (2 * MIB) + '","n":[1,2,3]}',
+    "[" + ",".join(['"é🎉"'] * (MIB // 8)) + "]",
+    '{"small":1}',
+    '{"after":"' + "y" * (300 * 1024) + '"}',
 ]
 
 

@@ -16,14 +16,15 @@ struct OutputFormatter {
     private static let binaryPrefix = Array(#"{"$binary":""#.utf8)
     private static let binarySuffix = Array(#""}"#.utf8)
 
-    func appendText(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    /// `validation`: the payload's, when the caller has it already.
+    func appendText(_ payload: UnsafeRawBufferPointer, validation: JSONValidation? = nil, to out: inout [UInt8]) {
         if colorize && format == .json { return appendColored(out: &out) { plain.appendText(payload, to: &$0) } }
         guard format == .json else {
             Self.append(payload, to: &out)
             if let separator { out.append(separator) }
             return
         }
-        switch JSONScanner.validate(payload) {
+        switch validation ?? JSONScanner.validate(payload) {
         case .valid(needsCompaction: false):
             Self.append(payload, to: &out)
         case .valid(needsCompaction: true):

@@ -166,6 +166,33 @@ public final class Destination {
         onEmptied?()
     }
 
+    /// Lines at least this long may be written from where they are
+    /// (`writeThrough`) rather than copied into `pending` first. Shorter
+    /// ones are batched: one write(2) for many lines costs less than the copies.
+    static let writeThroughSize = 64 << 10
+
+    /// Writes `line` and its `terminator` straight from the caller's bytes
+    /// when nothing is waiting before them, saving the copy into `pending`
+    /// (for a 1 MiB message, a pass over 1 MiB). What the fd does not take
+    /// now is copied into `pending` as usual. False when it wrote nothing
+    /// (lines are waiting, the fd would block or failed): the caller appends
+    /// the line to `pending`, and the next flush reports any failure.
+    /// It never flushes: a flush may run `onDrained`, which resumes reading
+    /// into the buffer the message being delivered is still in.
+    func writeThrough(_ line: UnsafeRawBufferPointer, terminator: UInt8?) -> Bool {
+        guard pending.count == offset, !failed, let fd else { return false }
+        var end = terminator ?? 0
+        let result = withUnsafeBytes(of: &end) { tail in
+            FD.write(fd, line, UnsafeRawBufferPointer(rebasing: tail[..<(terminator == nil ? 0 : 1)]))
+        }
+        guard case .bytes(let written) = result, written > 0 else { return false }
+        if written < line.count {
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[written...]))
+        }
+        if let terminator, written <= line.count { pending.append(terminator) }
+        return true
+    }
+
     /// Blocking: writes everything pending (waiting in poll(2) for a full
     /// pipe), then releases the destination: closes a file we opened, closes
     /// a command's stdin and, with `waitForCommand`, waits for the command to
