@@ -148,6 +148,39 @@ public struct Connection: Sendable {
         }
     }
 
+    /// While a large data frame's payload is arriving (uncompressed and
+    /// unmasked, as a client receives it), the transport may read the next
+    /// bytes of it straight into the message being assembled instead of into
+    /// its own buffer, which saves copying them (a 1 MiB message is one
+    /// pass shorter). `fill` gets room for at most `limit` bytes and never
+    /// more than the frame still has, so the next frame's bytes go through
+    /// `receive` as usual; it returns how many bytes it wrote, which are then
+    /// handled as `receive` would handle them. Nil when this is not such a
+    /// moment (`fill` is not called): the caller reads into its own buffer.
+    public mutating func receiveInPlace(limit: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Int,
+                                        _ handler: (ConnectionEvent) -> Void) -> Int? {
+        guard acceptsPayloadInPlace, limit > 0 else { return nil }
+        let header = decoder.header
+        let (written, failure) = assembler.appendInPlace(upTo: min(limit, decoder.remainingPayload), fill)
+        if let failure {
+            failConnection(failure.closeCode, failure.reason, handler)
+            return written
+        }
+        if written > 0 && decoder.skipPayload(written) && header.fin { deliverAssembled(handler) }
+        return written
+    }
+
+    /// `receiveInPlace` would take the next bytes.
+    public var acceptsPayloadInPlace: Bool {
+        let header = decoder.header
+        return decoder.remainingPayload >= Connection.inPlaceMinimum && !isDiscardingInput
+            && !header.opcode.isControl && header.maskKey == nil && !assembler.isCompressed
+    }
+
+    /// Below this, the payload's rest comes through `receive` (in the
+    /// transport's buffer with whatever follows it).
+    public static let inPlaceMinimum = 64 << 10
+
     /// TCP EOF from the peer. Reported as `.failed(code: .abnormal, ...)` if no
     /// Close was received before (§7.1.5: the close code is then 1006, which
     /// is never sent, so nothing is queued); nothing if the closing handshake
@@ -217,6 +250,12 @@ public struct Connection: Sendable {
             return failConnection(failure.closeCode, failure.reason, handler)
         }
         guard isFrameEnd && header.fin else { return }
+        deliverAssembled(handler)
+    }
+
+    /// The last fragment of an assembled message is in: the final checks,
+    /// then the message.
+    private mutating func deliverAssembled(_ handler: (ConnectionEvent) -> Void) {
         if let failure = assembler.finish() {
             return failConnection(failure.closeCode, failure.reason, handler)
         }

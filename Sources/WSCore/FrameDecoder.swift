@@ -238,6 +238,21 @@ public struct FrameDecoder: Sendable {
 
     // MARK: - Payload state
 
+    /// Payload bytes of the current frame still to come; 0 outside a payload.
+    public var remainingPayload: Int { state == .payload ? header.payloadLength - payloadOffset : 0 }
+
+    /// `count` bytes of the current (unmasked) frame's payload arrived
+    /// somewhere else than the input (`Connection.receiveInPlace`). True
+    /// when they end the payload.
+    mutating func skipPayload(_ count: Int) -> Bool {
+        precondition(state == .payload && header.maskKey == nil && count <= remainingPayload,
+                     "FrameDecoder: skipping past the payload")
+        payloadOffset += count
+        guard payloadOffset == header.payloadLength else { return false }
+        enter(.header, needing: 2)
+        return true
+    }
+
     private mutating func payloadStep(_ input: inout UnsafeMutableRawBufferPointer) -> Step {
         let remaining = header.payloadLength - payloadOffset
         if remaining > 0 && input.isEmpty { return .needMoreData }

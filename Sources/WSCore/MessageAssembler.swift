@@ -133,6 +133,20 @@ struct MessageAssembler: Sendable {
         return nil
     }
 
+    /// Reads up to `count` bytes of the current message straight into its
+    /// buffer with `fill` (which returns how many it wrote), validating text
+    /// as `append` does. The buffer grows by at most `count` (and never past
+    /// the limit: `begin` made sure the message fits in it).
+    mutating func appendInPlace(upTo count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Int) -> (Int, Failure?) {
+        let start = buffer.readableBytes
+        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count, capacityLimit: maxMessageSize) {
+            fill(UnsafeMutableRawBufferPointer(rebasing: $0[..<count]))
+        }
+        guard opcode == .text, written > 0 else { return (written, nil) }
+        let valid = buffer.withReadableBytes { validator.feed(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        return (written, valid ? nil : .invalidUTF8)
+    }
+
     /// The final fragment is in: a compressed message gets its tail (RFC 7692
     /// §7.2.2), and the text must not end inside a character.
     mutating func finish() -> Failure? {

@@ -201,16 +201,24 @@ final class WebSocketChannel {
 
     private func readAvailable() {
         while !ended && !readingStopped {
-            let result = stream.read(into: Self.readBuffer)
+            var asked = Self.readBuffer.count
+            let result: IOResult
+            if let inPlace = readIntoMessage(&asked) {
+                result = inPlace
+            } else {
+                result = stream.read(into: Self.readBuffer)
+                if case .bytes(let n) = result {
+                    tracer?.read(UnsafeRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
+                    feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
+                }
+            }
             switch result {
             case .bytes(let n):
-                tracer?.read(UnsafeRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
-                feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                 if outputBytes > outputHighWater { return stopReadingForOutput() }
                 // A short read drained the kernel buffer: poll will say when
                 // more arrives, so skip the read that would only say EAGAIN.
                 // (TLS may still hold decrypted bytes, so it reads on.)
-                if n < Self.readBuffer.count && !isTLS { flush(); return }
+                if n < asked && !isTLS { flush(); return }
             case .wouldBlock:
                 updateInterest()
                 flush()
@@ -227,11 +235,36 @@ final class WebSocketChannel {
     }
 
     private func feed(_ bytes: UnsafeMutableRawBufferPointer) {
+        receiving { connection, deliver in connection.receive(bytes, deliver) }
+    }
+
+    /// A client in the middle of a large message reads the rest of its frame
+    /// straight into the message (`Connection.receiveInPlace`), saving a
+    /// copy; nil when it is not in one (or frames are traced: the tracer
+    /// shows what each read brought). `asked`: how many bytes were asked for.
+    private func readIntoMessage(_ asked: inout Int) -> IOResult? {
+        guard connection.role == .client, tracer == nil, connection.acceptsPayloadInPlace else { return nil }
+        var result = IOResult.wouldBlock
+        receiving { connection, deliver in
+            _ = connection.receiveInPlace(limit: Self.readBuffer.count, { region in
+                asked = region.count
+                result = stream.read(into: region)
+                if case .bytes(let n) = result { return n }
+                return 0
+            }, deliver)
+        }
+        return result
+    }
+
+    /// Runs `receive` on the connection with the handler every event goes
+    /// through, then what follows a receive: a deferred close, `.processed`,
+    /// a flush.
+    private func receiving(_ receive: (inout Connection, (ConnectionEvent) -> Void) -> Void) {
         wasOpenBeforeReceive = connection.state == .open
         inReceive = true
         // Loaded once per read, not once per message (with a reference count each).
         let handler = self.handler
-        connection.receive(bytes) { event in
+        receive(&connection) { event in
             // A message or a pong says the peer still reads what we send; its
             // Close (a refusal above all) does not.
             if recoversUnsent {
