@@ -60,6 +60,7 @@ struct LineFormatters {
     let terminal: OutputFormatter
     let colorize: Bool
 
+    @inline(__always)
     func appendText(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
         let formatter = colorize && destination.spec == .stdout ? terminal : plain
         if payload.count >= Destination.writeThroughSize && !formatter.colorize {
@@ -70,6 +71,7 @@ struct LineFormatters {
 
     /// A large message whose line is the payload itself and a terminator
     /// (valid compact JSON, or raw text) is written from where it is.
+    @inline(never)
     private func appendLarge(_ payload: UnsafeRawBufferPointer, _ formatter: OutputFormatter, _ destination: Destination) {
         guard formatter.format == .json else {
             if destination.writeThrough(payload, terminator: formatter.separator) { return }
@@ -77,7 +79,7 @@ struct LineFormatters {
         }
         let validation = JSONScanner.validate(payload)
         if validation == .valid(needsCompaction: false) && destination.writeThrough(payload, terminator: 10) { return }
-        formatter.appendText(payload, validation: validation, to: &destination.pending)
+        formatter.appendJSONLine(payload, validation, to: &destination.pending)
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer, to destination: Destination) {

@@ -114,7 +114,7 @@ struct MessageAssembler: Sendable {
     /// bytes, the UTF-8 pass otherwise.
     @inline(__always)
     private func isValidText(_ payload: UnsafeRawBufferPointer) -> Bool {
-        if let textCheck, textCheck(payload) { return true }
+        if let textCheck, textCheck(payload.baseAddress, payload.count) { return true }
         return UTF8Validator.isValid(payload)
     }
 
@@ -184,5 +184,7 @@ struct MessageAssembler: Sendable {
     }
 }
 
-/// See `Connection.textCheck`.
-public typealias TextCheck = @Sendable (UnsafeRawBufferPointer) -> Bool
+/// See `Connection.textCheck`: the bytes and their count. A C function
+/// pointer, not a closure: it is called once per message, and a closure
+/// would be retained and released each time.
+public typealias TextCheck = @convention(c) (UnsafeRawPointer?, Int) -> Bool

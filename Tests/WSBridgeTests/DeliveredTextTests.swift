@@ -14,7 +14,7 @@ final class DeliveredTextTests: XCTestCase {
 
     func testTheVerdictIsKeptForTheseBytesUntilForgotten() {
         var bytes = Array(#"{"a": [1, 2]}"#.utf8)
-        XCTAssertTrue(bytes.withUnsafeBytes { DeliveredText.check($0) })
+        XCTAssertTrue(bytes.withUnsafeBytes { DeliveredText.check($0.baseAddress, $0.count) })
         // The same bytes, broken in place: still "valid", which shows the
         // answer came from the verdict, not from a second scan...
         bytes.withUnsafeMutableBytes { $0[1] = UInt8(ascii: "x") }
@@ -26,7 +26,7 @@ final class DeliveredTextTests: XCTestCase {
 
     func testOtherBytesAreScannedAsUsual() {
         let delivered = Array("{\n\"a\": 1\n}".utf8)
-        XCTAssertTrue(delivered.withUnsafeBytes { DeliveredText.check($0) })
+        XCTAssertTrue(delivered.withUnsafeBytes { DeliveredText.check($0.baseAddress, $0.count) })
         XCTAssertEqual(validate(delivered), .valid(needsCompaction: true))
         XCTAssertFalse(validate(Array(#"{"a":"#.utf8)).isValid)
         XCTAssertFalse(validate(Array(delivered.dropLast())).isValid, "a prefix of the delivered bytes")
@@ -34,7 +34,7 @@ final class DeliveredTextTests: XCTestCase {
 
     func testTextThatIsNotJSONIsLeftToTheUTF8Pass() {
         for text in [Array("plain words".utf8), [0x22, 0x61, 0xFF, 0x22], [0x7B, 0xC0, 0xAF, 0x7D], []] {
-            XCTAssertFalse(text.withUnsafeBytes { DeliveredText.check($0) }, "\(text)")
+            XCTAssertFalse(text.withUnsafeBytes { DeliveredText.check($0.baseAddress, $0.count) }, "\(text)")
             if !text.isEmpty { XCTAssertFalse(validate(text).isValid) }
         }
     }

@@ -76,29 +76,37 @@ final class MessageAssemblyTests: XCTestCase {
     /// The caller's check stands in for the UTF-8 pass on whole messages
     /// only when it vouches for them; what it does not vouch for is still
     /// validated, and a message assembled from pieces never goes to it.
+    /// What the test checks below were asked (a C function pointer captures nothing).
+    nonisolated(unsafe) private static var checked: [[UInt8]] = []
+
     func testTextCheckReplacesTheUTF8PassOnlyWhenItVouches() {
-        final class Seen: @unchecked Sendable { var payloads: [[UInt8]] = [] }
-        let seen = Seen()
+        Self.checked = []
         var trusting = client()
         // A check that vouches for everything: its word is taken (bad bytes
         // are delivered), which shows the UTF-8 pass was skipped.
-        trusting.textCheck = { seen.payloads.append(Array($0)); return true }
+        trusting.textCheck = { base, count in
+            MessageAssemblyTests.checked.append(Array(UnsafeRawBufferPointer(start: base, count: count)))
+            return true
+        }
         XCTAssertEqual(feed(&trusting, frame(.text, [0x61, 0xFF])), [.text(String(decoding: [0x61, 0xFF], as: UTF8.self))])
-        XCTAssertEqual(seen.payloads, [[0x61, 0xFF]])
+        XCTAssertEqual(Self.checked, [[0x61, 0xFF]])
 
         var doubting = client()
-        doubting.textCheck = { seen.payloads.append(Array($0)); return false }
+        doubting.textCheck = { base, count in
+            MessageAssemblyTests.checked.append(Array(UnsafeRawBufferPointer(start: base, count: count)))
+            return false
+        }
         XCTAssertEqual(feed(&doubting, frame(.text, "café") + frame(.binary, [0xFF])), [.text("café"), .binary([0xFF])])
         XCTAssertEqual(feed(&doubting, frame(.text, [0x61, 0xFF, 0x61])).map(\.failureCode), [1007])
-        XCTAssertEqual(seen.payloads.suffix(2), [Array("café".utf8), [0x61, 0xFF, 0x61]], "binary is not checked")
+        XCTAssertEqual(Self.checked.suffix(2), [Array("café".utf8), [0x61, 0xFF, 0x61]], "binary is not checked")
 
         // Pieces: validated as they come, the check is not asked.
-        seen.payloads = []
+        Self.checked = []
         var pieces = client()
-        pieces.textCheck = { seen.payloads.append(Array($0)); return true }
+        pieces.textCheck = trusting.textCheck
         XCTAssertEqual(feed(&pieces, frame(.text, "ok", fin: false) + frame(.continuation, "!")), [.text("ok!")])
         XCTAssertEqual(feed(&pieces, frame(.text, Array("ok".utf8) + [0xC0, 0xAF], fin: false)).map(\.failureCode), [1007])
-        XCTAssertEqual(seen.payloads, [])
+        XCTAssertEqual(Self.checked, [])
     }
 
     func testBinaryIsNotValidated() {

@@ -21,19 +21,20 @@ enum DeliveredText {
     /// `Connection.textCheck` for sessions whose output reads text as JSON.
     /// Text the fast path cannot vouch for gets the core's UTF-8 pass (and,
     /// later, the full scan that says why it is not JSON).
-    static let check: TextCheck = { payload in
-        guard let base = payload.baseAddress, payload.count > 0 else { return false }
-        let quick = JSONFastPath.check(base.assumingMemoryBound(to: UInt8.self), payload.count)
+    static let check: TextCheck = { base, count in
+        guard let base, count > 0 else { return false }
+        let quick = JSONFastPath.check(base.assumingMemoryBound(to: UInt8.self), count)
         guard quick >= 0 else { return false }
-        current = Verdict(base: base, count: payload.count, needsCompaction: quick == 1)
+        current = Verdict(base: base, count: count, needsCompaction: quick == 1)
         return true
     }
 
-    /// The verdict on exactly these bytes, if they are the message being delivered.
+    /// The verdict on exactly these bytes if they are the message being
+    /// delivered (0: valid; 1: valid, needs compaction), else -1.
     @inline(__always)
-    static func validation(of json: UnsafeRawBufferPointer) -> JSONValidation? {
-        guard let verdict = current, verdict.base == json.baseAddress, verdict.count == json.count else { return nil }
-        return .valid(needsCompaction: verdict.needsCompaction)
+    static func verdict(on json: UnsafeRawBufferPointer) -> Int {
+        guard let verdict = current, verdict.base == json.baseAddress, verdict.count == json.count else { return -1 }
+        return verdict.needsCompaction ? 1 : 0
     }
 
     /// The delivery is over: its bytes may change from now on.

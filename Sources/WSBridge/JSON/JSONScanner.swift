@@ -21,7 +21,8 @@ public enum JSONScanner {
         guard let raw = json.baseAddress, json.count > 0 else { return validateFully(json) }
         // The message being delivered was checked once already (before the
         // core skipped its UTF-8 pass for it).
-        if let known = DeliveredText.validation(of: json) { return known }
+        let known = DeliveredText.verdict(on: json)
+        if known >= 0 { return .valid(needsCompaction: known == 1) }
         // Almost every text is valid: the fast path says so; the full scan
         // runs only to say where and why a text is not.
         let quick = JSONFastPath.check(raw.assumingMemoryBound(to: UInt8.self), json.count)

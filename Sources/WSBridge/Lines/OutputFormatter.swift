@@ -16,15 +16,20 @@ struct OutputFormatter {
     private static let binaryPrefix = Array(#"{"$binary":""#.utf8)
     private static let binarySuffix = Array(#""}"#.utf8)
 
-    /// `validation`: the payload's, when the caller has it already.
-    func appendText(_ payload: UnsafeRawBufferPointer, validation: JSONValidation? = nil, to out: inout [UInt8]) {
+    func appendText(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         if colorize && format == .json { return appendColored(out: &out) { plain.appendText(payload, to: &$0) } }
         guard format == .json else {
             Self.append(payload, to: &out)
             if let separator { out.append(separator) }
             return
         }
-        switch validation ?? JSONScanner.validate(payload) {
+        appendJSONLine(payload, JSONScanner.validate(payload), to: &out)
+    }
+
+    /// JSON mode, uncoloured, with the payload's validation at hand.
+    @inline(__always)
+    func appendJSONLine(_ payload: UnsafeRawBufferPointer, _ validation: JSONValidation, to out: inout [UInt8]) {
+        switch validation {
         case .valid(needsCompaction: false):
             Self.append(payload, to: &out)
         case .valid(needsCompaction: true):
