@@ -76,7 +76,7 @@ final class WebSocketChannel {
     /// output): that check, made once before delivery, stands in for the
     /// core's UTF-8 pass (`DeliveredText`).
     func readsTextAsJSON() {
-        connection.textCheck = DeliveredText.check
+        connection.textCheck = { DeliveredText.check($0, $1) }
     }
 
     /// A client keeps a copy of every frame the kernel holds until the

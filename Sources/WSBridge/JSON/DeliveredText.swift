@@ -1,5 +1,3 @@
-import WSCore
-
 /// The validator's verdict on the text message being delivered, so that a
 /// message is read once, not twice: the core asks before it delivers a text
 /// message (`Connection.textCheck`) and skips its own UTF-8 pass when the
@@ -18,10 +16,11 @@ enum DeliveredText {
     /// check synchronously inside `receive`).
     nonisolated(unsafe) private static var current: Verdict?
 
-    /// `Connection.textCheck` for sessions whose output reads text as JSON.
-    /// Text the fast path cannot vouch for gets the core's UTF-8 pass (and,
-    /// later, the full scan that says why it is not JSON).
-    static let check: TextCheck = { base, count in
+    /// The core's text check (`Connection.textCheck`) for sessions whose
+    /// output reads text as JSON: true, with the verdict kept, when the bytes
+    /// are valid JSON. Text the fast path cannot vouch for gets the core's
+    /// UTF-8 pass (and, later, the full scan that says why it is not JSON).
+    static func check(_ base: UnsafeRawPointer?, _ count: Int) -> Bool {
         guard let base, count > 0 else { return false }
         let quick = JSONFastPath.check(base.assumingMemoryBound(to: UInt8.self), count)
         guard quick >= 0 else { return false }
