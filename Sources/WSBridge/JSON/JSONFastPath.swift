@@ -1,3 +1,7 @@
+#if arch(x86_64)
+import _Builtin_intrinsics.intel
+#endif
+
 /// The validator's fast path: the RFC 8259 grammar of `JSONScanner.scan`, in
 /// a form that only answers "valid" (and whether compaction is needed). Every
 /// message goes through it in both directions, so it is written for few
@@ -63,8 +67,8 @@ enum JSONFastPath {
                     // Plain bytes 16 at a time, and past the first 16 (a
                     // long string) 64, then 32 at a time.
                     if i &+ 16 <= n {
-                        let lanes = unsafeBitCast(stops(p + i), to: SIMD2<UInt64>.self)
-                        if lanes[0] | lanes[1] == 0 {
+                        let first = firstStop(p + i)
+                        if first == 16 {
                             i &+= 16
                             while i &+ 64 <= n && isEmpty(stops(p + i) .| stops(p + (i &+ 16))
                                                           .| stops(p + (i &+ 32)) .| stops(p + (i &+ 48))) {
@@ -75,8 +79,7 @@ enum JSONFastPath {
                             }
                             continue
                         }
-                        i &+= lanes[0] != 0 ? lanes[0].trailingZeroBitCount &>> 3
-                                            : 8 &+ lanes[1].trailingZeroBitCount &>> 3
+                        i &+= first
                     } else {
                         while i < n {
                             let b = p[i]
@@ -99,6 +102,7 @@ enum JSONFastPath {
                 i &+= 1
                 if expect == .key {
                     // The colon, then the member's value.
+                    // Compact JSON has the colon right after the key.
                     while i < n && p[i] <= 0x20 {
                         if p[i] == 0x0A || p[i] == 0x0D { lineBreak = true } else if p[i] != 0x20 && p[i] != 0x09 { return -1 }
                         i &+= 1
@@ -168,11 +172,31 @@ enum JSONFastPath {
     }
 
     /// No lane set. (Not `any`: the optimizer does not always inline it,
-    /// and a call per 16 bytes would cost more than the scan.)
+    /// and a call per 16 bytes would cost more than the scan.) On x86-64 one
+    /// pmovmskb says it; elsewhere the two halves are ORed.
     @inline(__always)
     private static func isEmpty(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        #if arch(x86_64)
+        return _mm_movemask_epi8(unsafeBitCast(mask, to: __m128i.self)) == 0
+        #else
         let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
         return words[0] | words[1] == 0
+        #endif
+    }
+
+    /// Index (0...15) of the first byte of the 16 at `p` where a string
+    /// body must stop, or 16 when none does. Short strings (keys, most
+    /// values) end in their first 16 bytes: this is their whole scan.
+    @inline(__always)
+    private static func firstStop(_ p: UnsafePointer<UInt8>) -> Int {
+        #if arch(x86_64)
+        let bits = UInt32(bitPattern: _mm_movemask_epi8(unsafeBitCast(stops(p), to: __m128i.self)))
+        return (bits | 0x1_0000).trailingZeroBitCount
+        #else
+        let lanes = unsafeBitCast(stops(p), to: SIMD2<UInt64>.self)
+        if lanes[0] != 0 { return lanes[0].trailingZeroBitCount &>> 3 }
+        return lanes[1] != 0 ? 8 &+ lanes[1].trailingZeroBitCount &>> 3 : 16
+        #endif
     }
 
     /// What the grammar expects at the next token.
