@@ -63,3 +63,18 @@ def test_sni_is_sent(spawn, ws_server, tls_cert):
     out, res = _round_trip(spawn, srv.url(host="localhost"), ["--cacert", os.path.join(tls_cert, "cert.pem")])
     assert res.code == 0, res
     assert seen == ["localhost"]
+
+
+def test_large_messages_over_tls_are_exact(spawn, ws_server, tls_cert):
+    """Frames larger than a read are read over TLS straight into the message
+    being assembled, and the lines written from it: byte for byte."""
+    srv = _tls_echo(ws_server, tls_cert)
+    lines = [b'{"big":"' + b"a" * (3 << 20) + b'"}', b'{"small":1}',
+             b'[' + b",".join([b'"\\u00e9x"'] * 100_000) + b']']
+    proc = spawn(["--cacert", os.path.join(tls_cert, "cert.pem"), srv.url(host="localhost")],
+                 stdin=b"\n".join(lines) + b"\n", close_stdin=False)
+    out = proc.wait_stdout_lines(len(lines), timeout=60)
+    proc.close_stdin()
+    res = proc.finish()
+    assert out == lines
+    assert res.code == 0, res
