@@ -125,6 +125,7 @@ class WsProc:
         self.out = _Collector(self.proc.stdout) if stdout_fd is None else None
         self.err = _Collector(self.proc.stderr)
         self._writer = None
+        self._stdin_lock = threading.Lock()
         if stdin_fd is None:
             if stdin:
                 self._writer = threading.Thread(target=self._write_all, args=(stdin, close_stdin), daemon=True)
@@ -149,11 +150,16 @@ class WsProc:
         self.proc.stdin.flush()
 
     def close_stdin(self) -> None:
-        try:
-            if self.proc.stdin and not self.proc.stdin.closed:
-                self.proc.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
+        # The writer thread and the test may both close stdin; a buffered
+        # file closed by two threads at once can raise from the second
+        # (seen under load: "PyMemoryView_FromBuffer(): info->buf must not
+        # be NULL"), so one close at a time.
+        with self._stdin_lock:
+            try:
+                if self.proc.stdin and not self.proc.stdin.closed:
+                    self.proc.stdin.close()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
 
     # waiting ------------------------------------------------------------
     def wait_stdout_lines(self, n: int, timeout: float = EVENT_TIMEOUT, sep: bytes = b"\n") -> list[bytes]:
