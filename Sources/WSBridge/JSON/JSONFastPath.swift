@@ -101,8 +101,9 @@ enum JSONFastPath {
                 }
                 i &+= 1
                 if expect == .key {
-                    // The colon, then the member's value.
-                    // Compact JSON has the colon right after the key.
+                    // The colon, then the member's value. (Written out, not
+                    // `skipBlanks`: that cost 11 instructions more per 100 B
+                    // message, callgrind.)
                     while i < n && p[i] <= 0x20 {
                         if p[i] == 0x0A || p[i] == 0x0D { lineBreak = true } else if p[i] != 0x20 && p[i] != 0x09 { return -1 }
                         i &+= 1
@@ -117,6 +118,8 @@ enum JSONFastPath {
             }
             if expect == .key { return -1 }
 
+            // '{' and '[' stay two cases: one case closing with `c + 2` cost
+            // 13 instructions more per 100 B message (callgrind).
             switch c {
             case 0x7B:  // '{'
                 i = skipBlanks(p, n, i &+ 1, &lineBreak)
