@@ -89,8 +89,6 @@ struct MessageAssembler: Sendable {
         return nil
     }
 
-    /// A one-frame message whose whole payload is in the input: validate it
-    /// there, no copy. The caller delivers `payload` itself.
     /// No message is being assembled (a new data frame may begin one).
     var isIdle: Bool { opcode == nil }
 
@@ -103,6 +101,8 @@ struct MessageAssembler: Sendable {
         return nil
     }
 
+    /// A one-frame message whose whole payload is in the input: validate it
+    /// there, no copy. The caller delivers `payload` itself.
     mutating func completeInPlace(_ payload: UnsafeRawBufferPointer) -> Failure? {
         let isText = opcode == .text
         opcode = nil

@@ -29,9 +29,11 @@ public enum FD {
 
     /// One writev(2) of two pieces, `first` then `second`; may write less.
     public static func write(_ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult {
-        let vectors = [iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
-                       iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count)]
-        let (n, e) = vectors.withUnsafeBufferPointer { v in retryingEINTR { sysWritev(fd, v.baseAddress!, 2) } }
+        var vectors = (iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
+                       iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count))
+        let (n, e) = withUnsafeBytes(of: &vectors) { v in
+            retryingEINTR { sysWritev(fd, v.baseAddress!.assumingMemoryBound(to: iovec.self), 2) }
+        }
         if n >= 0 { return .bytes(n) }
         return failure("writev", e)
     }

@@ -73,8 +73,8 @@ struct TimerQueue {
     /// The callback of a live timer, which stops being live; nil for a
     /// timer fired or cancelled before.
     private mutating func take(_ id: UInt64) -> (() -> Void)? {
-        let slot = Int(truncatingIfNeeded: id & (1 << Self.slotBits - 1))
-        guard slot < slots.count, slots[slot].id == id else { return nil }
+        guard isLive(id) else { return nil }
+        let slot = Self.slot(of: id)
         let callback = slots[slot].callback
         slots[slot] = Slot()
         freeSlots.append(slot)
@@ -87,8 +87,12 @@ struct TimerQueue {
     }
 
     private static func isLive(_ id: UInt64, in slots: [Slot]) -> Bool {
-        let slot = Int(truncatingIfNeeded: id & (1 << slotBits - 1))
+        let slot = slot(of: id)
         return slot < slots.count && slots[slot].id == id
+    }
+
+    private static func slot(of id: UInt64) -> Int {
+        Int(truncatingIfNeeded: id & (1 << slotBits - 1))
     }
 
     private mutating func dropDeadTop() {
