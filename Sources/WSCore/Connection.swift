@@ -8,10 +8,13 @@
 /// echoed (§5.5.1), and a violation queues a Close with the right code and
 /// stops input processing (§7.1.7 "Fail the WebSocket Connection").
 ///
-/// A peer that sends Pings and never reads must not grow `output` without
-/// bound: only the most recent Ping is answered (§5.5.3 allows it), and its
-/// Pong waits outside `output`, replaced by the next Ping's, until everything
-/// queued before it has been written (`outputWritten`).
+/// Every Ping gets its Pong at once while the output waiting to be written
+/// is short (Autobahn 2.10 and 2.11: ten Pings in one read, ten Pongs). A
+/// peer that sends Pings and never reads must not grow `output` without
+/// bound: above `pongHoldThreshold` bytes waiting, only the most recent Ping
+/// is answered (§5.5.3 allows it), and its Pong waits outside `output`,
+/// replaced by the next Ping's, until everything queued before it has been
+/// written (`outputWritten`).
 ///
 /// With permessage-deflate (RFC 7692) messages are compressed and inflated
 /// here too; the zlib streams live in a `PerMessageDeflate` object that copies
@@ -33,12 +36,19 @@ public struct Connection: Sendable {
     private var entropy: EntropyPool
     /// A control frame's payload when it arrives in more than one piece.
     private var controlPayload = ByteBuffer(capacity: 125)
-    /// The payload of the latest Ping not answered yet (§5.5.3: "an endpoint
-    /// MAY elect to send a Pong frame for only the most recently processed
-    /// Ping frame"). Queued when the transport says its output is written
-    /// (`outputWritten`), or before the next frame, so a peer that pings and
-    /// never reads cannot grow the output.
+    /// The payload of the latest Ping not answered yet, held while too much
+    /// output waits (§5.5.3: "an endpoint MAY elect to send a Pong frame for
+    /// only the most recently processed Ping frame"). Queued when the
+    /// transport says its output is written (`outputWritten`), or before the
+    /// next frame, so a peer that pings and never reads cannot grow the output.
     private var pendingPong: [UInt8]?
+    /// Bytes at the front of `output` the transport has written but keeps
+    /// (a client keeps frames until the peer's TCP acknowledges them): they
+    /// do not wait to be written. Set by the transport before `receive`.
+    public var writtenPrefix = 0
+    /// Above this many bytes of output waiting to be written, a Ping's Pong
+    /// is held back (only the latest one).
+    public static let pongHoldThreshold = 256 << 10
     /// The negotiated permessage-deflate codec (RFC 7692), nil without it.
     public let compression: PerMessageDeflate?
     private var sentClose = false
@@ -273,8 +283,16 @@ public struct Connection: Sendable {
             // endpoint receives a Ping frame and has not yet sent Pong frame(s)
             // in response to previous Ping frame(s), the endpoint MAY elect to
             // send a Pong frame for only the most recently processed Ping frame."
-            // After our Close nothing more is sent.
-            if state == .open { pendingPong = Array(payload) }
+            // After our Close nothing more is sent. Answered at once while the
+            // output is short; a held Pong for an older Ping gives way.
+            if state == .open {
+                if output.readableBytes - writtenPrefix > Connection.pongHoldThreshold {
+                    pendingPong = Array(payload)
+                } else {
+                    pendingPong = nil
+                    appendFrame(.pong, payload)
+                }
+            }
             handler(.ping(payload))
         case .pong:
             handler(.pong(payload))

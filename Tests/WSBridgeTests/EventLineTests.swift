@@ -85,7 +85,19 @@ final class EventLineTests: XCTestCase {
         assertLine(EventLine.clientConnected(id: 1, peer: "[::1]:50312"),
                    #"{"$event":"client_connected","id":1,"peer":"[::1]:50312"}"#)
         assertLine(EventLine.clientDisconnected(id: 12, code: 1001, reason: "going away", clean: true),
-                   #"{"$event":"client_disconnected","id":12,"code":1001,"reason":"going away","clean":true}"#)
+                   #"{"$event":"client_disconnected","id":12,"code":1001,"reason":"going away","clean":true,"#
+                   + #""unconfirmed":0,"not_sent":0}"#)
+        var unconfirmed = LineTally(), notSent = LineTally()
+        unconfirmed.add(tag: 15_259)
+        unconfirmed.add(tag: 16_290)
+        notSent.add(tag: 16_291)
+        assertLine(EventLine.clientDisconnected(id: 3, code: 1006, reason: "", clean: false,
+                                                unconfirmed: unconfirmed, notSent: notSent),
+                   #"{"$event":"client_disconnected","id":3,"code":1006,"reason":"","clean":false,"#
+                   + #""unconfirmed":2,"unconfirmed_lines":[15259,16290],"not_sent":1,"not_sent_lines":[16291,16291]}"#)
+        assertLine(EventLine.disconnected(code: 1006, reason: "x", clean: false, by: "server", unconfirmed: unconfirmed),
+                   #"{"$event":"disconnected","code":1006,"reason":"x","clean":false,"by":"server","#
+                   + #""unconfirmed":2,"unconfirmed_lines":[15259,16290]}"#)
     }
 
     func testWriterNegativeNumbersAndNesting() {

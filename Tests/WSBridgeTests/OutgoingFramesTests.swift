@@ -3,7 +3,8 @@ import WSCore
 @testable import WSBridge
 
 /// Frames kept until the peer's TCP acknowledges them; what comes back after
-/// a drop, tagged, with whether it was acknowledged and confirmed.
+/// a drop, tagged, with whether it was acknowledged and confirmed; what a
+/// sign of life and a pong confirm (issue 19).
 final class OutgoingFramesTests: XCTestCase {
     private var connection = Connection(role: .client, maxMessageSize: 1 << 20)
     private var tracker = OutgoingFrames()
@@ -18,8 +19,16 @@ final class OutgoingFramesTests: XCTestCase {
 
     private func drain(unacknowledged: Int?) -> [(Opcode, [UInt8], OutgoingFrames.Unsent)] {
         var result: [(Opcode, [UInt8], OutgoingFrames.Unsent)] = []
-        tracker.drain(from: &connection, unacknowledged: unacknowledged) { result.append(($0, Array($1), $2)) }
+        _ = tracker.drain(from: &connection, unacknowledged: unacknowledged) { result.append(($0, Array($1), $2)) }
         return result
+    }
+
+    private func ping(_ text: String) {
+        Array(text.utf8).withUnsafeBytes { connection.sendPing($0); tracker.pinged($0) }
+    }
+
+    private func pong(_ text: String) -> Bool {
+        Array(text.utf8).withUnsafeBytes { tracker.pongReceived($0) }
     }
 
     func testWrittenFramesStayUntilAcknowledgedInFull() {
@@ -44,6 +53,8 @@ final class OutgoingFramesTests: XCTestCase {
         XCTAssertEqual(back.map { $0.1 }, payloads, "every data message, no ping")
         XCTAssertEqual(back.map { $0.2.tag }, [1, 2, 3])
         XCTAssertEqual(back.map { $0.2.acknowledged }, [true, true, false])
+        XCTAssertEqual(back.map { $0.2.written }, [true, true, true])
+        XCTAssertEqual(back.map { $0.2.confirmed }, [false, false, false], "the peer never gave a sign of life")
         XCTAssertTrue(back.allSatisfy { $0.0 == Opcode.text })
         XCTAssertTrue(connection.output.isEmpty)
     }
@@ -59,37 +70,127 @@ final class OutgoingFramesTests: XCTestCase {
         _ = tracker.didWrite(3)
         let back = drain(unacknowledged: 0)
         XCTAssertEqual(back.map { $0.2.acknowledged }, [false, false], "a frame written in part is not acknowledged")
+        XCTAssertEqual(back.map { $0.2.written }, [false, false])
     }
 
-    func testSignOfLifeConfirmsWhatWasWrittenBefore() {
-        send([Array("a".utf8)])
-        _ = tracker.didWrite(7)
-        tracker.peerSpoke()
-        send([Array("b".utf8)], firstTag: 2)
-        _ = tracker.didWrite(7)
-        let back = drain(unacknowledged: 14)
-        XCTAssertEqual(back.map { $0.2.afterSignOfLife }, [false, true])
-    }
-
-    func testFramesAcknowledgedBeforeTheLastSignOfLifeAreSettled() {
+    /// Issue 19: a sign of life used to confirm everything written, the
+    /// kernel's own send buffer included.
+    func testSignOfLifeConfirmsWhatTheTCPHadAcknowledgedNotWhatWasWritten() {
         send([Array("a".utf8), Array("b".utf8)])
         _ = tracker.didWrite(14)
-        tracker.peerSpoke()
+        tracker.acknowledged(unacknowledged: 7, in: &connection)   // "b" still in the kernel
+        tracker.noteSignOfLife()
+        tracker.confirmAcknowledged()
         send([Array("c".utf8)], firstTag: 3)
         _ = tracker.didWrite(7)
         let back = drain(unacknowledged: 0)
-        XCTAssertEqual(back.map { $0.2.tag }, [3], "only what was written after the peer last spoke comes back")
-        XCTAssertEqual(back.map { $0.2.afterSignOfLife }, [true])
-        XCTAssertTrue(connection.output.isEmpty)
+        XCTAssertEqual(back.map { $0.2.tag }, [2, 3], "the confirmed frame is settled")
+        XCTAssertEqual(back.map { $0.2.confirmed }, [false, false])
+        XCTAssertEqual(back.map { $0.2.acknowledged }, [true, true])
     }
 
-    func testReleasedFramesAfterTheLastSignOfLifeAreCounted() {
+    func testASignOfLifeWithoutAFreshAnswerConfirmsTheLastOne() {
         send([Array("a".utf8), Array("b".utf8)])
         _ = tracker.didWrite(14)
+        XCTAssertTrue(tracker.hasUnacknowledged)
+        tracker.confirmAcknowledged()   // the kernel was never asked: nothing is known acknowledged
+        XCTAssertEqual(drain(unacknowledged: 0).map { $0.2.confirmed }, [false, false])
+    }
+
+    func testAPongConfirmsExactlyWhatWasQueuedBeforeItsPing() {
+        send([Array("a".utf8), Array("b".utf8)])
+        ping("k-1")
+        send([Array("c".utf8)], firstTag: 3)
+        _ = tracker.didWrite(connection.output.readableBytes)
+        XCTAssertTrue(pong("k-1"))
+        XCTAssertFalse(tracker.spoke, "a pong to our ping says exactly what it read")
+        let back = drain(unacknowledged: nil)
+        XCTAssertEqual(back.map { $0.2.tag }, [1, 2, 3])
+        XCTAssertEqual(back.map { $0.2.confirmed }, [true, true, false])
+    }
+
+    func testAPongToNoPingOfOursIsASignOfLife() {
+        send([Array("a".utf8)])
+        ping("k-1")
+        XCTAssertFalse(pong("other"))
+        XCTAssertTrue(tracker.spoke)
+    }
+
+    func testAPongAnswersOlderPingsToo() {
+        send([Array("a".utf8)])
+        ping("k-1")
+        send([Array("b".utf8)], firstTag: 2)
+        ping("k-2")
+        send([Array("c".utf8)], firstTag: 3)
+        _ = tracker.didWrite(connection.output.readableBytes)
+        XCTAssertTrue(pong("k-2"))
+        XCTAssertFalse(pong("k-1"), "answered by the later pong already")
+        XCTAssertEqual(drain(unacknowledged: nil).map { $0.2.confirmed }, [true, true, false])
+    }
+
+    func testReleasedFramesAreUnconfirmedUntilAPongOrASignOfLife() {
+        send([Array("a".utf8), Array("b".utf8)])
+        ping("k-1")
+        send([Array("c".utf8), Array("d".utf8)], firstTag: 3)
+        _ = tracker.didWrite(connection.output.readableBytes)
         tracker.acknowledged(unacknowledged: 0, in: &connection)
-        XCTAssertEqual(tracker.releasedUnconfirmed, 2)
-        tracker.peerSpoke()
-        XCTAssertEqual(tracker.releasedUnconfirmed, 0)
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 4)
+        XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:1-4")
+        XCTAssertTrue(pong("k-1"))
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 2, "the frames before the ping are confirmed")
+        XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:3-4")
+        tracker.confirmAcknowledged()
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 0)
+    }
+
+    func testManyRunsMergeOnTheSafeSide() {
+        for n in 1...(OutgoingFrames.maxRuns + 10) {
+            send([Array("m".utf8)], firstTag: n)
+            ping("k-\(n)")
+        }
+        _ = tracker.didWrite(connection.output.readableBytes)
+        tracker.acknowledged(unacknowledged: 0, in: &connection)
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, OutgoingFrames.maxRuns + 10)
+        // Only the last 16 pings are remembered, and the oldest runs were merged:
+        // a pong confirms whole runs only, never part of one.
+        let last = OutgoingFrames.maxRuns + 10
+        XCTAssertTrue(pong("k-\(last - 1)"))
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 1)
+        XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:\(last)")
+    }
+
+    func testOnlyCountedTagsAreCounted() {
+        send([Array("on-connect".utf8)], firstTag: MessageTag.uncounted)
+        send([Array("typed".utf8)], firstTag: MessageTag.unnumbered)
+        send([Array("line".utf8)], firstTag: 7 | MessageTag.writtenBefore)
+        _ = tracker.didWrite(connection.output.readableBytes)
+        tracker.acknowledged(unacknowledged: 0, in: &connection)
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 2, "the on-connect message is sent again anyway")
+        XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:7")
+    }
+
+    func testAServerKeepsOnlyTheAccount() {
+        var server = Connection(role: .server, maxMessageSize: 1 << 20)
+        var account = OutgoingFrames(keepsBytes: false)
+        for n in 1...4 {
+            Array("m\(n)".utf8).withUnsafeBytes { server.sendText($0) }
+            account.recorded(tag: n, outputEnd: server.output.readableBytes)
+        }
+        let frame = 4   // "mN" unmasked: 2 + 2 bytes
+        server.consumeOutput(3 * frame)
+        _ = account.didWrite(3 * frame)
+        XCTAssertEqual(account.unwrittenOffset, 0, "a server keeps no bytes")
+        account.acknowledged(unacknowledged: frame, in: &server)   // the first two acknowledged
+        var fates = account.fates(unacknowledged: frame, confirmedAll: false)
+        XCTAssertEqual(fates.unconfirmed.count, 3)
+        XCTAssertEqual(fates.unconfirmed.lines, "stdin:1-3")
+        XCTAssertEqual(fates.unacknowledged.lines, "stdin:3")
+        XCTAssertEqual(fates.notSent.lines, "stdin:4")
+        account.noteSignOfLife()
+        account.confirmAcknowledged()
+        fates = account.fates(unacknowledged: frame, confirmedAll: false)
+        XCTAssertEqual(fates.unconfirmed.lines, "stdin:3", "what its TCP acknowledged before the sign of life is confirmed")
+        XCTAssertEqual(account.fates(unacknowledged: 0, confirmedAll: true), OutgoingFrames.Fates())
     }
 
     func testTheKernelIsAskedOnlyEveryRetainStep() {
@@ -117,7 +218,7 @@ final class OutgoingFramesTests: XCTestCase {
         frames.acknowledged(unacknowledged: 2, in: &compressed)
         XCTAssertEqual(frames.originalBytes, 3 + 600, "the released frame's original goes with it")
         var back: [String] = []
-        frames.drain(from: &compressed, unacknowledged: 2) { _, payload, _ in back.append(String(decoding: payload, as: UTF8.self)) }
+        _ = frames.drain(from: &compressed, unacknowledged: 2) { _, payload, _ in back.append(String(decoding: payload, as: UTF8.self)) }
         XCTAssertEqual(back, Array(messages.dropFirst()), "exact payloads, in order, no ping")
         XCTAssertEqual(frames.originalBytes, 0)
     }

@@ -39,10 +39,8 @@ final class ConnectionTests: XCTestCase {
         var oneShot = server(), byteWise = server()
         XCTAssertEqual(feed(&oneShot, stream), expected)
         XCTAssertEqual(feedByteByByte(&byteWise, stream), expected)
-        // Servers do not mask: the pong is 8a 01 07, once the transport has
-        // written everything before it.
-        XCTAssertTrue(oneShot.hasPendingPong)
-        oneShot.outputWritten()
+        // Servers do not mask: the pong is 8a 01 07, queued at once.
+        XCTAssertFalse(oneShot.hasPendingPong)
         XCTAssertEqual(oneShot.output.readableArray, hex("8a 01 07"))
     }
 
@@ -248,22 +246,31 @@ final class ConnectionTests: XCTestCase {
 
     // MARK: - Pongs under a ping flood (§5.5.3)
 
-    func testManyPingsInOneInputQueueOnePongWithTheLatestPayload() {
+    /// Autobahn 2.10/2.11: ten pings in one read, each expecting its pong.
+    func testEveryPingInOneInputIsAnsweredWhileTheOutputIsShort() {
         var connection = server()
         var stream: [UInt8] = []
-        for i in 0..<1000 { stream += clientFrame(.ping, Array("p\(i)".utf8)) }
-        let events = feed(&connection, stream)
-        XCTAssertEqual(events.count, 1000, "every ping is still reported")
-        XCTAssertTrue(connection.output.isEmpty, "nothing queued per ping")
-        connection.outputWritten()
+        for i in 0..<10 { stream += clientFrame(.ping, Array("p\(i)".utf8)) }
+        XCTAssertEqual(feed(&connection, stream).count, 10)
         let frames = decodeFrames(connection.output.readableArray, role: .client)
-        XCTAssertEqual(frames.map(\.header.opcode), [.pong])
-        XCTAssertEqual(frames.first?.payload, Array("p999".utf8))
+        XCTAssertEqual(frames.map(\.header.opcode), Array(repeating: .pong, count: 10))
+        XCTAssertEqual(frames.map(\.payload), (0..<10).map { Array("p\($0)".utf8) }, "in order, each its own payload")
+        XCTAssertFalse(connection.hasPendingPong)
+    }
+
+    func testAFloodOfPingsStopsGrowingTheOutputAtTheThreshold() {
+        var connection = server()
+        var stream: [UInt8] = []
+        let payload = [UInt8](repeating: 7, count: 125)
+        for _ in 0..<10_000 { stream += clientFrame(.ping, payload) }   // 1.3 MB of pongs if all were queued
+        XCTAssertEqual(feed(&connection, stream).count, 10_000, "every ping is still reported")
+        XCTAssertLessThanOrEqual(connection.output.readableBytes, Connection.pongHoldThreshold + 127)
+        XCTAssertTrue(connection.hasPendingPong, "the latest one waits")
     }
 
     func testPongWaitsForUnwrittenOutputAndIsReplacedMeanwhile() {
         var connection = server()
-        [UInt8](repeating: 5, count: 1000).withUnsafeBytes { connection.sendBinary($0) }
+        [UInt8](repeating: 5, count: Connection.pongHoldThreshold + 1).withUnsafeBytes { connection.sendBinary($0) }
         let before = connection.output.readableBytes
         // The peer pings while our output is stuck: nothing more is queued.
         for i in 0..<100 {
@@ -277,6 +284,14 @@ final class ConnectionTests: XCTestCase {
         let frames = decodeFrames(connection.output.readableArray, role: .client)
         XCTAssertEqual(frames.map(\.header.opcode), [.pong])
         XCTAssertEqual(frames.first?.payload, [99], "only the latest ping is answered")
+    }
+
+    func testOutputWrittenButKeptDoesNotHoldPongsBack() {
+        var connection = client()
+        [UInt8](repeating: 5, count: Connection.pongHoldThreshold + 1).withUnsafeBytes { connection.sendBinary($0) }
+        connection.writtenPrefix = connection.output.readableBytes   // written, kept until acknowledged
+        _ = feed(&connection, frame(.ping, "x"))
+        XCTAssertFalse(connection.hasPendingPong, "answered at once")
     }
 
     func testPendingPongGoesBeforeTheNextFrame() {

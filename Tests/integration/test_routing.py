@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shlex
 import shutil
 import threading
@@ -277,8 +278,12 @@ def test_destination_command_that_dies_is_reported_once(spawn, ws_server, tmp_pa
     res = _dying_command_case(spawn, ws_server, tmp_path, [])
     assert res.code == 1, res
     reports = [l for l in res.stderr.split("\n") if "head -n 1" in l]
-    assert len(reports) == 1, f"expected one report naming the command: {res.stderr[-1500:]!r}"
-    assert reports[0].startswith("wspipe: "), reports
+    # One report when it fails, one count at the end (issue 19: a failed route says what it dropped).
+    assert len(reports) == 2, f"expected one report naming the command, then its count: {res.stderr[-1500:]!r}"
+    assert all(r.startswith("wspipe: ") for r in reports), reports
+    assert reports[0].endswith("failed: command exited; its lines are dropped from now on"), reports
+    dropped = re.search(r": (\d+) message\(s\) not written \(command exited\)$", reports[1])
+    assert dropped and 0 < int(dropped.group(1)) < 3000, reports
 
 
 def test_destination_command_that_dies_with_route_errors_ignore(spawn, ws_server, tmp_path):

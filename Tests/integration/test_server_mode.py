@@ -420,7 +420,8 @@ def test_client_events(spawn):
         a.close(1000, "bye")
     evs = wait_events(server, "client_disconnected", 1)
     gone = [e for e in evs if e["$event"] == "client_disconnected"]
-    assert gone == [{"$event": "client_disconnected", "id": ida, "code": 1000, "reason": "bye", "clean": True}], gone
+    assert gone == [{"$event": "client_disconnected", "id": ida, "code": 1000, "reason": "bye", "clean": True,
+                     "unconfirmed": 0, "not_sent": 0}], gone
 
     raw.close()  # TCP FIN without a Close frame
     evs = wait_events(server, "client_disconnected", 2)

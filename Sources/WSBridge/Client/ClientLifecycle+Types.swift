@@ -11,6 +11,9 @@ extension ClientLifecycle {
         var acksPending = false
         /// Replies are still owed for messages sent on this connection.
         var repliesOwed = false
+        /// The peer took or sent something since the phase's timer started
+        /// (only looked at when the closing phase's timer runs out).
+        var peerProgressed = false
     }
 
     /// An ending wspipe chooses (not a failure of the connection).
@@ -86,6 +89,8 @@ extension ClientLifecycle {
         case sendClose(CloseCode, reason: String = "")
         /// The close timer ran out: drop the transport.
         case dropConnection
+        /// The close timer ran out but the peer made progress: wait as long again.
+        case restartTimer
         case cancelAttempt
         /// The --ack-timeout ran out: report what is still held.
         case reportUnacked

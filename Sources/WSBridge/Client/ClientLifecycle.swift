@@ -26,7 +26,8 @@ struct ClientLifecycle {
         /// Waiting out the backoff delay before the next attempt.
         case waitingToRetry(delayNanos: Int64)
         case open(Stage)
-        /// Our Close is out; waiting for the server's (at most --close-timeout).
+        /// Our Close is out; waiting for the server's (at most --close-timeout
+        /// without progress).
         case closing
         /// Our Close is out for a reconnect asked for; once the connection
         /// has ended (at most --close-timeout), the next attempt starts at once.
@@ -124,6 +125,19 @@ struct ClientLifecycle {
         }
     }
 
+    /// Would the open connection's ending with `cause` lead to another
+    /// attempt? Asked of a copy before the ending is handled: what the
+    /// connection leaves is sent again only when a connection follows.
+    func reconnects(after cause: Disconnect, now: Int64) -> Bool {
+        var copy = self
+        return copy.handle(.connectionEnded(cause, now: now)).contains { action in
+            switch action {
+            case .connect, .announceRetry: return true
+            default: return false
+            }
+        }
+    }
+
     private mutating func connect() -> [Action] {
         attempts += 1
         phase = .connecting
@@ -194,7 +208,9 @@ struct ClientLifecycle {
         case .waitingToRetry:
             return connect()
         case .closing, .closingToReconnect:
-            return [.dropConnection]
+            // --close-timeout counts from the last progress: a slow peer
+            // still draining what was sent is not cut off.
+            return progress.peerProgressed ? [.restartTimer] : [.dropConnection]
         case .open(.awaitingAcks):
             // What is still held is reported; the ending goes on without it.
             var rest = progress

@@ -32,6 +32,8 @@ final class ClientSender {
     /// Nothing waits to go out: no queued line, no held message still to be re-sent.
     var queueEmpty: Bool { queue.isEmpty && !replay.isResending }
     var queuedCount: Int { queue.count }
+    /// The queue at the end: never written, and written to a connection that dropped.
+    func queueTallies() -> (notSent: LineTally, unconfirmed: LineTally) { queue.tallies() }
 
     /// A message from stdin `line`: straight out when the way is clear, else
     /// queued. A socket that is behind does not make the way unclear: stdin
@@ -46,18 +48,21 @@ final class ClientSender {
         }
     }
 
-    /// Sends a new message; a text message may then be held for its --ack.
-    /// `line` is its stdin line (0 for others), said if the server refuses it.
-    func transmit(_ message: OutgoingMessage, line: Int = 0, on channel: WebSocketChannel) {
-        channel.send(message, tag: line)
-        replies.sent(now: monotonicNanos())
+    /// Sends a new message; a text message may be held for its --ack. `line`
+    /// is its tag (`MessageTag`): the stdin line said if the server refuses
+    /// it or it ends unconfirmed. A held message is not counted as
+    /// unconfirmed: it is sent again until acknowledged.
+    func transmit(_ message: OutgoingMessage, line: Int, on channel: WebSocketChannel) {
+        var tag = line
         switch message {
         case .text(let bytes):
+            if replay.sent(text: bytes) { tag = MessageTag.uncounted }
             shell.sent(bytes: bytes.count)
-            replay.sent(text: bytes)
         case .binary(let bytes):
             shell.sent(bytes: bytes.count)
         }
+        channel.send(message, tag: tag)
+        replies.sent(now: monotonicNanos())
     }
 
     /// Sends a message held for its --ack again (it stays held).
@@ -99,9 +104,12 @@ final class ClientSender {
         /// Queued again: the peer's TCP never acknowledged them (or the server
         /// refused a message before them).
         var requeued = 0
-        /// Acknowledged by the peer's TCP after the peer's last sign of life:
-        /// they may be lost with the peer.
-        var unconfirmed = 0
+        /// Written, not sent again, and not confirmed: acknowledged by the
+        /// peer's TCP after its last sign of life, or (on the last
+        /// connection) written and never acknowledged. They may be lost.
+        var unconfirmed = LineTally()
+        /// Of those, the ones the peer's TCP never acknowledged (exit status 6).
+        var unacknowledged = LineTally()
         /// The message a 1009/1003 refused; not sent again.
         var refused: OutboundQueue.Message?
     }
@@ -112,7 +120,11 @@ final class ClientSender {
     /// the refused message is set aside and everything after it is sent
     /// again. Messages count as sent only once they are. `confirmed`: the
     /// server answered wspipe's Close, after reading every frame before it.
-    func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?, confirmed: Bool) -> Recovery {
+    /// `last`: no connection follows, so what was written and not
+    /// acknowledged is unconfirmed rather than queued again (and what was
+    /// never written stays queued, to be reported as not sent).
+    func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?, confirmed: Bool,
+                       last: Bool) -> Recovery {
         // The server answered wspipe's Close, so it read every frame before:
         // nothing goes again, nothing was refused or is unconfirmed. (At the
         // end of an upload the kernel may still hold thousands of frames;
@@ -122,17 +134,24 @@ final class ClientSender {
             return Recovery()
         }
         var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
-        channel.takeUnsentMessages { message, unsent in
+        let earlier = channel.takeUnsentMessages { message, unsent in
             var held = false
             if case .text(let bytes) = message { held = replay.isHeld(bytes) }
             kept.append((OutboundQueue.copy(message, line: unsent.tag), unsent, held))
         }
         var recovery = Recovery()
         let candidates = kept.map { RefusedMessage.Candidate(size: $0.message.bytes.count, isBinary: $0.message.isBinary,
-                                                             afterSignOfLife: $0.unsent.afterSignOfLife) }
+                                                             afterSignOfLife: !$0.unsent.confirmed) }
         let culprit = code.flatMap { RefusedMessage.pick(candidates, code: $0) }
-        if culprit == nil && !confirmed { recovery.unconfirmed = channel.releasedUnconfirmed }
+        if culprit == nil && !confirmed { recovery.unconfirmed = earlier }
         var again: [OutboundQueue.Message] = []
+        func sendAgain(_ entry: (message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)) {
+            // Sent again on every connection anyway (--on-connect); held for --ack: the replay's.
+            guard !entry.held && entry.unsent.tag != MessageTag.uncounted else { return }
+            var message = entry.message
+            if entry.unsent.written { message.line |= MessageTag.writtenBefore }
+            again.append(message)
+        }
         for (index, entry) in kept.enumerated() {
             if index == culprit {
                 recovery.refused = entry.message
@@ -143,18 +162,21 @@ final class ClientSender {
                 // The server stopped reading at the refused message: what came
                 // after it goes again, and so does what came before it that
                 // the server never showed it had read.
-                let read = index < culprit && entry.unsent.acknowledged && !entry.unsent.afterSignOfLife
-                if !read && !entry.held { again.append(entry.message) }
+                let read = index < culprit && entry.unsent.acknowledged && entry.unsent.confirmed
+                if !read { sendAgain(entry) }
                 continue
             }
-            if entry.unsent.acknowledged || confirmed {
-                if entry.unsent.afterSignOfLife && !confirmed { recovery.unconfirmed += 1 }
+            if confirmed || entry.unsent.confirmed { continue }
+            if entry.unsent.acknowledged || (last && entry.unsent.written) {
+                recovery.unconfirmed.add(tag: entry.unsent.tag)
+                if !entry.unsent.acknowledged { recovery.unacknowledged.add(tag: entry.unsent.tag) }
                 continue
             }
-            if !entry.held { again.append(entry.message) }
+            sendAgain(entry)
         }
         recovery.requeued = again.count
         if !again.isEmpty { shell.log.debug("\(again.count) message(s) did not reach the server; queued again") }
+        // Counted as sent when they go out again; the written ones went out once.
         shell.stats.messagesOut -= again.count + (recovery.refused == nil ? 0 : 1)
         shell.stats.bytesOut -= again.reduce(0) { $0 + $1.bytes.count } + (recovery.refused?.bytes.count ?? 0)
         queue.prepend(again)

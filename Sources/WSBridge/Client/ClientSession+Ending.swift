@@ -36,20 +36,17 @@ extension ClientSession {
     /// A refused message is reported with its line and counts as not sent
     /// (exit 6); unconfirmed ones are said, since only --ack can tell.
     func report(_ recovery: ClientSender.Recovery, refusal: CloseCode?) {
-        shell.stats.unconfirmed += recovery.unconfirmed
-        if recovery.unconfirmed > 0 {
-            log.warning("\(recovery.unconfirmed) message(s) reached the server's TCP after it last sent anything; "
-                        + "they may be lost with it (only --ack confirms delivery)")
-        }
+        reportUnconfirmed(recovery.unconfirmed, unacknowledged: recovery.unacknowledged)
         guard let refusal else { return }
         let name = refusal.name.map { " (\($0))" } ?? ""
         guard let refused = recovery.refused else {
             log.warning("the server refused a message (\(refusal)\(name)) that wspipe can no longer tell apart; it may be lost")
             return
         }
-        let which = refused.line > 0 ? "stdin:\(refused.line): message" : "a message (\(refused.bytes.count) bytes)"
+        let line = MessageTag.line(of: refused.line)
+        let which = line > 0 ? "stdin:\(line): message" : "a message (\(refused.bytes.count) bytes)"
         log.warning("\(which) refused by the server with \(refusal)\(name); not sent again")
-        shell.events.emit(EventLine.refused(line: refused.line, code: refusal))
+        shell.events.emit(EventLine.refused(line: line, code: refusal))
         shell.stats.notSent += 1
         shell.status = shell.status.combined(with: .inputRejected)
     }
@@ -67,12 +64,35 @@ extension ClientSession {
         }
     }
 
+    /// At the end: what waits in the queue was never written (not sent), or
+    /// was written to a connection that dropped before its peer acknowledged
+    /// it (unconfirmed); lines stdin read after the session stopped taking
+    /// them were not sent either.
     func reportUnsent() {
-        let count = sender.queuedCount + (shell.stdin?.unsentLines ?? 0)
-        guard count > 0 else { return }
-        shell.stats.notSent += count
-        log.warning("\(count) input line(s) not sent")
+        var (notSent, unconfirmed) = sender.queueTallies()
+        if let refused = shell.stdin?.unsent { notSent.add(refused) }
+        reportUnconfirmed(unconfirmed, unacknowledged: unconfirmed)
+        guard !notSent.isEmpty else { return }
+        shell.stats.notSent += notSent.count
+        log.warning("\(notSent.count) input line(s)\(notSent.lines.map { " (\($0))" } ?? "") not sent")
         shell.status = shell.status.combined(with: .inputRejected)
+    }
+
+    /// Messages that may be lost: the warning with their stdin lines and
+    /// --stats. Those the server's TCP acknowledged were delivered as far as
+    /// wspipe can tell without --ack; those it never acknowledged by the end
+    /// were not, and make the exit status 6 (wspipe(1): RECONNECT AND REPLAY).
+    func reportUnconfirmed(_ tally: LineTally, unacknowledged: LineTally) {
+        guard !tally.isEmpty else { return }
+        shell.stats.addUnconfirmed(tally)
+        if unacknowledged.isEmpty {
+            log.warning("\(tally.phrase) unconfirmed: the server's TCP acknowledged them after it last showed "
+                        + "it was reading; they may be lost with it (only --ack confirms delivery)")
+        } else {
+            log.warning("\(tally.phrase) unconfirmed: written, and \(unacknowledged.count == tally.count ? "never" : "\(unacknowledged.phrase)") "
+                        + "acknowledged by the server's TCP before the end; they may never have arrived")
+            shell.status = shell.status.combined(with: .inputRejected)
+        }
     }
 
     func reportUnacked() {

@@ -87,16 +87,23 @@ extension ClientSession {
         var refusal: CloseCode?
         if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
         // The server answered wspipe's Close: it had read every frame before it.
-        var confirmed = false
-        if byClient, case .closedByServer? = disconnect { confirmed = true }
-        let recovery = channel.map { sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed) } ?? .init()
+        var closeReceived = false
+        if case .closedByServer? = disconnect { closeReceived = true }
+        let confirmed = byClient && closeReceived
+        let now = monotonicNanos()
+        let last = !lifecycle.reconnects(after: cause, now: now)
+        let recovery = channel.map {
+            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, last: last)
+        } ?? .init()
         channel = nil
         sender.channel = nil
-        let (code, clean) = cause.closeCode
+        // Clean only when the server's Close came (RFC 6455 §7.1.5: 1006 otherwise).
+        var (code, clean) = cause.closeCode
+        if !closeReceived && clean { (code, clean) = (.abnormal, false) }
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
-        handle(.connectionEnded(cause, now: monotonicNanos()))
+        handle(.connectionEnded(cause, now: now))
     }
 }

@@ -88,10 +88,13 @@ public final class ClientSession: SessionDriver {
     /// The only place timers of the lifecycle start and stop.
     private func armPhaseTimer() {
         if let phaseTimer { loop.cancel(phaseTimer) }
+        _ = channel?.takeProgress()   // the closing phase's timer counts from now
         phaseTimer = lifecycle.timerNanos.map { nanos in
             loop.schedule(afterNanos: nanos) { [unowned self] in
                 self.phaseTimer = nil
-                self.handle(.timerFired(self.progress()))
+                var progress = self.progress()
+                progress.peerProgressed = self.channel?.takeProgress() ?? false
+                self.handle(.timerFired(progress))
             }
         }
     }
@@ -124,8 +127,11 @@ public final class ClientSession: SessionDriver {
         case .sendClose(let code, let reason):
             channel?.close(code: code, reason: reason)
         case .dropConnection:
-            log.info("no Close from the server within the close timeout; closing")
+            log.info("no Close from the server, nor any progress, within the close timeout; closing")
+            if disconnect == nil { disconnect = .dropped("no Close from the server within the close timeout") }
             channel?.terminate()
+        case .restartTimer:
+            armPhaseTimer()
         case .cancelAttempt:
             connector?.cancel()
             connector = nil
@@ -182,7 +188,7 @@ public final class ClientSession: SessionDriver {
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
         replay.replay(isReconnect: isReconnect, log: log,
-                      send: { sender.transmit($0, on: channel); observer?.sent($0) })
+                      send: { sender.transmit($0, line: MessageTag.uncounted, on: channel); observer?.sent($0) })
         sender.pump()
         let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
         handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))

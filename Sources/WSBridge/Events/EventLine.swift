@@ -28,16 +28,19 @@ public enum EventLine {
 
     /// `clean`: the closing handshake completed (RFC 6455 §7.1.5, wasClean).
     /// `by`: who started the ending, "client" (wspipe) or "server".
-    /// `unconfirmed`: messages the peer's TCP acknowledged after it last
-    /// sent anything, which may be lost with it.
+    /// `unconfirmed`: messages the connection took and never confirmed
+    /// (acknowledged by the peer's TCP after its last sign of life, or
+    /// written and never acknowledged when no connection follows), which
+    /// may be lost; "unconfirmed_lines" [first, last] their stdin lines.
     public static func disconnected(code: CloseCode, reason: String, clean: Bool, by: String,
-                                    unconfirmed: Int = 0) -> [UInt8] {
+                                    unconfirmed: LineTally = LineTally()) -> [UInt8] {
         var line = start("disconnected")
         line.int("code", Int(code.rawValue))
         line.string("reason", reason)
         line.bool("clean", clean)
         line.string("by", by)
-        line.int("unconfirmed", unconfirmed)
+        line.int("unconfirmed", unconfirmed.count)
+        line.lineRange("unconfirmed_lines", unconfirmed)
         return line.finishLine()
     }
 
@@ -101,12 +104,21 @@ public enum EventLine {
         return line.finishLine()
     }
 
-    public static func clientDisconnected(id: Int, code: CloseCode, reason: String, clean: Bool) -> [UInt8] {
+    /// `unconfirmed`: stdin lines written to the client and not confirmed
+    /// (no sign of life, pong or answered Close after them); `not_sent`:
+    /// lines queued for it and never written. "..._lines": [first, last].
+    public static func clientDisconnected(id: Int, code: CloseCode, reason: String, clean: Bool,
+                                          unconfirmed: LineTally = LineTally(),
+                                          notSent: LineTally = LineTally()) -> [UInt8] {
         var line = start("client_disconnected")
         line.int("id", id)
         line.int("code", Int(code.rawValue))
         line.string("reason", reason)
         line.bool("clean", clean)
+        line.int("unconfirmed", unconfirmed.count)
+        line.lineRange("unconfirmed_lines", unconfirmed)
+        line.int("not_sent", notSent.count)
+        line.lineRange("not_sent_lines", notSent)
         return line.finishLine()
     }
 

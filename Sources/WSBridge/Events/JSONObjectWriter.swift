@@ -51,6 +51,17 @@ public struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// `"key":[first,last]`: the stdin lines of a tally, when it has any.
+    public mutating func lineRange(_ key: String, _ tally: LineTally) {
+        guard tally.first > 0 else { return }
+        member(key)
+        bytes.append(UInt8(ascii: "["))
+        JSONObjectWriter.appendDecimal(Int64(tally.first), into: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        JSONObjectWriter.appendDecimal(Int64(tally.last), into: &bytes)
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// Opens a nested object as the value of `key`; close it with `endObject`.
     public mutating func beginObject(_ key: String) {
         member(key)

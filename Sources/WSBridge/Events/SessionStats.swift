@@ -15,10 +15,18 @@ public struct SessionStats: Equatable, Sendable {
     /// Messages the peer's TCP acknowledged after its last sign of life at a
     /// drop: they may be lost with the peer.
     public var unconfirmed = 0
+    /// The stdin lines of the unconfirmed messages: first and last, one
+    /// pair per report (a connection that ended, or the queue at the end).
+    public var unconfirmedLines: [[Int]] = []
 
     public init() {}
 
-    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..}}\n
+    public mutating func addUnconfirmed(_ tally: LineTally) {
+        unconfirmed += tally.count
+        if tally.first > 0 { unconfirmedLines.append([tally.first, tally.last]) }
+    }
+
+    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..,"unconfirmed":..,"unconfirmed_lines":[[first,last],..]}}\n
     public func jsonLine() -> [UInt8] {
         var line = JSONObjectWriter(capacity: 160)
         line.beginObject("$stats")
@@ -31,6 +39,7 @@ public struct SessionStats: Equatable, Sendable {
         line.int("unacked", unacked)
         line.int("not_sent", notSent)
         line.int("unconfirmed", unconfirmed)
+        line.rawArray("unconfirmed_lines", unconfirmedLines.map { Array("[\($0[0]),\($0[1])]".utf8) })
         line.endObject()
         return line.finishLine()
     }

@@ -27,6 +27,11 @@ final class MessageOutput {
         self.log = log
         events.destination = routes.eventDestination
         failed = { [unowned self] in self.destinationFailed($0, $1) }
+        // Event lines end in a newline whatever the format (EventLine).
+        let separator = bridge.format == .json ? 10 : bridge.separator
+        for destination in routes.destinations where destination !== routes.eventDestination {
+            destination.lineSeparator = separator
+        }
     }
 
     /// The destination of a text message; `isValidJSON` when already known.
@@ -56,8 +61,19 @@ final class MessageOutput {
 
     /// A failed route makes the status 1 unless --route-errors ignore. (The
     /// destinations are written out and closed by the shell's `OutputDrain`.)
+    /// Every failed destination says how many of its lines were dropped; a
+    /// stdout whose reader went away (`| head -1`) does not change the status.
     func reportFailures(_ status: inout ExitStatus, ignoringRouteErrors: Bool) {
         if failures > 0 && !ignoringRouteErrors { status = status.combined(with: .runtimeError) }
+        for destination in routes.destinations where destination.failed && destination.droppedLines > 0 {
+            let count = destination.droppedLines
+            if destination === routes.fallback && destination.spec == .stdout {
+                let why = destination.failureReason == "closed" ? "stdout was closed" : "writing stdout failed"
+                log.warning("\(why): \(count) received message(s) not written")
+            } else {
+                log.warning("route to \(destination.name): \(count) message(s) not written (\(destination.failureReason ?? "failed"))")
+            }
+        }
     }
 
     /// Reported once with its name; the other routes keep working.

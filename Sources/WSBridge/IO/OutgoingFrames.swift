@@ -1,37 +1,76 @@
 import WSCore
 
-/// Keeps a client connection's frames until the peer's TCP has acknowledged
-/// them, so that what never reached the peer is sent again on the next
-/// connection, and what reached only its kernel after it last gave a sign
-/// of life can be counted as unconfirmed (wspipe(1): RECONNECT AND REPLAY).
+/// Keeps account of a connection's data frames from the moment they are
+/// queued until the peer shows that it has them (wspipe(1): RECONNECT AND
+/// REPLAY), so that at the end each one is known as confirmed, unconfirmed
+/// (the peer's TCP acknowledged it, or at least it was written, but nothing
+/// shows the peer read it) or not sent (never written).
 ///
-/// The output holds whole frames one after another (each send appends one
-/// complete frame, RFC 6455 §5.2): first those written but not released,
-/// then those not written yet. Stream offsets count every byte of the
-/// connection's output since it opened; `released` is the offset of the
-/// output's first byte. A frame is released (consumed) once the kernel says
-/// the peer acknowledged it. Asking costs a system call, so the channel asks
-/// only each time another `retainStep` bytes have been written.
+/// Confirmation comes from the peer:
+/// - a sign of life (a message, or a pong to no ping of ours) confirms what
+///   its TCP had acknowledged then: written minus what the kernel still
+///   holds (SIOCOUTQ), asked once per read that brought one, and only when
+///   something was written since the last answer (at most every 64 KiB or
+///   10 ms, as the channel decides), never per message;
+/// - a pong to one of our pings confirms at most the frames queued before
+///   that ping: the peer read the ping, so it read everything before it;
+/// - a closing handshake it answers confirms everything (the sessions see it).
+///
+/// Frames are numbered (records) in the order they are queued. The client
+/// (`keepsBytes`) keeps each frame's bytes in the connection's output until
+/// the kernel says the peer's TCP acknowledged it, so that the next
+/// connection can send again what never got there; the output then holds
+/// whole frames one after another: first those written but not released,
+/// then those not written yet. A server consumes its output as it writes and
+/// keeps only the records. Either way a record is dropped once acknowledged;
+/// what was acknowledged and not confirmed by then is remembered as counts
+/// and stdin lines (`unconfirmedRuns`), so memory stays bounded by what the
+/// kernel holds, whatever the peer does. Asking the kernel costs a system
+/// call, so besides the signs of life it is asked only each time another
+/// `retainStep` bytes have been written.
 struct OutgoingFrames {
     /// A data frame handed back after the connection ended.
     struct Unsent {
         var tag: Int
         /// The peer's TCP acknowledged all of it.
         var acknowledged: Bool
-        /// It was written after the peer last sent anything.
-        var afterSignOfLife: Bool
+        /// It was written to the socket in full.
+        var written: Bool
+        /// The peer showed it had it (a sign of life or a pong after it).
+        var confirmed: Bool
+    }
+
+    /// What became of the data frames of a connection that ended (the server's
+    /// account of one client: nothing is sent again there).
+    struct Fates: Equatable {
+        /// Written, and not confirmed.
+        var unconfirmed = LineTally()
+        /// Of those, the ones the peer's TCP never acknowledged.
+        var unacknowledged = LineTally()
+        /// Never written.
+        var notSent = LineTally()
     }
 
     static let retainStep = 256 << 10
+    /// At most this many pings are matched to their pongs (a pong to an
+    /// older one confirms nothing: safe), and at most this many runs of
+    /// acknowledged, unconfirmed records are told apart (older runs merge:
+    /// a pong confirming part of a merged run leaves all of it unconfirmed).
+    static let maxPings = 16
+    static let maxRuns = 64
+
+    /// The client keeps frames' bytes until acknowledged; a server does not.
+    let keepsBytes: Bool
 
     /// Stream offset of the output's first byte.
     private(set) var released = 0
     /// Stream bytes written to the socket.
     private(set) var written = 0
-    /// The data frames still in the output, oldest first from `firstRecord`:
+    /// The data frames not yet acknowledged, oldest first from `firstRecord`:
     /// where each ends in the stream, and the sender's tag for it (a stdin
-    /// line number). Two arrays of plain integers, so that recording a
-    /// frame (once per message) costs two appends and no reference counting.
+    /// line number, `MessageTag`). Two arrays of plain integers, so that
+    /// recording a frame (once per message) costs two appends and no
+    /// reference counting.
     private var ends: [Int] = []
     private var tags: [Int] = []
     private var firstRecord = 0
@@ -40,14 +79,34 @@ struct OutgoingFrames {
     private var originals: [Int: [UInt8]] = [:]
     /// Record number of `ends[0]`.
     private var recordBase = 0
-    /// `written` when the peer last sent something.
-    private var writtenAtSignOfLife = 0
-    /// Data frames released although written after the last sign of life.
-    private(set) var releasedUnconfirmed = 0
+    /// Records before this number are confirmed.
+    private var confirmedRecords = 0
+    /// Acknowledged records no longer kept and not confirmed, in runs: each
+    /// ends at a record number and starts where the one before it ends (the
+    /// first at `confirmedRecords`). Runs are cut where a ping was queued,
+    /// so that its pong confirms whole runs.
+    private var unconfirmedRuns: [(end: Int, tally: LineTally)] = []
+    /// Our pings not answered yet: the payload and how many data frames had
+    /// been queued before it.
+    private var pings: [(payload: [UInt8], records: Int)] = []
+    /// `written` when the kernel was last asked what it still holds.
+    private(set) var writtenAtQuery = 0
+    /// The kernel's answer then: stream offset acknowledged.
+    private(set) var acknowledgedAtQuery = 0
     private var nextAckCheck = retainStep
+    /// Set by a message or an unsolicited pong in the read being processed.
+    private(set) var spoke = false
+
+    init(keepsBytes: Bool = true) {
+        self.keepsBytes = keepsBytes
+    }
 
     /// Bytes at the front of the output already written.
     var unwrittenOffset: Int { written - released }
+    /// Records released so far (acknowledged by the peer's TCP).
+    private var releasedRecords: Int { recordBase + firstRecord }
+    /// Records queued so far.
+    private var queuedRecords: Int { recordBase + ends.count }
 
     /// A data frame was appended; `outputEnd` is the output's length now.
     mutating func recorded(tag: Int, outputEnd: Int, original: [UInt8]? = nil) {
@@ -61,37 +120,95 @@ struct OutgoingFrames {
 
     /// Memory the originals of compressed frames hold.
     private(set) var originalBytes = 0
+    /// Memory the records hold (a server counts it against its budget).
+    var recordBytes: Int { (ends.capacity + tags.capacity) * MemoryLayout<Int>.stride }
 
     /// The transport wrote `count` more bytes. True when it is time to ask
     /// the kernel what was acknowledged (`acknowledged`).
     mutating func didWrite(_ count: Int) -> Bool {
         written += count
-        return written - released >= nextAckCheck
+        if !keepsBytes { released += count }
+        return written >= nextAckCheck
     }
 
-    /// The peer sent something: whatever was written before is confirmed.
-    mutating func peerSpoke() {
-        writtenAtSignOfLife = written
-        releasedUnconfirmed = 0
-    }
-
-    /// The kernel holds `unacknowledged` of the written bytes: release every
-    /// frame the peer's TCP has acknowledged in full.
+    /// The kernel holds `unacknowledged` of the written bytes: every frame
+    /// the peer's TCP acknowledged in full is released.
     mutating func acknowledged(unacknowledged: Int, in connection: inout Connection) {
-        release(upTo: written - unacknowledged, in: &connection)
-        nextAckCheck = written - released + Self.retainStep
+        writtenAtQuery = written
+        acknowledgedAtQuery = max(acknowledgedAtQuery, written - unacknowledged)
+        release(upTo: acknowledgedAtQuery, in: &connection)
+        nextAckCheck = written + Self.retainStep
     }
 
-    /// After the connection ended: each data frame still kept (written or
-    /// not), in order, with its opcode and unmasked payload; `unacknowledged`
-    /// is what the kernel still held (nil if unknown: nothing counts as
-    /// acknowledged then). Control frames belonged to the connection and go.
+    // MARK: confirmation
+
+    /// A message (or a pong to no ping of ours) is in the read being processed.
+    mutating func noteSignOfLife() {
+        spoke = true
+    }
+
+    /// The kernel held some of what was written when it was last asked (or
+    /// more was written since): a sign of life may confirm more once it is
+    /// asked again. (The peer acknowledges while nothing is written, too.)
+    var hasUnacknowledged: Bool { written > acknowledgedAtQuery }
+
+    /// After a read that brought a sign of life (`spoke`), once the kernel
+    /// has been asked if the channel chose to: what its TCP had acknowledged
+    /// is confirmed.
+    mutating func confirmAcknowledged() {
+        spoke = false
+        confirmedRecords = max(confirmedRecords, releasedRecords)
+        unconfirmedRuns.removeAll()
+        pings.removeAll { $0.records <= confirmedRecords }
+    }
+
+    /// We queued a ping: its pong will confirm the frames queued before it.
+    mutating func pinged(_ payload: UnsafeRawBufferPointer) {
+        if pings.count == Self.maxPings { pings.removeFirst() }
+        pings.append((Array(payload), queuedRecords))
+    }
+
+    /// A pong came. One to a ping of ours confirms the frames queued before
+    /// that ping (and answers the pings before it: the peer read them too);
+    /// true then. Any other pong is a sign of life (false).
+    mutating func pongReceived(_ payload: UnsafeRawBufferPointer) -> Bool {
+        // The oldest ping with this payload: a peer answering an older ping
+        // of the same payload confirms less, never more, than it read.
+        guard let index = pings.firstIndex(where: { payload.elementsEqual($0.payload) }) else {
+            noteSignOfLife()
+            return false
+        }
+        let records = pings[index].records
+        pings.removeSubrange(...index)
+        guard records > confirmedRecords else { return true }
+        confirmedRecords = records
+        // A run that starts before the ping and ends after it was merged:
+        // it stays, whole (unconfirmed is the safe side).
+        unconfirmedRuns.removeAll { $0.end <= records }
+        return true
+    }
+
+    /// Acknowledged, not confirmed, no longer kept.
+    var releasedUnconfirmed: LineTally {
+        var total = LineTally()
+        for run in unconfirmedRuns { total.add(run.tally) }
+        return total
+    }
+
+    // MARK: the end of the connection
+
+    /// After the connection ended (client): each data frame still kept
+    /// (written or not), in order, with its opcode, unmasked payload and
+    /// fate; `unacknowledged` is what the kernel still held (nil if unknown:
+    /// nothing more counts as acknowledged then). The frames confirmed and
+    /// acknowledged are settled and not handed back. Returns the frames
+    /// acknowledged and released earlier that were never confirmed. Control
+    /// frames belonged to the connection and go.
     mutating func drain(from connection: inout Connection, unacknowledged: Int?,
-                        _ body: (Opcode, UnsafeRawBufferPointer, Unsent) -> Void) {
-        let ackedUpTo = unacknowledged.map { written - $0 } ?? released
-        // What the peer acknowledged before it last gave a sign of life is
-        // settled (after a clean close, everything): only the rest is handed back.
-        release(upTo: min(ackedUpTo, writtenAtSignOfLife), in: &connection)
+                        _ body: (Opcode, UnsafeRawBufferPointer, Unsent) -> Void) -> LineTally {
+        let ackedUpTo = unacknowledged.map { max(written - $0, acknowledgedAtQuery) } ?? acknowledgedAtQuery
+        release(upTo: min(ackedUpTo, confirmedEnd), in: &connection)
+        let earlier = releasedUnconfirmed
         var payload: [UInt8] = []
         var index = firstRecord
         connection.withOutput { all in
@@ -102,8 +219,8 @@ struct OutgoingFrames {
                 offset += length
                 guard !opcode.isControl, index < ends.count else { continue }
                 let end = ends[index]
-                let unsent = Unsent(tag: tags[index], acknowledged: end <= ackedUpTo,
-                                    afterSignOfLife: end > writtenAtSignOfLife)
+                let unsent = Unsent(tag: tags[index], acknowledged: end <= ackedUpTo, written: end <= written,
+                                    confirmed: recordBase + index < confirmedRecords)
                 if let original = originals[recordBase + index] {
                     original.withUnsafeBytes { body(opcode, $0, unsent) }
                 } else {
@@ -114,6 +231,28 @@ struct OutgoingFrames {
             }
         }
         discard(from: &connection)
+        return earlier
+    }
+
+    /// After the connection ended (server): where each data frame it
+    /// carried stands; written but not acknowledged is unconfirmed as well,
+    /// since a server sends nothing again. `confirmedAll`: the peer answered our Close, after
+    /// reading every frame before it.
+    mutating func fates(unacknowledged: Int?, confirmedAll: Bool) -> Fates {
+        var fates = Fates()
+        guard !confirmedAll else { return fates }
+        let ackedUpTo = unacknowledged.map { max(written - $0, acknowledgedAtQuery) } ?? acknowledgedAtQuery
+        fates.unconfirmed = releasedUnconfirmed
+        for index in firstRecord ..< ends.count where recordBase + index >= confirmedRecords {
+            let end = ends[index]
+            if end > written {
+                fates.notSent.add(tag: tags[index])
+            } else {
+                fates.unconfirmed.add(tag: tags[index])
+                if end > ackedUpTo { fates.unacknowledged.add(tag: tags[index]) }
+            }
+        }
+        return fates
     }
 
     /// After the connection ended, when nothing it kept is wanted back (the
@@ -127,28 +266,39 @@ struct OutgoingFrames {
         firstRecord = 0
         originalBytes = 0
         released = written
+        unconfirmedRuns.removeAll()
+        pings.removeAll()
+    }
+
+    /// Stream offset where the last confirmed frame still kept ends (or the
+    /// output's start when none is kept).
+    private var confirmedEnd: Int {
+        let count = confirmedRecords - recordBase
+        guard count > firstRecord else { return released }
+        return ends[min(count, ends.count) - 1]
     }
 
     /// Consumes the frames that end at or before `limit`: every data frame
     /// whose recorded end is within it (with the control frames between
-    /// them), in one step, then control frames after the last of them.
+    /// them), in one step, then control frames after the last of them. A
+    /// server's bytes are gone already; only its records go.
     private mutating func release(upTo limit: Int, in connection: inout Connection) {
         var last = firstRecord
         while last < ends.count && ends[last] <= limit { last += 1 }
         if last > firstRecord {
-            // Ends only grow: the frames written after the last sign of life come last.
-            var confirmed = firstRecord
-            while confirmed < last && ends[confirmed] <= writtenAtSignOfLife { confirmed += 1 }
-            releasedUnconfirmed += last - confirmed
+            noteReleased(upTo: last)
             if !originals.isEmpty {
                 for index in firstRecord ..< last {
                     originalBytes -= originals.removeValue(forKey: recordBase + index)?.count ?? 0
                 }
             }
-            connection.consumeOutput(ends[last - 1] - released)
-            released = ends[last - 1]
+            if keepsBytes {
+                connection.consumeOutput(ends[last - 1] - released)
+                released = ends[last - 1]
+            }
             dropRecords(upTo: last)
         }
+        guard keepsBytes else { return }
         // A Pong or the Close after the last data frame released.
         while released < limit {
             guard let (length, isData) = connection.withOutput({ bytes -> (Int, Bool)? in
@@ -160,13 +310,41 @@ struct OutgoingFrames {
         }
     }
 
+    /// The records from `firstRecord` to `last` (exclusive) are being
+    /// released: those not confirmed join the unconfirmed runs, cut where a
+    /// ping was queued.
+    private mutating func noteReleased(upTo last: Int) {
+        var from = max(releasedRecords, confirmedRecords)
+        let to = recordBase + last
+        guard from < to else { return }
+        var cuts = pings.map(\.records).filter { $0 > from && $0 < to }
+        cuts.sort()
+        cuts.append(to)
+        for cut in cuts {
+            var tally = LineTally()
+            for record in from ..< cut { tally.add(tag: tags[record - recordBase]) }
+            // One run per stretch between pings: a run is cut only where a ping was queued.
+            if let previous = unconfirmedRuns.last, previous.end == from, !pings.contains(where: { $0.records == from }) {
+                unconfirmedRuns[unconfirmedRuns.count - 1].end = cut
+                unconfirmedRuns[unconfirmedRuns.count - 1].tally.add(tally)
+            } else {
+                unconfirmedRuns.append((cut, tally))
+            }
+            from = cut
+        }
+        while unconfirmedRuns.count > Self.maxRuns {
+            let oldest = unconfirmedRuns.removeFirst()
+            unconfirmedRuns[0].tally.add(oldest.tally)
+        }
+    }
+
     /// Forgets the records before `index` (released).
     private mutating func dropRecords(upTo index: Int) {
         firstRecord = index
         if firstRecord == ends.count {
             recordBase += ends.count
-            ends.removeAll(keepingCapacity: true)
-            tags.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: ends.capacity <= 1 << 16)
+            tags.removeAll(keepingCapacity: tags.capacity <= 1 << 16)
             firstRecord = 0
         } else if firstRecord > 4096 && firstRecord * 2 > ends.count {
             recordBase += firstRecord

@@ -34,12 +34,23 @@ final class WebSocketChannel {
     private var deferredClose: (CloseCode, String)?
     private var watching = false
     private let isTLS: Bool
-    /// Client frames are tracked until completely written, so the unwritten
-    /// ones can be sent again after a drop. (The server's output starts with
-    /// its raw 101 response, and a server has no next connection anyway.)
+    /// A client keeps its frames until the peer's TCP acknowledges them, so
+    /// the ones that never got there can be sent again after a drop. (A
+    /// server has no next connection: it keeps only the account.)
     private let recoversUnsent: Bool
-    private var outgoing = OutgoingFrames()
+    /// Every data frame's account (both roles), and the client's kept bytes.
+    private var outgoing: OutgoingFrames
     private var unacknowledgedAtEnd: Int?
+    /// When the kernel was last asked what it holds (signs of life ask at
+    /// most every `signOfLifeQueryNanos` unless `signOfLifeQueryStep` more
+    /// bytes were written since).
+    private var queriedAtNanos: Int64 = 0
+    static let signOfLifeQueryStep = 64 << 10
+    static let signOfLifeQueryNanos: Int64 = 10_000_000
+    /// Bytes read from the peer, and what the last look at the progress saw
+    /// (`takeProgress`).
+    private var bytesRead = 0
+    private var lastLook = (read: 0, written: 0, unacknowledged: Int.max)
     private var preamble = ByteBuffer()
     /// --trace: shown every frame read and written.
     var tracer: FrameTracer?
@@ -68,6 +79,7 @@ final class WebSocketChannel {
         self.connection = Connection(role: role, maxMessageSize: maxMessageSize, compression: compression)
         self.isTLS = stream is TLSStream
         self.recoversUnsent = role == .client
+        self.outgoing = OutgoingFrames(keepsBytes: role == .client)
         let (bound, overflow) = maxMessageSize.addingReportingOverflow(8 << 20)
         self.outputHighWater = overflow ? Int.max : bound
     }
@@ -125,19 +137,33 @@ final class WebSocketChannel {
 
     func sendPing(_ payload: [UInt8]) {
         guard isOpen else { return }
-        payload.withUnsafeBytes { connection.sendPing($0) }
+        payload.withUnsafeBytes { bytes in
+            let sent = UnsafeRawBufferPointer(rebasing: bytes[..<min(bytes.count, 125)])   // as the core truncates it
+            connection.sendPing(sent)
+            outgoing.pinged(sent)
+        }
         flush()
     }
 
     /// After the channel ended: every data message still kept, in order,
     /// with whether the peer's TCP acknowledged it (what did not reach it is
     /// sent again on the next connection: at least once, never lost).
-    func takeUnsentMessages(_ body: (OutgoingMessage, OutgoingFrames.Unsent) -> Void) {
-        guard ended, recoversUnsent else { return }
-        outgoing.drain(from: &connection, unacknowledged: unacknowledgedAtEnd) { opcode, payload, unsent in
+    /// Returns the messages acknowledged and released earlier that were never confirmed.
+    func takeUnsentMessages(_ body: (OutgoingMessage, OutgoingFrames.Unsent) -> Void) -> LineTally {
+        guard ended, recoversUnsent else { return LineTally() }
+        return outgoing.drain(from: &connection, unacknowledged: unacknowledgedAtEnd) { opcode, payload, unsent in
             body(opcode == .binary ? .binary(payload) : .text(payload), unsent)
         }
     }
+
+    /// After the channel ended (server): what became of the messages sent
+    /// to this client. `confirmedAll`: it answered our Close.
+    func deliveryFates(confirmedAll: Bool) -> OutgoingFrames.Fates {
+        outgoing.fates(unacknowledged: unacknowledgedAtEnd, confirmedAll: confirmedAll)
+    }
+
+    /// Memory the account of unacknowledged frames holds.
+    var accountBytes: Int { outgoing.recordBytes }
 
     /// After the channel ended, when the peer is known to have read every
     /// message (it answered our Close): the kept frames are let go.
@@ -146,23 +172,19 @@ final class WebSocketChannel {
         outgoing.discard(from: &connection)
     }
 
-    /// Data messages the peer's TCP acknowledged after its last sign of life,
-    /// already released (they may be lost with the peer).
-    var releasedUnconfirmed: Int { outgoing.releasedUnconfirmed }
-
-    /// `tag` comes back with the message if it has to be sent again.
-    func send(_ message: OutgoingMessage, tag: Int = 0) {
+    /// `tag` (a stdin line, `MessageTag`) is what the account counts it by,
+    /// and comes back with the message if it has to be sent again.
+    func send(_ message: OutgoingMessage, tag: Int = MessageTag.uncounted) {
         guard isOpen else { return }
         switch message {
         case .text(let bytes): connection.sendText(bytes)
         case .binary(let bytes): connection.sendBinary(bytes)
         }
-        guard recoversUnsent else { return }
         // A compressed frame cannot be turned back into its message (with
-        // context takeover it depends on the ones before it): its original
-        // is kept beside it, for the next connection to compress again.
+        // context takeover it depends on the ones before it): a client keeps
+        // its original beside it, for the next connection to compress again.
         var original: [UInt8]?
-        if connection.compression != nil {
+        if recoversUnsent && connection.compression != nil {
             switch message {
             case .text(let bytes), .binary(let bytes): original = Array(bytes)
             }
@@ -175,9 +197,21 @@ final class WebSocketChannel {
     func close(code: CloseCode, reason: String = "") {
         if inReceive { deferredClose = (code, reason); return }
         guard !ended else { return }
-        connection.sendClose(code: code, reason: reason)
+        sendClose(code: code, reason: reason)
         flush()
     }
+
+    private func sendClose(code: CloseCode, reason: String) {
+        if connection.state == .open { closeStartedHere = true }
+        connection.sendClose(code: code, reason: reason)
+    }
+
+    /// This side sent its Close first.
+    private var closeStartedHere = false
+    /// The peer answered our Close: it read every frame before it.
+    var peerAnsweredClose: Bool { closeStartedHere && connection.isClosingHandshakeComplete }
+    /// The peer sent its Close first (it chose to stop reading).
+    var peerClosedFirst: Bool { !closeStartedHere && connection.isClosingHandshakeComplete }
 
     /// Back-pressure from the consumer: stop or resume reading the socket.
     func setReadPaused(_ paused: Bool) {
@@ -193,10 +227,15 @@ final class WebSocketChannel {
     }
 
     private func ready(_ readiness: EventLoop.Readiness) {
-        if readiness.contains(.writable) { flush() }
-        if readiness.contains(.readable) || readiness.contains(.hangup) || readiness.contains(.error) {
+        // A peer going away (a reset, a hang-up): what it sent before is read
+        // first, a message or a pong confirming what it had (a write would
+        // fail and end the channel with them unread).
+        let going = readiness.contains(.hangup) || readiness.contains(.error)
+        if readiness.contains(.writable) && !going { flush() }
+        if readiness.contains(.readable) || going {
             if !readingStopped || readiness.contains(.error) { readAvailable() }
         }
+        if readiness.contains(.writable) && going { flush() }
     }
 
     private func readAvailable() {
@@ -214,6 +253,7 @@ final class WebSocketChannel {
             }
             switch result {
             case .bytes(let n):
+                bytesRead &+= n
                 if outputBytes > outputHighWater { return stopReadingForOutput() }
                 // A short read drained the kernel buffer: poll will say when
                 // more arrives, so skip the read that would only say EAGAIN.
@@ -262,24 +302,61 @@ final class WebSocketChannel {
     private func receiving(_ receive: (inout Connection, (ConnectionEvent) -> Void) -> Void) {
         wasOpenBeforeReceive = connection.state == .open
         inReceive = true
+        // What the client keeps after writing it is not waiting to be written
+        // (a Ping is answered at once unless too much is).
+        connection.writtenPrefix = outgoing.unwrittenOffset
         // Loaded once per read, not once per message (with a reference count each).
         let handler = self.handler
         receive(&connection) { event in
-            // A message or a pong says the peer still reads what we send; its
-            // Close (a refusal above all) does not.
-            if recoversUnsent {
-                switch event {
-                case .text, .binary, .pong: outgoing.peerSpoke()
-                default: break
-                }
+            // A message or a pong says the peer is there and reading; its
+            // Close (a refusal above all) does not. A pong to our ping says
+            // exactly what it read.
+            switch event {
+            case .text, .binary: outgoing.noteSignOfLife()
+            case .pong(let payload): _ = outgoing.pongReceived(payload)
+            default: break
             }
             handler(.message(event))
             DeliveredText.forget()
         }
+        if outgoing.spoke { confirmSignOfLife() }
         inReceive = false
         applyDeferredClose()
         if !ended { handler(.processed) }
         flush()
+    }
+
+    /// The read brought a sign of life: what the peer's TCP had acknowledged
+    /// is confirmed. The kernel is asked only when it held something at its
+    /// last answer (or more was written since), and at most every 10 ms
+    /// unless 64 KiB more went out: a request/response exchange costs no
+    /// system call per message, and what is confirmed lags by at most that.
+    private func confirmSignOfLife() {
+        if outgoing.hasUnacknowledged {
+            let now = monotonicNanos()
+            if outgoing.written - outgoing.writtenAtQuery >= Self.signOfLifeQueryStep
+                || now - queriedAtNanos >= Self.signOfLifeQueryNanos {
+                queryAcknowledged(now: now)
+            }
+        }
+        outgoing.confirmAcknowledged()
+    }
+
+    private func queryAcknowledged(now: Int64) {
+        guard let unacknowledged = SocketQueue.unacknowledgedBytes(stream.fd) else { return }
+        queriedAtNanos = now
+        outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection)
+    }
+
+    /// Did the peer take anything (read it: bytes acknowledged or written to
+    /// it) or send anything since the last look? The closing phase's timeout
+    /// runs from the last progress, so a slow peer that drains is never cut off.
+    func takeProgress() -> Bool {
+        let unacknowledged = ended ? lastLook.unacknowledged : (SocketQueue.unacknowledgedBytes(stream.fd) ?? 0)
+        let moved = bytesRead != lastLook.read || outgoing.written != lastLook.written
+            || unacknowledged < lastLook.unacknowledged
+        lastLook = (bytesRead, outgoing.written, unacknowledged)
+        return moved
     }
 
     private func receiveEOF() {
@@ -292,7 +369,7 @@ final class WebSocketChannel {
     private func applyDeferredClose() {
         guard let (code, reason) = deferredClose else { return }
         deferredClose = nil
-        connection.sendClose(code: code, reason: reason)
+        sendClose(code: code, reason: reason)
     }
 
     /// RFC 6455 §7.1.1: the server closes TCP first; a client only closes
@@ -303,6 +380,7 @@ final class WebSocketChannel {
     }
 
     func flush() {
+        guard !writeFailed else { return }
         // Only a flush that empties a non-empty output reports `onDrained`,
         // so a drain handler that flushes again cannot recurse.
         let hadOutput = outputBytes > 0
@@ -323,6 +401,7 @@ final class WebSocketChannel {
             case .eof, .error:
                 var text = "connection closed by peer"
                 if case .error(let error) = result { text = "\(error)" }
+                readWhatIsLeft()
                 finish(.lost(text))
                 return
             }
@@ -365,13 +444,34 @@ final class WebSocketChannel {
             return result
         }
         if case .bytes(let n) = result {
-            if !recoversUnsent {
-                connection.consumeOutput(n)
-            } else if outgoing.didWrite(n), let unacknowledged = SocketQueue.unacknowledgedBytes(stream.fd) {
-                outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection)
-            }
+            if !recoversUnsent { connection.consumeOutput(n) }
+            if outgoing.didWrite(n) { queryAcknowledged(now: monotonicNanos()) }
         }
         return result
+    }
+
+    /// A write failed: nothing more is written while what the peer sent before is read.
+    private var writeFailed = false
+
+    /// A write failed (the peer is gone): the kernel still holds what the
+    /// peer sent before it went, which is read and handled (its messages are
+    /// output, a sign of life or a pong confirms what it had) before the
+    /// channel ends. A TLS session refuses to read after a failed write:
+    /// there `ready` reads first when the peer goes away, which covers a
+    /// reset that arrives while wspipe waits in poll.
+    /// (Its own buffer: the shared one may hold a message another channel is
+    /// handing out while this write failed, a --relay copy.)
+    private func readWhatIsLeft() {
+        writeFailed = true
+        guard !isTLS, !inReceive else { return }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        defer { buffer.deallocate() }
+        while !ended {
+            guard case .bytes(let n) = stream.read(into: buffer), n > 0 else { return }
+            bytesRead &+= n
+            tracer?.read(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]))
+        }
     }
 
     private var interest: EventLoop.Interest = .read
@@ -394,7 +494,7 @@ final class WebSocketChannel {
         ended = true
         if watching { loop.unwatch(stream.fd); watching = false }
         // Asked before the close: the kernel still knows what the peer never acknowledged.
-        if recoversUnsent { unacknowledgedAtEnd = SocketQueue.unacknowledgedBytes(stream.fd) }
+        unacknowledgedAtEnd = SocketQueue.unacknowledgedBytes(stream.fd)
         stream.close()
         handler(.ended(reason))
     }

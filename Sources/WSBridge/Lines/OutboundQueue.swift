@@ -5,7 +5,8 @@ struct OutboundQueue {
     struct Message {
         var isBinary: Bool
         var bytes: [UInt8]
-        /// The stdin line it came from (0: not from stdin).
+        /// The tag it is sent with: its stdin line (`MessageTag`), with
+        /// `MessageTag.writtenBefore` when an earlier connection wrote it.
         var line: Int
     }
 
@@ -39,6 +40,20 @@ struct OutboundQueue {
         if head == items.count { items.removeAll(keepingCapacity: true); head = 0 }
         else if head > 1024 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         return message
+    }
+
+    /// The messages waiting, as not sent (never written) and unconfirmed
+    /// (written to a connection that dropped before its peer acknowledged them).
+    func tallies() -> (notSent: LineTally, unconfirmed: LineTally) {
+        var notSent = LineTally(), unconfirmed = LineTally()
+        for message in items[head...] {
+            if message.line >= 0 && message.line & MessageTag.writtenBefore != 0 {
+                unconfirmed.add(tag: message.line)
+            } else {
+                notSent.add(tag: message.line)
+            }
+        }
+        return (notSent, unconfirmed)
     }
 
     static func copy(_ message: OutgoingMessage, line: Int) -> Message {

@@ -24,7 +24,9 @@ final class StdinPump {
     private var paused = true
     private(set) var finished = false
     private(set) var rejectedLines = 0
-    private(set) var unsentLines = 0
+    /// Lines read after the session stopped taking them (counted as not sent).
+    private(set) var unsent = LineTally()
+    var unsentLines: Int { unsent.count }
     /// --rate: lines wait in the splitter until their message is due, and
     /// stdin is not read meanwhile (so at most one read is ever buffered).
     private var pacer: InputPacer?
@@ -199,7 +201,7 @@ final class StdinPump {
 
     private func send(_ message: OutgoingMessage) {
         if pacer != nil { sentThisLine = true }
-        if !deliver(message) { unsentLines += 1 }
+        if !deliver(message) { unsent.add(tag: lineNumber) }
     }
 
     private func handle(_ outcome: InputTranslator.Outcome) {

@@ -68,9 +68,11 @@ final class ReplayCoordinator {
         resend = next > range.last ? nil : (next, range.last)
     }
 
-    /// A text message went out: it is held if it carries an ack key.
-    func sent(text: UnsafeRawBufferPointer) {
-        if ledger != nil { ledger!.sent(text) }
+    /// A text message goes out: it is held if it carries an ack key (true
+    /// then: it is sent again until acknowledged).
+    func sent(text: UnsafeRawBufferPointer) -> Bool {
+        guard ledger != nil else { return false }
+        return ledger!.sent(text) != nil
     }
 
     /// An incoming message that is valid JSON: captures are updated and the

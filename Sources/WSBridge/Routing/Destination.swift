@@ -42,6 +42,15 @@ public final class Destination {
     /// Runs when a flush has written everything (or the destination failed).
     /// Only set for the final drain, so the session path pays nothing for it.
     var onEmptied: (() -> Void)?
+    /// The byte that ends each line (message) appended: newline, NUL with
+    /// -0, nil with --no-line (then lines are not counted).
+    public var lineSeparator: UInt8? = 10
+    /// Lines dropped without being written in full: pending when it failed
+    /// or was abandoned, or appended after it failed (wspipe(1): ROUTING).
+    public private(set) var droppedLines = 0
+    /// Bytes of the line being written that are out already (its separator
+    /// is not): what a failed file has to lose to end on a whole line.
+    private var partialLineBytes = 0
 
     private let target: Target
     private let loop: EventLoop?
@@ -146,6 +155,7 @@ public final class Destination {
             }
             switch result {
             case .bytes(let n) where n > 0:
+                notePartialLine(written: n)
                 offset &+= n
             case .bytes, .wouldBlock:
                 waitForWritable(fd)
@@ -186,6 +196,7 @@ public final class Destination {
             FD.write(fd, line, UnsafeRawBufferPointer(rebasing: tail[..<(terminator == nil ? 0 : 1)]))
         }
         guard case .bytes(let written) = result, written > 0 else { return false }
+        partialLineBytes = written > line.count ? 0 : partialLineBytes + written
         if written < line.count {
             pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[written...]))
         }
@@ -256,13 +267,48 @@ public final class Destination {
     }
 
     private func discardPending() {
+        droppedLines += linesPending
         // Keep a small buffer: a session may still append to a failed destination.
         pending.removeAll(keepingCapacity: pending.capacity <= 64 << 10)
         offset = 0
     }
 
+    /// Lines not written in full (a line written in part counts).
+    private var linesPending: Int {
+        guard let separator = lineSeparator, offset < pending.count else { return 0 }
+        var count = 0
+        for byte in pending[offset...] where byte == separator { count += 1 }
+        return count
+    }
+
+    /// `written` bytes from `offset` went out: how much of the line being
+    /// written is out now.
+    private func notePartialLine(written: Int) {
+        guard let separator = lineSeparator else { return }
+        var index = offset &+ written
+        while index > offset {
+            index &-= 1
+            if pending[index] == separator { partialLineBytes = offset &+ written &- index &- 1; return }
+        }
+        partialLineBytes &+= written
+    }
+
+    /// A regular file that failed (a full disk) ends on a whole line: the
+    /// part of the line being written that went out is cut off again, so
+    /// that the file holds whole lines or nothing of a line (the route owns
+    /// what it wrote; a file shared with another writer could lose that
+    /// writer's bytes written after ours, which is why only the length of
+    /// our own partial line is cut, from the end).
+    private func endOnWholeLine() {
+        guard partialLineBytes > 0, let fd else { return }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) >= partialLineBytes else { return }
+        if ftruncate(fd, off_t(Int(info.st_size) - partialLineBytes)) == 0 { partialLineBytes = 0 }
+    }
+
     private func fail(_ reason: String) {
         stopWatching()
+        endOnWholeLine()
         failed = true
         failureReason = reason
         discardPending()
@@ -273,12 +319,13 @@ public final class Destination {
     }
 
     /// The end of a run that cannot wait any longer: what is still unwritten
-    /// is dropped. Returns how many bytes that was.
-    func abandonPending() -> Int {
-        let dropped = unwrittenBytes
+    /// is dropped. Returns how many bytes and lines that was.
+    func abandonPending() -> (bytes: Int, lines: Int) {
+        let bytes = unwrittenBytes
+        let before = droppedLines
         stopWatching()
         discardPending()
-        return dropped
+        return (bytes, droppedLines - before)
     }
 
     /// A `|COMMAND` child that has not exited yet (reaped without waiting).

@@ -77,22 +77,24 @@ final class ClientRegistry {
         return client
     }
 
-    /// Queues `message` for every open client; false if none took it.
-    func broadcast(_ message: OutgoingMessage) -> Bool {
+    /// Queues `message`, stdin `line`, for every open client; false if none took it.
+    func broadcast(_ message: OutgoingMessage, line: Int) -> Bool {
         var sent = false
-        for client in clients where send(message, to: client) { sent = true }
+        for client in clients where send(message, to: client, line: line) { sent = true }
         return sent
     }
 
-    /// --relay: queues `message` for every open client but `sender`.
+    /// --relay: queues `message` for every open client but `sender` (not
+    /// counted in their accounts: it is not one of the user's lines).
     func relay(_ message: OutgoingMessage, from sender: ServerClient) {
-        for client in clients where client !== sender { _ = send(message, to: client) }
+        for client in clients where client !== sender { _ = send(message, to: client, line: MessageTag.uncounted) }
     }
 
-    /// Queues `message` for `client`; false if it takes no messages now.
-    func send(_ message: OutgoingMessage, to client: ServerClient) -> Bool {
+    /// Queues `message` for `client`, counted by its stdin `line` in the
+    /// client's account; false if it takes no messages now.
+    func send(_ message: OutgoingMessage, to client: ServerClient, line: Int) -> Bool {
         guard client.phase == .open, let channel = client.channel, channel.isOpen else { return false }
-        channel.send(message)
+        channel.send(message, tag: line)
         switch message {
         case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)
         }
@@ -138,6 +140,14 @@ final class ClientRegistry {
         for client in clients { client.channel?.close(code: code, reason: reason) }
     }
 
+    /// Did any client take or send anything since the last look? (The
+    /// stopping phase's --close-timeout counts from the last progress.)
+    func takeProgress() -> Bool {
+        var moved = false
+        for client in clients where client.channel?.takeProgress() == true { moved = true }
+        return moved
+    }
+
     /// Iterates a copy: each terminate removes its client.
     func terminateAll() {
         for client in clients { client.channel?.terminate() }
@@ -149,7 +159,7 @@ final class ClientRegistry {
     /// clients holding the most are disconnected until it fits again.
     private func account(_ client: ServerClient) {
         guard client.phase != .ended, let channel = client.channel else { return }
-        let held = channel.bufferedBytes
+        let held = channel.bufferedBytes + channel.accountBytes
         budget.changed(from: client.heldBytes, to: held)
         client.heldBytes = held
         if budget.isExceeded { enforceBudget() }
@@ -165,7 +175,7 @@ final class ClientRegistry {
         defer { enforcingBudget = false }
         // The other parts may be stale (their output shrank since): exact figures first.
         for client in clients {
-            let held = client.channel?.bufferedBytes ?? 0
+            let held = client.channel.map { $0.bufferedBytes + $0.accountBytes } ?? 0
             budget.changed(from: client.heldBytes, to: held)
             client.heldBytes = held
         }

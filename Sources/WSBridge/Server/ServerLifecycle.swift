@@ -6,7 +6,8 @@ import WSCore
 ///     serving ─stdin EOF, --max-messages, stdout gone, SIGINT, --once client left─▶ stopping ─last client gone, timer─▶ ended
 ///
 /// While stopping, no client is accepted and every connected one has been
-/// sent a Close; the session ends when they are gone, or at --close-timeout.
+/// sent a Close; the session ends when they are gone, or once they have made
+/// no progress for --close-timeout.
 /// A second SIGINT ends it at once.
 struct ServerLifecycle {
     enum Phase: Equatable {
@@ -27,7 +28,10 @@ struct ServerLifecycle {
         case inputEnded(clients: Int)
         case stop(StopReason, clients: Int)
         case clientLeft(remaining: Int)
+        /// The phase's timer ran out, and nothing moved since it started.
         case timerFired
+        /// The phase's timer ran out while clients still took (or sent) bytes.
+        case timerFiredWithProgress
     }
 
     enum Action: Equatable {
@@ -37,6 +41,8 @@ struct ServerLifecycle {
         case closeClients(CloseCode, reason: String = "")
         /// The close timeout ran out: drop whoever is left.
         case dropClients
+        /// The close timeout ran out while clients were still draining: wait as long again.
+        case restartTimer
         case finish
     }
 
@@ -76,6 +82,10 @@ struct ServerLifecycle {
             return end()
         case (.stopping, .timerFired):
             return [.dropClients] + end()
+        case (.stopping, .timerFiredWithProgress):
+            // --close-timeout counts from the last progress: a slow client
+            // still reading what it was sent is not cut off.
+            return [.restartTimer]
         default:
             return []
         }

@@ -104,16 +104,20 @@ public final class ServerSession: SessionDriver {
     func handle(_ event: ServerLifecycle.Event) {
         let before = lifecycle.phase
         let actions = lifecycle.handle(event)
-        if lifecycle.phase != before {
-            if let phaseTimer { loop.cancel(phaseTimer) }
-            phaseTimer = lifecycle.timerNanos.map { nanos in
-                loop.schedule(afterNanos: nanos) { [unowned self] in
-                    self.phaseTimer = nil
-                    self.handle(.timerFired)
-                }
+        if lifecycle.phase != before { armPhaseTimer() }
+        for action in actions { perform(action) }
+    }
+
+    /// The only place the lifecycle's timers start and stop.
+    private func armPhaseTimer() {
+        if let phaseTimer { loop.cancel(phaseTimer) }
+        _ = registry.takeProgress()   // the stopping phase's timer counts from now
+        phaseTimer = lifecycle.timerNanos.map { nanos in
+            loop.schedule(afterNanos: nanos) { [unowned self] in
+                self.phaseTimer = nil
+                self.handle(self.registry.takeProgress() ? .timerFiredWithProgress : .timerFired)
             }
         }
-        for action in actions { perform(action) }
     }
 
     private func perform(_ action: ServerLifecycle.Action) {
@@ -122,6 +126,7 @@ public final class ServerSession: SessionDriver {
         case .stopAccepting: stopAccepting()
         case .closeClients(let code, let reason): registry.closeAll(code, reason: reason)
         case .dropClients: registry.terminateAll()   // --exec programs are stopped after the loop
+        case .restartTimer: armPhaseTimer()
         case .finish:
             registry.terminateAll()   // a second SIGINT: nobody is waited for
             shell.end()
@@ -222,10 +227,30 @@ public final class ServerSession: SessionDriver {
     private func clientEnded(_ client: ServerClient) {
         registry.remove(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
-        shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))
+        let fates = client.channel.map { $0.deliveryFates(confirmedAll: $0.peerAnsweredClose) } ?? .init()
+        shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean,
+                                                       unconfirmed: fates.unconfirmed, notSent: fates.notSent))
         log.info("client \(client.id) disconnected")
+        account(client, fates, leftByItself: client.channel?.peerClosedFirst ?? false)
         execs?.pair(of: client)?.clientLeft()
         handle(.clientLeft(remaining: activeCount))
+    }
+
+    /// What a client that left had not confirmed or not been sent: its
+    /// warning and --stats; lines its TCP never acknowledged or that were
+    /// never written make the exit status 6, unless it closed the connection
+    /// itself (it chose to stop reading) (wspipe(1): OPTIONS, Server mode).
+    private func account(_ client: ServerClient, _ fates: OutgoingFrames.Fates, leftByItself: Bool) {
+        guard !fates.unconfirmed.isEmpty || !fates.notSent.isEmpty else { return }
+        shell.stats.addUnconfirmed(fates.unconfirmed)
+        shell.stats.notSent += fates.notSent.count
+        var parts: [String] = []
+        if !fates.unconfirmed.isEmpty { parts.append("\(fates.unconfirmed.phrase) unconfirmed") }
+        if !fates.notSent.isEmpty { parts.append("\(fates.notSent.phrase) not sent") }
+        let why = leftByItself ? "it closed the connection" : "it left before it showed it had them"
+        log.warning("client \(client.id): " + parts.joined(separator: ", ") + " (\(why))")
+        let undelivered = !fates.unacknowledged.isEmpty || !fates.notSent.isEmpty
+        if undelivered && !leftByItself { shell.status = shell.status.combined(with: .inputRejected) }
     }
 
     // MARK: stdin -> clients
@@ -244,7 +269,10 @@ public final class ServerSession: SessionDriver {
         if tagging, case .text(let payload) = message, let address = ClientTag.address(in: payload),
            case .valid = JSONScanner.validate(payload) {
             do {
-                return try addressed.deliver(payload, at: address, registry: registry) { registry.send($0, to: $1) }
+                let line = shell.stdin?.lineNumber ?? 0
+                return try addressed.deliver(payload, at: address, registry: registry) {
+                    registry.send($0, to: $1, line: line)
+                }
             } catch {
                 // Counts as not sent (exit 6).
                 unaddressableLines += 1
@@ -252,7 +280,7 @@ public final class ServerSession: SessionDriver {
                 return false
             }
         }
-        return registry.broadcast(message)
+        return registry.broadcast(message, line: shell.stdin?.lineNumber ?? 0)
     }
 
     /// stdin runs while some client takes messages and none is behind.
@@ -289,7 +317,7 @@ public final class ServerSession: SessionDriver {
         guard let pump = shell.stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines
         if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }
-        shell.stats.notSent = pump.unsentLines
+        shell.stats.notSent += pump.unsentLines
         if pump.unsentLines > 0 { shell.status = shell.status.combined(with: .inputRejected) }
     }
 }

@@ -60,8 +60,9 @@ extension SessionShell {
     private func abandonOutput() {
         output.routes.flushAll()   // a last try: what goes now is not lost
         for destination in output.routes.destinations where !destination.isEmpty {
-            let bytes = destination.abandonPending()
-            log.warning("\(bytes) bytes of output to \(destination.name) could not be written")
+            let dropped = destination.abandonPending()
+            let what = destination.lineSeparator == nil ? "\(dropped.bytes) bytes of output" : "\(dropped.lines) line(s) of output"
+            log.warning("\(what) to \(destination.name) could not be written: no progress within --close-timeout")
             status = status.combined(with: .runtimeError)
         }
     }

@@ -1,0 +1,71 @@
+/// How many messages are in one state (unconfirmed, not sent, dropped), and
+/// the range of stdin lines they came from, for the events, --stats and the
+/// warnings (wspipe(1): RECONNECT AND REPLAY): `stdin:15259-16290`.
+///
+/// A message is counted with the tag it was sent with (`MessageTag`): a stdin
+/// line number, `MessageTag.unnumbered` (counted, no line: a typed message),
+/// or `MessageTag.uncounted` (an --on-connect message, sent again on every
+/// connection; a message held for --ack, sent again until acknowledged).
+/// The range spans the lines counted; lines in it that were never in this
+/// state (invalid lines, lines confirmed on another connection) are possible
+/// only when `count` is smaller than the range.
+public struct LineTally: Equatable, Sendable {
+    public private(set) var count = 0
+    /// First and last stdin line counted; 0 when none was a stdin line.
+    public private(set) var first = 0
+    public private(set) var last = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// Counts one message sent with `tag`.
+    public mutating func add(tag: Int) {
+        guard tag >= 0 else { return }
+        count += 1
+        let line = MessageTag.line(of: tag)
+        guard line > 0 else { return }
+        if first == 0 || line < first { first = line }
+        if line > last { last = line }
+    }
+
+    /// Counts `count` messages without stdin lines.
+    public mutating func add(unnumbered count: Int) {
+        self.count += count
+    }
+
+    public mutating func add(_ other: LineTally) {
+        count += other.count
+        if other.first > 0 && (first == 0 || other.first < first) { first = other.first }
+        if other.last > last { last = other.last }
+    }
+
+    /// `stdin:15259-16290`, `stdin:12`, or nil when no stdin line is counted.
+    public var lines: String? {
+        guard first > 0 else { return nil }
+        return first == last ? "stdin:\(first)" : "stdin:\(first)-\(last)"
+    }
+
+    /// "1032 message(s) (stdin:15259-16290)".
+    public var phrase: String {
+        "\(count) message(s)" + (lines.map { " (\($0))" } ?? "")
+    }
+}
+
+/// The tag a message is sent with: its stdin line (1, 2, ...), or one of these.
+public enum MessageTag {
+    /// Counted, but not from a stdin line (typed in the interactive mode).
+    public static let unnumbered = 0
+    /// Not counted: it is sent again anyway (--on-connect, held for --ack),
+    /// or it is not the user's (a --relay copy of another client's message).
+    public static let uncounted = -1
+    /// Added to a counted tag: the message was written to an earlier
+    /// connection, which dropped before its peer acknowledged it. Sent again,
+    /// it is no longer "not sent" if the run ends before it goes out.
+    public static let writtenBefore = 1 << 60
+
+    /// The stdin line of a counted tag (0: none).
+    public static func line(of tag: Int) -> Int {
+        tag < 0 ? 0 : tag & (writtenBefore - 1)
+    }
+}

@@ -1,0 +1,293 @@
+"""A raw WebSocket sink server for the delivery-accounting tests, run as its
+own process: it logs exactly the bytes it read and can die on cue.
+
+    python sink_peer.py --log-dir DIR --plan JSON [--tls CERT KEY] [--compress]
+                        [--rcvbuf BYTES]
+
+It prints "port N" once it listens on 127.0.0.1. Connection k (in accept
+order) behaves as plan[k], the last entry for the rest. A behaviour is a
+JSON object; every key is optional:
+
+  die_after          after reading this many data messages, die: close the
+                     socket at once, without reading what its kernel still
+                     holds (an RST then, as when a process is killed)
+  die_after_message  die this many data messages after its own message
+                     (message_at)
+  message_at         seconds after the upgrade: send one text message
+                     {"hello":1}
+  tick               seconds between {"tick":N} text messages
+  quiet_last         send no message within this many data messages of
+                     die_after (see the tests: a peer that dies right after
+                     a sign of life can lose what its TCP acknowledged and
+                     its application never read, which no client can see)
+  rate               read at most this many bytes per second
+  pongs              answer pings (default true)
+
+A connection without die_after reads everything, answers pings, echoes the
+client's Close and closes: the well-behaved sink the client reconnects to.
+
+Everything read after the upgrade request goes to DIR/conn-K.raw with one
+os.write per read, so that what the file holds is exactly what the sink
+read, whenever it dies. DIR/conn-K.jsonl says what it did, one JSON object a
+line: {"ev":"tick","msgs":M} (M = data messages read when it sent it),
+{"ev":"message","msgs":M}, {"ev":"pong","msgs":M}, {"ev":"die","msgs":M},
+{"ev":"close","msgs":M}, {"ev":"eof","msgs":M}. The tests parse both
+(`read_connection`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import termios
+import base64
+import hashlib
+import json
+import os
+import socket
+import ssl
+import struct
+import sys
+import threading
+import time
+import zlib
+
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
+
+
+def server_frame(opcode: int, payload: bytes) -> bytes:
+    n = len(payload)
+    if n < 126:
+        head = bytes([0x80 | opcode, n])
+    elif n < 65536:
+        head = bytes([0x80 | opcode, 126]) + struct.pack("!H", n)
+    else:
+        head = bytes([0x80 | opcode, 127]) + struct.pack("!Q", n)
+    return head + payload
+
+
+class FrameCounter:
+    """Follows the client's frames as they arrive: counts complete data
+    messages, hands control frames back (unmasked)."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.messages = 0
+
+    def feed(self, data: bytes) -> list[tuple[int, bytes]]:
+        self.buf += data
+        controls = []
+        while True:
+            frame = take_frame(self.buf)
+            if frame is None:
+                return controls
+            fin, _rsv, opcode, payload, used = frame
+            del self.buf[:used]
+            if opcode >= 0x8:
+                controls.append((opcode, payload))
+            elif fin:
+                self.messages += 1
+
+
+def take_frame(buf) -> tuple[bool, int, int, bytes, int] | None:
+    """(fin, rsv, opcode, unmasked payload, bytes used), or None if incomplete."""
+    if len(buf) < 2:
+        return None
+    b0, b1 = buf[0], buf[1]
+    n, pos = b1 & 0x7F, 2
+    if n == 126:
+        if len(buf) < 4:
+            return None
+        n, pos = struct.unpack("!H", bytes(buf[2:4]))[0], 4
+    elif n == 127:
+        if len(buf) < 10:
+            return None
+        n, pos = struct.unpack("!Q", bytes(buf[2:10]))[0], 10
+    mask = None
+    if b1 & 0x80:
+        if len(buf) < pos + 4:
+            return None
+        mask, pos = bytes(buf[pos:pos + 4]), pos + 4
+    if len(buf) < pos + n:
+        return None
+    payload = bytes(buf[pos:pos + n])
+    if mask:
+        m = (mask * (n // 4 + 1))[:n]
+        payload = (int.from_bytes(payload, "big") ^ int.from_bytes(m, "big")).to_bytes(n, "big") if n else b""
+    return bool(b0 & 0x80), (b0 >> 4) & 7, b0 & 0x0F, payload, pos + n
+
+
+def read_connection(directory: str, index: int) -> tuple[list[bytes], list[dict]]:
+    """The complete data messages connection `index` read (inflated when
+    compressed), and its event log. A frame cut short by the sink's death
+    is not a message it read."""
+    with open(os.path.join(directory, f"conn-{index}.raw"), "rb") as f:
+        raw = bytearray(f.read())
+    with open(os.path.join(directory, f"conn-{index}.jsonl")) as f:
+        log = [json.loads(line) for line in f if line.strip()]
+    inflater = zlib.decompressobj(-15)
+    messages, pieces, compressed = [], [], False
+    while (frame := take_frame(raw)) is not None:
+        fin, rsv, opcode, payload, used = frame
+        del raw[:used]
+        if opcode >= 0x8:
+            continue
+        if opcode != OP_CONT:
+            compressed = bool(rsv & 4)
+        pieces.append(payload)
+        if fin:
+            data = b"".join(pieces)
+            pieces = []
+            if compressed:
+                data = inflater.decompress(data + b"\x00\x00\xff\xff")
+            messages.append(data)
+    return messages, log
+
+
+class Connection(threading.Thread):
+    def __init__(self, sock: socket.socket, index: int, behaviour: dict, args, tls) -> None:
+        super().__init__(daemon=True)
+        self.sock, self.index, self.b, self.args, self.tls = sock, index, behaviour, args, tls
+        self.raw = os.open(os.path.join(args.log_dir, f"conn-{index}.raw"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        self.log = os.open(os.path.join(args.log_dir, f"conn-{index}.jsonl"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        self.frames = FrameCounter()
+        self.start()
+
+    def note(self, event: str) -> None:
+        entry = {"ev": event, "msgs": self.frames.messages}
+        try:   # what its kernel holds unread, and the receive buffer's size
+            fd = self.sock.fileno()
+            entry["unread"] = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+            entry["rcvbuf"] = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+        except OSError:
+            pass
+        os.write(self.log, (json.dumps(entry) + "\n").encode())
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def upgrade(self) -> bytes:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise EOFError("closed during the upgrade")
+            head += chunk
+        request, rest = head.split(b"\r\n\r\n", 1)
+        headers = {}
+        for line in request.decode("latin-1").split("\r\n")[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        accept = base64.b64encode(hashlib.sha1((headers["sec-websocket-key"] + GUID).encode()).digest()).decode()
+        extra = ""
+        if self.args.compress and "permessage-deflate" in headers.get("sec-websocket-extensions", ""):
+            extra = "Sec-WebSocket-Extensions: permessage-deflate\r\n"
+        self.send((f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                   f"Sec-WebSocket-Accept: {accept}\r\n{extra}\r\n").encode())
+        return rest
+
+    def run(self) -> None:
+        try:
+            if self.tls is not None:
+                self.sock = self.tls.wrap_socket(self.sock, server_side=True)
+            self.serve()
+        except (OSError, EOFError, ssl.SSLError):
+            self.note("error")
+        finally:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+            os.close(self.raw)
+            os.close(self.log)
+
+    def quiet(self) -> bool:
+        die = self.b.get("die_after")
+        return die is not None and self.frames.messages >= die - self.b.get("quiet_last", 0)
+
+    def serve(self) -> None:
+        b = self.b
+        rest = self.upgrade()
+        opened = time.monotonic()
+        tick = b.get("tick")
+        next_tick = opened + tick if tick else None
+        message_at = opened + b["message_at"] if "message_at" in b else None
+        die_after = b.get("die_after")
+        rate = b.get("rate")
+        read_bytes = 0
+        self.sock.settimeout(0.005)
+        pending = rest
+        while True:
+            now = time.monotonic()
+            if next_tick is not None and now >= next_tick:
+                next_tick = now + tick
+                if not self.quiet():
+                    self.send(server_frame(OP_TEXT, b'{"tick":%d}' % self.frames.messages))
+                    self.note("tick")
+            if message_at is not None and now >= message_at:
+                message_at = None
+                self.send(server_frame(OP_TEXT, b'{"hello":1}'))
+                self.note("message")
+                if "die_after_message" in b:
+                    die_after = self.frames.messages + b["die_after_message"]
+            if rate and read_bytes > rate * (now - opened):
+                time.sleep(min(0.005, read_bytes / rate - (now - opened)))
+                continue
+            if pending:
+                data, pending = pending, b""
+            else:
+                try:
+                    data = self.sock.recv(8192)
+                except (socket.timeout, ssl.SSLWantReadError):
+                    continue
+                if not data:
+                    self.note("eof")
+                    return
+            os.write(self.raw, data)   # exactly what was read, before anything else
+            read_bytes += len(data)
+            for opcode, payload in self.frames.feed(data):
+                if opcode == OP_PING:
+                    if b.get("pongs", True):
+                        self.send(server_frame(OP_PONG, payload))
+                        self.note("pong")
+                elif opcode == OP_CLOSE:
+                    self.send(server_frame(OP_CLOSE, payload[:2]))
+                    self.note("close")
+                    return
+            if die_after is not None and self.frames.messages >= die_after:
+                self.note("die")
+                return   # the socket closes with unread bytes in its kernel: an RST
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log-dir", required=True)
+    parser.add_argument("--plan", required=True)
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    parser.add_argument("--compress", action="store_true")
+    parser.add_argument("--rcvbuf", type=int, default=0)
+    args = parser.parse_args()
+    plan = json.loads(args.plan)
+    context = None
+    if args.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*args.tls)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # A small receive buffer (inherited by accepted sockets): what the sink's
+    # TCP acknowledged and it has not read stays within a few dozen lines.
+    if args.rcvbuf:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    print(f"port {listener.getsockname()[1]}", flush=True)
+    index = 0
+    while True:
+        sock, _ = listener.accept()
+        Connection(sock, index, plan[min(index, len(plan) - 1)], args, context)
+        index += 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
