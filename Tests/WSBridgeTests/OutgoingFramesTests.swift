@@ -169,6 +169,17 @@ final class OutgoingFramesTests: XCTestCase {
         XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:7")
     }
 
+    func testReleasedRunsAreTalliedFromTheirEnds() {
+        // No uncounted record: the count is the run's length, the lines come from its ends.
+        for tag in [MessageTag.unnumbered, 5, MessageTag.unnumbered, 6 | MessageTag.writtenBefore, 7, MessageTag.unnumbered] {
+            send([Array("m".utf8)], firstTag: tag)
+        }
+        _ = tracker.didWrite(connection.output.readableBytes)
+        tracker.acknowledged(unacknowledged: 0, in: &connection)
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 6)
+        XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:5-7")
+    }
+
     func testAServerKeepsOnlyTheAccount() {
         var server = Connection(role: .server, maxMessageSize: 1 << 20)
         var account = OutgoingFrames(keepsBytes: false)

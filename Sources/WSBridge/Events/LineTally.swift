@@ -17,6 +17,13 @@ public struct LineTally: Equatable, Sendable {
 
     public init() {}
 
+    /// `count` messages whose stdin lines run from `first` to `last` (0: none).
+    init(count: Int, first: Int, last: Int) {
+        self.count = count
+        self.first = first
+        self.last = last
+    }
+
     public var isEmpty: Bool { count == 0 }
 
     /// Counts one message sent with `tag`.

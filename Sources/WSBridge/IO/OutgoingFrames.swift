@@ -116,7 +116,11 @@ struct OutgoingFrames {
         }
         ends.append(released + outputEnd)
         tags.append(tag)
+        if tag < 0 { lastUncountedRecord = recordBase + ends.count - 1 }
     }
+
+    /// The number of the last record sent uncounted (-1: none).
+    private var lastUncountedRecord = -1
 
     /// Memory the originals of compressed frames hold.
     private(set) var originalBytes = 0
@@ -321,8 +325,7 @@ struct OutgoingFrames {
         cuts.sort()
         cuts.append(to)
         for cut in cuts {
-            var tally = LineTally()
-            for record in from ..< cut { tally.add(tag: tags[record - recordBase]) }
+            let tally = self.tally(records: from ..< cut)
             // One run per stretch between pings: a run is cut only where a ping was queued.
             if let previous = unconfirmedRuns.last, previous.end == from, !pings.contains(where: { $0.records == from }) {
                 unconfirmedRuns[unconfirmedRuns.count - 1].end = cut
@@ -336,6 +339,30 @@ struct OutgoingFrames {
             let oldest = unconfirmedRuns.removeFirst()
             unconfirmedRuns[0].tally.add(oldest.tally)
         }
+    }
+
+    /// The tally of a range of records still kept. Stdin lines only grow
+    /// along a connection's stream (the queue, then new lines; --on-connect
+    /// and --ack resends are uncounted), so without an uncounted record in
+    /// the range the count is its length and the lines are found from its
+    /// two ends, instead of a pass over every record at each release.
+    private func tally(records: Range<Int>) -> LineTally {
+        var tally = LineTally()
+        let indices = (records.lowerBound - recordBase) ..< (records.upperBound - recordBase)
+        guard lastUncountedRecord >= records.lowerBound else {
+            var first = 0, last = 0
+            for index in indices where MessageTag.line(of: tags[index]) > 0 {
+                first = MessageTag.line(of: tags[index])
+                break
+            }
+            for index in indices.reversed() where MessageTag.line(of: tags[index]) > 0 {
+                last = MessageTag.line(of: tags[index])
+                break
+            }
+            return LineTally(count: indices.count, first: first, last: last)
+        }
+        for index in indices { tally.add(tag: tags[index]) }
+        return tally
     }
 
     /// Forgets the records before `index` (released).
