@@ -2,9 +2,13 @@
 own process: it logs exactly the bytes it read and can die on cue.
 
     python sink_peer.py --log-dir DIR --plan JSON [--tls CERT KEY] [--compress]
-                        [--rcvbuf BYTES]
+                        [--rcvbuf BYTES] [--port N]
 
-It prints "port N" once it listens on 127.0.0.1. Connection k (in accept
+It prints "port N" once it listens on 127.0.0.1 (on N if given, so that a
+sink killed with SIGKILL can be started again where its client reconnects).
+With --connect PORT it is a client instead (of wspipe --listen): one
+connection, behaving as plan[0], its own messages masked; it prints "open"
+once upgraded. Connection k (in accept
 order) behaves as plan[k], the last entry for the rest. A behaviour is a
 JSON object; every key is optional:
 
@@ -21,7 +25,13 @@ JSON object; every key is optional:
                      a sign of life can lose what its TCP acknowledged and
                      its application never read, which no client can see)
   rate               read at most this many bytes per second
+  burst              [BYTES, SECONDS]: read BYTES, then nothing for SECONDS
+                     (a healthy but slow reader)
+  stall_after        after this many data messages, read nothing for
+                     stall_for seconds (default 2), then read on to the end:
+                     afterwards the log holds exactly what the client wrote
   pongs              answer pings (default true)
+  progress_every     note {"ev":"progress"} every this many data messages
 
 A connection without die_after reads everything, answers pings, echoes the
 client's Close and closes: the well-behaved sink the client reconnects to.
@@ -167,7 +177,19 @@ class Connection(threading.Thread):
     def send(self, data: bytes) -> None:
         self.sock.sendall(data)
 
+    def frame(self, opcode: int, payload: bytes) -> bytes:
+        if not self.args.connect:
+            return server_frame(opcode, payload)
+        mask = os.urandom(4)
+        n = len(payload)
+        head = bytes([0x80 | opcode, 0x80 | n]) if n < 126 else bytes([0x80 | opcode, 0x80 | 126]) + struct.pack("!H", n)
+        m = (mask * (n // 4 + 1))[:n]
+        body = (int.from_bytes(payload, "big") ^ int.from_bytes(m, "big")).to_bytes(n, "big") if n else b""
+        return head + mask + body
+
     def upgrade(self) -> bytes:
+        if self.args.connect:
+            return self.upgrade_as_client()
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = self.sock.recv(4096)
@@ -185,6 +207,21 @@ class Connection(threading.Thread):
             extra = "Sec-WebSocket-Extensions: permessage-deflate\r\n"
         self.send((f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                    f"Sec-WebSocket-Accept: {accept}\r\n{extra}\r\n").encode())
+        return rest
+
+    def upgrade_as_client(self) -> bytes:
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.send((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.args.connect}\r\nUpgrade: websocket\r\n"
+                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise EOFError("closed during the upgrade")
+            head += chunk
+        response, rest = head.split(b"\r\n\r\n", 1)
+        assert response.startswith(b"HTTP/1.1 101"), response
+        print("open", flush=True)
         return rest
 
     def run(self) -> None:
@@ -216,6 +253,8 @@ class Connection(threading.Thread):
         die_after = b.get("die_after")
         rate = b.get("rate")
         read_bytes = 0
+        burst, burst_read = b.get("burst"), 0
+        stall_after = b.get("stall_after")
         self.sock.settimeout(0.005)
         pending = rest
         while True:
@@ -223,17 +262,25 @@ class Connection(threading.Thread):
             if next_tick is not None and now >= next_tick:
                 next_tick = now + tick
                 if not self.quiet():
-                    self.send(server_frame(OP_TEXT, b'{"tick":%d}' % self.frames.messages))
+                    self.send(self.frame(OP_TEXT, b'{"tick":%d}' % self.frames.messages))
                     self.note("tick")
             if message_at is not None and now >= message_at:
                 message_at = None
-                self.send(server_frame(OP_TEXT, b'{"hello":1}'))
+                self.send(self.frame(OP_TEXT, b'{"hello":1}'))
                 self.note("message")
                 if "die_after_message" in b:
                     die_after = self.frames.messages + b["die_after_message"]
             if rate and read_bytes > rate * (now - opened):
                 time.sleep(min(0.005, read_bytes / rate - (now - opened)))
                 continue
+            if burst and burst_read >= burst[0]:
+                time.sleep(burst[1])
+                burst_read = 0
+            if stall_after is not None and self.frames.messages >= stall_after:
+                stall_after = None
+                self.note("stall")
+                time.sleep(b.get("stall_for", 2))
+                self.note("resume")
             if pending:
                 data, pending = pending, b""
             else:
@@ -246,13 +293,19 @@ class Connection(threading.Thread):
                     return
             os.write(self.raw, data)   # exactly what was read, before anything else
             read_bytes += len(data)
-            for opcode, payload in self.frames.feed(data):
+            burst_read += len(data)
+            before = self.frames.messages
+            controls = self.frames.feed(data)
+            every = b.get("progress_every")
+            if every and self.frames.messages // every > before // every:
+                self.note("progress")
+            for opcode, payload in controls:
                 if opcode == OP_PING:
                     if b.get("pongs", True):
-                        self.send(server_frame(OP_PONG, payload))
+                        self.send(self.frame(OP_PONG, payload))
                         self.note("pong")
                 elif opcode == OP_CLOSE:
-                    self.send(server_frame(OP_CLOSE, payload[:2]))
+                    self.send(self.frame(OP_CLOSE, payload[:2]))
                     self.note("close")
                     return
             if die_after is not None and self.frames.messages >= die_after:
@@ -267,8 +320,18 @@ def main() -> None:
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     parser.add_argument("--compress", action="store_true")
     parser.add_argument("--rcvbuf", type=int, default=0)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--connect", type=int, default=0)
     args = parser.parse_args()
     plan = json.loads(args.plan)
+    if args.connect:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if args.rcvbuf:   # before connect, so that the window is sized by it
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
+        sock.connect(("127.0.0.1", args.connect))
+        client = Connection(sock, 0, plan[0], args, None)
+        client.join()
+        return
     context = None
     if args.tls:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -279,7 +342,7 @@ def main() -> None:
     # TCP acknowledged and it has not read stays within a few dozen lines.
     if args.rcvbuf:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
-    listener.bind(("127.0.0.1", 0))
+    listener.bind(("127.0.0.1", args.port))
     listener.listen(16)
     print(f"port {listener.getsockname()[1]}", flush=True)
     index = 0
