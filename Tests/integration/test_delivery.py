@@ -233,8 +233,8 @@ def test_a_slow_healthy_sink_gets_everything_and_no_false_alarm(spawn, sink, tls
     its Close, queued behind a megabyte the sink had not read yet. It now
     runs from the last progress (bytes acknowledged or read)."""
     s = sink([{"burst": [64 << 10, 0.2]}], tls_cert=tls_cert if tls else None, rcvbuf=RCVBUF)
-    total = 9_000   # 1 MB: at 320 KB/s the sink needs seconds after stdin's end, the timeout is 500 ms
-    args = ["--events", "--stats", "--close-timeout", "500ms"]
+    total = 9_000   # 1 MB: at 320 KB/s the sink needs seconds after stdin's end, the timeout is 1 s
+    args = ["--events", "--stats", "--close-timeout", "1s"]
     if tls:
         args += ["--cacert", os.path.join(tls_cert, "cert.pem")]
     res = spawn([*args, s.url()], stdin=lines(1, total)).finish(TIMEOUT)

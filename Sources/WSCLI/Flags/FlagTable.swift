@@ -283,6 +283,11 @@ public let flagTable: [Flag] = [
          category: .ending, defaultValue: "2s",
          doc: [
              """
+             It counts from the last progress: a peer whose TCP still acknowledges what wspipe \
+             sent, or that still sends, is waited for, so a slow reader draining a large backlog is \
+             never cut off; a connection ended by it without the peer's Close is not clean.
+             """,
+             """
              It bounds the rest of the ending too. What the messages left for stdout and the \
              routes is written out while signals still work; output that no reader takes for this \
              long is dropped and reported (exit 1). A |COMMAND still running this long after its \
@@ -505,6 +510,21 @@ public let flagTable: [Flag] = [
              that every client gets every line (see --send-timeout).
              """,
              """
+             Each stdin line goes at most once to each client connected when it is read; nothing is \
+             sent again, to it or to another client, and a line read while no client is connected \
+             is not sent (exit status 6). With --once the one client gets every line read while it \
+             is connected, and the run ends when it leaves.
+             """,
+             """
+             Each client is accounted for as a client is (see RECONNECT AND REPLAY): when it \
+             disconnects, its client_disconnected event counts the stdin lines written to it that it \
+             never confirmed (unconfirmed, unconfirmed_lines: no message, pong or answered Close from \
+             it after them) and those queued for it and never written (not_sent, not_sent_lines); a \
+             warning names them, and --stats adds them up. Lines its TCP never acknowledged, or never \
+             written to it, make the exit status 6, unless the client closed the connection itself: \
+             it chose to stop reading.
+             """,
+             """
              What the clients hold together (output not yet written to them, messages still \
              arriving from them) stays under 4 times --max-message-size, at least 64M: the more \
              clients, the sooner one counts as slow; past it, the client holding the most is \
@@ -623,9 +643,12 @@ public let flagTable: [Flag] = [
                 --route '$event=DEST' sends the events elsewhere.
                 """,
                 """
-                A disconnected event has the close code, its reason (the Close frame's own reason, exactly \
-                as the peer sent it; what happened when no Close came), clean, by (client or server) \
-                and unconfirmed; client_disconnected, in server mode, has the client's id, code, reason and clean.
+                A disconnected event has the close code (1006 when no Close came), its reason (the Close \
+                frame's own reason, exactly as the peer sent it; what happened when no Close came), clean \
+                (true only when the peer's Close came), by (client or server), unconfirmed and, when \
+                stdin lines are among them, unconfirmed_lines [first, last]; client_disconnected, in \
+                server mode, has the client's id, code, reason, clean, unconfirmed and not_sent (with \
+                unconfirmed_lines and not_sent_lines). See RECONNECT AND REPLAY.
                 """,
             ],
             apply: { $0.events = true }),
@@ -634,9 +657,11 @@ public let flagTable: [Flag] = [
             doc: [
                 """
                 One {"$stats":{...}} line: messages_out, bytes_out, messages_in, bytes_in, reconnects, \
-                invalid_lines, unacked (still held by --ack at the end), not_sent (never sent: queued \
-                at the end, or refused by the server) and unconfirmed (acknowledged by the peer's TCP \
-                after it last sent anything, at a drop: they may be lost with it).
+                invalid_lines, unacked (still held by --ack at the end), not_sent (never written to the \
+                socket: queued at the end, or refused by the server; in server mode also what clients \
+                that left were never sent), unconfirmed (taken by a connection and never confirmed, \
+                see RECONNECT AND REPLAY; in server mode, by clients that left) and unconfirmed_lines \
+                (the stdin lines of each report, as [first, last] pairs).
                 """,
             ],
             apply: { $0.stats = true }),

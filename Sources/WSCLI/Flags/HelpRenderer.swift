@@ -20,7 +20,7 @@ public enum HelpRenderer {
         (3, "could not connect, or gave up reconnecting"),
         (4, "handshake rejected (HTTP status), also as the last failure"),
         (5, "protocol violation by the peer"),
-        (6, "input lines rejected, not sent or refused, or messages unacknowledged"),
+        (6, "input lines rejected, not sent, refused or never acknowledged"),
         (130, "interrupted (SIGINT), after a clean close"),
         (143, "terminated (SIGTERM), after a clean close"),
     ]

@@ -158,7 +158,12 @@ public enum ManPageRenderer {
             + "sends it elsewhere: a file, a file descriptor, a command, the other stream, or nowhere. "
             + "Routes tell JSON messages apart by the string at --type-key, and other messages by their kind.",
         "Each line still goes to exactly one place. A destination that fails (a full disk, a command that "
-            + "exited) is reported on stderr, unless --route-errors ignore, and does not stop the other routes.",
+            + "exited) is reported on stderr, unless --route-errors ignore, and does not stop the other routes. "
+            + "At the end wspipe says how many messages each failed destination dropped, and a file on a full "
+            + "disk ends on a whole line: what was written of the line it failed on is cut off again.",
+        "When stdout's reader goes away (wspipe URL | head -1), wspipe closes the connection and says on stderr "
+            + "how many received messages it did not write (not with -q). The exit status stays 0: a pipeline "
+            + "that stops reading is a normal way to end, and set -o pipefail scripts are not failed by it.",
     ]
 
     static let reconnect = [
@@ -179,9 +184,26 @@ public enum ManPageRenderer {
             + "TCP never acknowledged and sends those messages again on the next connection, in order. That is at "
             + "least once: a message the server read but had not acknowledged yet arrives twice. A message its TCP "
             + "acknowledged is not sent again; if the server dies before its application reads it, it is lost. "
-            + "Messages acknowledged after the server last sent a message or a pong are counted as unconfirmed "
-            + "(in the disconnected event and --stats) and a warning says how many; a closing handshake that "
-            + "completes confirms everything before it. Only --ack guarantees delivery to the application.",
+            + "Only --ack guarantees delivery to the application.",
+        "So a message counts as confirmed only when the server showed it had it. A message from the server, or "
+            + "a pong to no ping of wspipe's, confirms what the server's TCP had acknowledged when it arrived (the "
+            + "kernel is asked then, at most every 10 ms unless 64 KiB more were written), not what wspipe had "
+            + "written. A pong to one of wspipe's pings (--ping-interval, /ping) confirms every message sent before "
+            + "that ping: the server read them before it. A closing handshake the server answers confirms "
+            + "everything. Two limits no client can see past: what the server's TCP acknowledged and its "
+            + "application had not read when it last sent something (its receive buffer) is lost unreported if "
+            + "it dies then; and a server that sends nothing confirms nothing (give it --ping-interval).",
+        "Everything else a connection took is unconfirmed, and reported when it ends: the count and the stdin "
+            + "lines in a warning (1032 message(s) (stdin:15259-16290) unconfirmed: ...), in the disconnected "
+            + "event (unconfirmed, unconfirmed_lines) and in --stats (unconfirmed, unconfirmed_lines). Those the "
+            + "server's TCP acknowledged leave the exit status alone. When no connection follows (the close "
+            + "timeout ran out, a signal, --no-reconnect, giving up), a message written and never acknowledged "
+            + "by the server's TCP is unconfirmed too and makes the exit status 6: it may never have arrived. "
+            + "Not sent means never written to the socket: such lines are named (N input line(s) (stdin:A-B) not "
+            + "sent), counted as not_sent in --stats, and make the exit status 6.",
+        "Each ping from the server is answered with its own pong, at once; only while more than 256 KiB of "
+            + "wspipe's output waits to be written (a peer that pings and does not read) is just the latest "
+            + "one answered, once the output is written.",
         "A message the server refuses, closing with 1009 (too big) or 1003 (unsupported data) right after it, "
             + "is reported with its stdin line and the code, counted as not sent (exit status 6) and not sent "
             + "again; the lines after it still go out. When several were in flight, wspipe takes the largest "
