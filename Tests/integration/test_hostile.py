@@ -442,6 +442,21 @@ def test_a_route_command_that_never_exits_is_stopped_after_the_close_timeout(run
     assert marker.read_text() == '{"type":"x","n":1}\n'
 
 
+def test_a_blocked_route_command_is_reported_in_lines(run, ws_server):
+    """Issue 19: a |COMMAND that never reads was reported in bytes; the lines
+    it did not get are counted (a line written in part counts: its reader
+    never gets the whole of it)."""
+    line = '{"type":"x","pad":"%s"}' % ("p" * 980)
+    srv = ws_server(helpers.send_then_close([line] * 400))
+    res = run(["--stats", "--close-timeout", "300ms", "-U", "--route", "x=|exec sleep 30", srv.url()], timeout=15)
+    assert res.code == 1, res
+    match = re.search(r"(\d+) line\(s\) of output to \|exec sleep 30 could not be written", res.stderr)
+    assert match, res
+    received = helpers.stats(res.stderr)["messages_in"]
+    # The pipe took at most 64 KiB: that many whole lines went, the others did not.
+    assert received - (64 << 10) // (len(line) + 1) <= int(match.group(1)) <= received, (match.group(0), received)
+
+
 def test_a_route_command_that_exits_is_waited_for(run, ws_server, tmp_path):
     srv = ws_server(helpers.send_then_close(['{"type":"x","n":1}']))
     out = tmp_path / "out"
