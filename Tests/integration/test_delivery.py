@@ -214,6 +214,18 @@ def test_what_a_dead_server_lost_is_reported_with_its_lines(spawn, sink, tls_cer
     check_accounting(res, conns, total)
 
 
+def test_a_log_cut_short_by_a_kill_keeps_its_whole_frames(tmp_path):
+    """The harness itself (see the kill test in test_first_minutes.py): a sink
+    killed in the middle of writing its log leaves a last frame cut short,
+    which is not a message it read, and every frame before it whole."""
+    frames = b"".join(frame(0x1, line(n)[:-1], mask=b"abcd") for n in range(1, 4))
+    cut = frames + frame(0x1, line(4)[:-1], mask=b"abcd")[:9]
+    (tmp_path / "conn-0.raw").write_bytes(cut)
+    (tmp_path / "conn-0.jsonl").write_text('{"ev":"die","msgs":3}\n')
+    messages, log = read_connection(str(tmp_path), 0)
+    assert messages == [line(n)[:-1] for n in range(1, 4)] and log == [{"ev": "die", "msgs": 3}]
+
+
 # -- endings: "not sent" was never written; a slow healthy reader is not cut off ----------
 
 
