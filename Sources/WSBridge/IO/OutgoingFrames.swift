@@ -66,18 +66,23 @@ struct OutgoingFrames {
     private(set) var released = 0
     /// Stream bytes written to the socket.
     private(set) var written = 0
-    /// The data frames not yet acknowledged, oldest first from `firstRecord`:
-    /// where each ends in the stream, and the sender's tag for it (a stdin
-    /// line number, `MessageTag`). Two arrays of plain integers, so that
-    /// recording a frame (once per message) costs two appends and no
+    /// A data frame: where it ends in the stream, and the sender's tag for
+    /// it (a stdin line number, `MessageTag`).
+    struct Record {
+        var end: Int
+        var tag: Int
+    }
+
+    /// The data frames not yet acknowledged, oldest first from `firstRecord`.
+    /// Plain integers in one array, so that recording a frame (once per
+    /// message, and per client in server mode) costs one append and no
     /// reference counting.
-    private var ends: [Int] = []
-    private var tags: [Int] = []
+    private var records: [Record] = []
     private var firstRecord = 0
     /// The payloads of compressed frames, which cannot be read back from
-    /// them, by record number (`recordBase` + index into `ends`).
+    /// them, by record number (`recordBase` + index into `records`).
     private var originals: [Int: [UInt8]] = [:]
-    /// Record number of `ends[0]`.
+    /// Record number of `records[0]`.
     private var recordBase = 0
     /// Records before this number are confirmed.
     private var confirmedRecords = 0
@@ -106,17 +111,20 @@ struct OutgoingFrames {
     /// Records released so far (acknowledged by the peer's TCP).
     private var releasedRecords: Int { recordBase + firstRecord }
     /// Records queued so far.
-    private var queuedRecords: Int { recordBase + ends.count }
+    private var queuedRecords: Int { recordBase + records.count }
 
     /// A data frame was appended; `outputEnd` is the output's length now.
-    mutating func recorded(tag: Int, outputEnd: Int, original: [UInt8]? = nil) {
-        if let original {
-            originals[recordBase + ends.count] = original
-            originalBytes += original.count
-        }
-        ends.append(released + outputEnd)
-        tags.append(tag)
-        if tag < 0 { lastUncountedRecord = recordBase + ends.count - 1 }
+    @inline(__always)
+    mutating func recorded(tag: Int, outputEnd: Int) {
+        if tag < 0 { lastUncountedRecord = recordBase + records.count }
+        records.append(Record(end: released + outputEnd, tag: tag))
+    }
+
+    /// A compressed frame was appended: its payload is kept beside it.
+    mutating func recorded(tag: Int, outputEnd: Int, original: [UInt8]) {
+        originals[recordBase + records.count] = original
+        originalBytes += original.count
+        recorded(tag: tag, outputEnd: outputEnd)
     }
 
     /// The number of the last record sent uncounted (-1: none).
@@ -125,7 +133,7 @@ struct OutgoingFrames {
     /// Memory the originals of compressed frames hold.
     private(set) var originalBytes = 0
     /// Memory the records hold (a server counts it against its budget).
-    var recordBytes: Int { (ends.capacity + tags.capacity) * MemoryLayout<Int>.stride }
+    var recordBytes: Int { records.capacity * MemoryLayout<Record>.stride }
 
     /// The transport wrote `count` more bytes. True when it is time to ask
     /// the kernel what was acknowledged (`acknowledged`).
@@ -221,9 +229,9 @@ struct OutgoingFrames {
                 let frame = UnsafeRawBufferPointer(rebasing: all[offset..<offset + length])
                 let opcode = Opcode(rawValue: frame[0] & 0x0F)
                 offset += length
-                guard !opcode.isControl, index < ends.count else { continue }
-                let end = ends[index]
-                let unsent = Unsent(tag: tags[index], acknowledged: end <= ackedUpTo, written: end <= written,
+                guard !opcode.isControl, index < records.count else { continue }
+                let end = records[index].end
+                let unsent = Unsent(tag: records[index].tag, acknowledged: end <= ackedUpTo, written: end <= written,
                                     confirmed: recordBase + index < confirmedRecords)
                 if let original = originals[recordBase + index] {
                     original.withUnsafeBytes { body(opcode, $0, unsent) }
@@ -247,13 +255,12 @@ struct OutgoingFrames {
         guard !confirmedAll else { return fates }
         let ackedUpTo = unacknowledged.map { max(written - $0, acknowledgedAtQuery) } ?? acknowledgedAtQuery
         fates.unconfirmed = releasedUnconfirmed
-        for index in firstRecord ..< ends.count where recordBase + index >= confirmedRecords {
-            let end = ends[index]
-            if end > written {
-                fates.notSent.add(tag: tags[index])
+        for record in records[firstRecord...].dropFirst(max(0, confirmedRecords - recordBase - firstRecord)) {
+            if record.end > written {
+                fates.notSent.add(tag: record.tag)
             } else {
-                fates.unconfirmed.add(tag: tags[index])
-                if end > ackedUpTo { fates.unacknowledged.add(tag: tags[index]) }
+                fates.unconfirmed.add(tag: record.tag)
+                if record.end > ackedUpTo { fates.unacknowledged.add(tag: record.tag) }
             }
         }
         return fates
@@ -263,8 +270,7 @@ struct OutgoingFrames {
     /// peer read it all): the frames go without being read back one by one.
     mutating func discard(from connection: inout Connection) {
         connection.discardOutput()
-        ends.removeAll()
-        tags.removeAll()
+        records.removeAll()
         if !originals.isEmpty { originals.removeAll() }
         recordBase = 0
         firstRecord = 0
@@ -279,7 +285,7 @@ struct OutgoingFrames {
     private var confirmedEnd: Int {
         let count = confirmedRecords - recordBase
         guard count > firstRecord else { return released }
-        return ends[min(count, ends.count) - 1]
+        return records[min(count, records.count) - 1].end
     }
 
     /// Consumes the frames that end at or before `limit`: every data frame
@@ -288,7 +294,7 @@ struct OutgoingFrames {
     /// server's bytes are gone already; only its records go.
     private mutating func release(upTo limit: Int, in connection: inout Connection) {
         var last = firstRecord
-        while last < ends.count && ends[last] <= limit { last += 1 }
+        while last < records.count && records[last].end <= limit { last += 1 }
         if last > firstRecord {
             noteReleased(upTo: last)
             if !originals.isEmpty {
@@ -297,8 +303,8 @@ struct OutgoingFrames {
                 }
             }
             if keepsBytes {
-                connection.consumeOutput(ends[last - 1] - released)
-                released = ends[last - 1]
+                connection.consumeOutput(records[last - 1].end - released)
+                released = records[last - 1].end
             }
             dropRecords(upTo: last)
         }
@@ -325,7 +331,7 @@ struct OutgoingFrames {
         cuts.sort()
         cuts.append(to)
         for cut in cuts {
-            let tally = self.tally(records: from ..< cut)
+            let tally = self.tally(numbered: from ..< cut)
             // One run per stretch between pings: a run is cut only where a ping was queued.
             if let previous = unconfirmedRuns.last, previous.end == from, !pings.contains(where: { $0.records == from }) {
                 unconfirmedRuns[unconfirmedRuns.count - 1].end = cut
@@ -346,37 +352,35 @@ struct OutgoingFrames {
     /// and --ack resends are uncounted), so without an uncounted record in
     /// the range the count is its length and the lines are found from its
     /// two ends, instead of a pass over every record at each release.
-    private func tally(records: Range<Int>) -> LineTally {
+    private func tally(numbered numbers: Range<Int>) -> LineTally {
         var tally = LineTally()
-        let indices = (records.lowerBound - recordBase) ..< (records.upperBound - recordBase)
-        guard lastUncountedRecord >= records.lowerBound else {
+        let indices = (numbers.lowerBound - recordBase) ..< (numbers.upperBound - recordBase)
+        guard lastUncountedRecord >= numbers.lowerBound else {
             var first = 0, last = 0
-            for index in indices where MessageTag.line(of: tags[index]) > 0 {
-                first = MessageTag.line(of: tags[index])
+            for index in indices where MessageTag.line(of: records[index].tag) > 0 {
+                first = MessageTag.line(of: records[index].tag)
                 break
             }
-            for index in indices.reversed() where MessageTag.line(of: tags[index]) > 0 {
-                last = MessageTag.line(of: tags[index])
+            for index in indices.reversed() where MessageTag.line(of: records[index].tag) > 0 {
+                last = MessageTag.line(of: records[index].tag)
                 break
             }
             return LineTally(count: indices.count, first: first, last: last)
         }
-        for index in indices { tally.add(tag: tags[index]) }
+        for index in indices { tally.add(tag: records[index].tag) }
         return tally
     }
 
     /// Forgets the records before `index` (released).
     private mutating func dropRecords(upTo index: Int) {
         firstRecord = index
-        if firstRecord == ends.count {
-            recordBase += ends.count
-            ends.removeAll(keepingCapacity: ends.capacity <= 1 << 16)
-            tags.removeAll(keepingCapacity: tags.capacity <= 1 << 16)
+        if firstRecord == records.count {
+            recordBase += records.count
+            records.removeAll(keepingCapacity: records.capacity <= 1 << 16)
             firstRecord = 0
-        } else if firstRecord > 4096 && firstRecord * 2 > ends.count {
+        } else if firstRecord > 4096 && firstRecord * 2 > records.count {
             recordBase += firstRecord
-            ends.removeFirst(firstRecord)
-            tags.removeFirst(firstRecord)
+            records.removeFirst(firstRecord)
             firstRecord = 0
         }
     }

@@ -183,13 +183,13 @@ final class WebSocketChannel {
         // A compressed frame cannot be turned back into its message (with
         // context takeover it depends on the ones before it): a client keeps
         // its original beside it, for the next connection to compress again.
-        var original: [UInt8]?
-        if recoversUnsent && connection.compression != nil {
-            switch message {
-            case .text(let bytes), .binary(let bytes): original = Array(bytes)
-            }
+        guard recoversUnsent && connection.compression != nil else {
+            return outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes)
         }
-        outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes, original: original)
+        switch message {
+        case .text(let bytes), .binary(let bytes):
+            outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes, original: Array(bytes))
+        }
     }
 
     /// Start the closing handshake. Safe to call from inside an event callback:
