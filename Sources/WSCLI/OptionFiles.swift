@@ -26,6 +26,15 @@ enum OptionFiles {
         return lines(text).filter { !isBlank($0) }.map(String.init)
     }
 
+    /// Certificate and key files (--cacert, --cert, --key) are read when the
+    /// run starts; one that cannot be read is a usage error now, like a
+    /// missing --header-file, not a failure after connecting.
+    static func checkReadable(_ files: KeyValuePairs<String, String?>) throws(UsageError) {
+        for case let (long, path?) in files {
+            _ = try read(long, path)
+        }
+    }
+
     private static func read(_ long: String, _ path: String) throws(UsageError) -> String {
         do { return try TextFile.read(path) } catch { throw UsageError("--\(long) \(path): \(error)") }
     }

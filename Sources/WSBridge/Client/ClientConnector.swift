@@ -92,6 +92,12 @@ final class ClientConnector {
         self.loop = loop
         self.log = log
         (handshake, request) = Self.request(options, extraHeaders: [])
+        sentAuthorization = Self.authorizes(options, [])
+    }
+
+    private static func authorizes(_ options: ClientOptions, _ extraHeaders: [(name: String, value: String)]) -> Bool {
+        options.url.userInfo != nil
+            || (options.headers + extraHeaders).contains { $0.name.lowercased() == "authorization" }
     }
 
     /// The upgrade request: -H and --header-file headers, then `extraHeaders`
@@ -136,6 +142,7 @@ final class ClientConnector {
             case .success(let headers):
                 self.log.info("--header-command: " + (headers.isEmpty ? "no headers" : headers.map(\.name).joined(separator: ", ")))
                 (self.handshake, self.request) = Self.request(self.options, extraHeaders: headers)
+                self.sentAuthorization = Self.authorizes(self.options, headers)
                 self.dial()
             case .failure(let failure):
                 self.fail(.unreachable(failure.description))
@@ -250,8 +257,9 @@ final class ClientConnector {
     }
 
     /// The first bytes of a rejection's body, where servers say why: what
-    /// came with the head, plus what one more read finds. Control
-    /// characters escaped, cut at about 200 bytes.
+    /// came with the head, plus what one more read finds, cut at about 200
+    /// bytes. Its line breaks (CR LF or LF) stay line breaks; every other
+    /// control character is escaped, line by line.
     private func rejectionBody(_ stream: ByteStream) -> String {
         var body = handshake.response?.rest ?? []
         if body.count < Self.bodyExcerpt {
@@ -261,8 +269,14 @@ final class ClientConnector {
         var text = String(decoding: body.prefix(Self.bodyExcerpt), as: UTF8.self)
         while text.last?.isWhitespace == true { text.removeLast() }
         if body.count > Self.bodyExcerpt { text += "..." }
-        return TerminalText.escapingControls(text)
+        // "\r\n" is one Character in Swift.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        return lines.map { TerminalText.escapingControls(String($0)) }.joined(separator: "\n")
     }
+
+    /// Whether this attempt's request carried a credential (-H, --header-file,
+    /// --header-command, the URL's user): a 401 then says it was refused.
+    private(set) var sentAuthorization = false
 
     private static let bodyExcerpt = 200
 
@@ -297,8 +311,12 @@ final class ClientConnector {
 
     private func closeFD(_ fd: Int32) { TCPStream(fd: fd).close() }
 
+    /// "10s", "250ms", "1.5s": whole milliseconds, seconds from 1 s on.
     static func seconds(_ nanos: Int64) -> String {
-        if nanos % 1_000_000_000 == 0 { return "\(nanos / 1_000_000_000)s" }
-        return "\(nanos / 1_000_000)ms"
+        let ms = nanos / 1_000_000
+        if ms < 1000 { return "\(ms)ms" }
+        if ms % 1000 == 0 { return "\(ms / 1000)s" }
+        let tenths = (ms + 50) / 100
+        return tenths % 10 == 0 ? "\(tenths / 10)s" : "\(tenths / 10).\(tenths % 10)s"
     }
 }

@@ -23,11 +23,11 @@ extension ClientSession {
     func incoming(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload):
-            sender.replies.received()
+            sender.replies.received(text: payload)
             received(text: payload)
             if endingWatchesMessages { ending.received(text: payload) }
         case .binary(let payload):
-            sender.replies.received()
+            sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if endingWatchesMessages { ending.received() }
         case .ping(let payload):
@@ -97,6 +97,6 @@ extension ClientSession {
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
-        handle(.connectionEnded(cause, now: monotonicNanos()))
+        handle(.connectionEnded(cause, now: monotonicNanos(), progress: progress()))
     }
 }

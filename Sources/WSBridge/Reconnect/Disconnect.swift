@@ -33,7 +33,11 @@ extension Disconnect: CustomStringConvertible {
         switch self {
         case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
         case .handshakeRejected(_, let line, let body):
-            let said = body.isEmpty ? "" : ": \(body)"
+            // A body of several lines goes below, indented: none of its lines
+            // can pass for one of wspipe's own.
+            let said = body.isEmpty ? "" : body.contains("\n")
+                ? ":\n" + body.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+                : ": \(body)"
             return "handshake rejected by the server: \(TerminalText.escapingControls(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         case .closedByServer(let code, let reason):
@@ -56,6 +60,21 @@ extension Disconnect: CustomStringConvertible {
         case .closedByServer(_, let reason), .closedByClient(_, let reason): return reason
         default: return description
         }
+    }
+
+    /// The code of a server's Close that is an error (wspipe(1): EXIT
+    /// STATUS, 7): anything but 1000, 1001 and no code at all.
+    var errorCloseCode: CloseCode? {
+        guard case .closedByServer(let code?, _) = self, code != .normal, code != .goingAway else { return nil }
+        return code
+    }
+
+    /// A server's Close that refuses the connection rather than ending it
+    /// for now: an error code other than 1012 (service restart) and 1013
+    /// (try again later), which ask the client to come back.
+    var isRefusal: Bool {
+        guard let code = errorCloseCode else { return false }
+        return code.rawValue != 1012 && code.rawValue != 1013
     }
 
     /// The close code and wasClean of the `disconnected` event (RFC 6455

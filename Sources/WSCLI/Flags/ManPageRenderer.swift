@@ -81,7 +81,8 @@ public enum ManPageRenderer {
         if let valueName = flag.valueName { tag += " " + Roff.italic(valueName) }
         page.tagged(tag)
         page.text(flag.fullHelp)
-        for rule in flag.rules { page.text(sentence(rule)) }
+        if let modes = sentence(flag.modes) { page.text(modes) }
+        for rule in flag.rules { if let text = sentence(rule) { page.text(text) } }
         for block in flag.doc {
             switch block {
             case .paragraph(let prose): page.indentedParagraph(prose)
@@ -90,15 +91,32 @@ public enum ManPageRenderer {
         }
     }
 
-    /// What a rule means, for the reader of the man page.
-    static func sentence(_ rule: FlagRule) -> String {
+    /// What a rule means, for the reader of the man page (the modes say
+    /// the rest: `sentence(_: FlagModes)`).
+    static func sentence(_ rule: FlagRule) -> String? {
         switch rule {
         case .conflicts(let other): return "Not with --\(other)."
         case .requires(let other): return "Needs --\(other)."
         case .requiresInServerMode(let other): return "With --listen, needs --\(other)."
-        case .clientOnly: return "Client mode only: refused with --listen."
-        case .serverOnly: return "Server mode only: needs --listen."
+        case .clientOnly, .serverOnly: return nil
         }
+    }
+
+    /// Where a flag is refused, for the reader of the man page; nil when it
+    /// works in every mode.
+    static func sentence(_ modes: FlagModes) -> String? {
+        if modes == .all { return nil }
+        if modes.isDisjoint(with: .servers) {
+            return modes.contains(.client) ? "Client mode only: refused with --listen."
+                : "Interactive mode only: refused with --listen."
+        }
+        if modes.isDisjoint(with: .clients) {
+            return modes.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
+        }
+        var not: [String] = []
+        if !modes.contains(.interactive) { not.append("in interactive mode") }
+        if !modes.contains(.exec) { not.append("with --exec") }
+        return "Refused " + not.joined(separator: " and ") + ", which would ignore it."
     }
 
     static let description = [

@@ -9,6 +9,10 @@ final class ExecTable {
     private var pairs: [Int: ExecClient] = [:]
     /// A pair was released (its client gone, its program reaped).
     var onReleased: () -> Void = {}
+    /// Program lines that were not sent, all programs together: the first
+    /// report says how to send them (a program that prints plain text is
+    /// the commonest case: websocketd's scripts do).
+    private(set) var rejectedLines = 0
 
     init(command: String, shell: SessionShell, tls: Bool, serverPort: @escaping () -> UInt16) {
         self.command = command
@@ -30,6 +34,10 @@ final class ExecTable {
         do {
             let pair = try ExecClient(client: client, command: command, environment: environment, shell: shell,
                                       graceNanos: shell.bridge.closeTimeoutNanos)
+            pair.onRejected = { [unowned self] in
+                self.rejectedLines += 1
+                return self.rejectedLines == 1
+            }
             pair.onReleased = { [unowned self] pair in
                 self.pairs[pair.client.id] = nil
                 self.onReleased()
