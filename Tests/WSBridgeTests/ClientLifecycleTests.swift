@@ -133,6 +133,23 @@ final class ClientLifecycleTests: XCTestCase {
                        [.announceRetry(attempt: 2, delayNanos: second, cause: cause, wasOpen: true)])
     }
 
+    /// stdin's end read just after the server's Close: the retry it set up
+    /// is not made, and the Close is the run's answer.
+    func testStdinEndingJustAfterAnErrorCloseEndsTheRunWithIt() {
+        let cause = Disconnect.closedByServer(code: .internalError, reason: "boom")
+        var m = open()
+        _ = m.handle(.connectionEnded(cause, now: 0))
+        XCTAssertEqual(m.handle(.inputEnded(.init(queueEmpty: false, inputOver: true))), [], "something to send: retry")
+        XCTAssertEqual(m.handle(.inputEnded(.init(inputOver: true))), [.stopInput, .finish(.finishedByServer(cause))])
+        var timer = open()
+        _ = timer.handle(.connectionEnded(cause, now: 0))
+        XCTAssertEqual(timer.handle(.timerFired(.init(inputOver: true))), [.stopInput, .finish(.finishedByServer(cause))])
+        // After a drop the next connection goes ahead as before.
+        var drop = open()
+        _ = drop.handle(.connectionEnded(.dropped("reset"), now: 0))
+        XCTAssertEqual(drop.handle(.timerFired(.init(inputOver: true))), [.connect(attempt: 2)])
+    }
+
     func testAnErrorCloseCrossingOursIsTheServersAnswer() {
         var m = open()
         XCTAssertEqual(m.handle(.inputEnded(.init())), closeNormally)

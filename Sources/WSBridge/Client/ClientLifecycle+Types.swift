@@ -9,6 +9,8 @@ extension ClientLifecycle {
         var queueEmpty = true
         /// Messages are still held for their --ack.
         var acksPending = false
+        /// stdin (or the person at the terminal) has said all it will.
+        var inputOver = false
         /// How much longer replies may take before the Close goes out
         /// (`ReplyTracker`); nil: none is owed.
         var replyWaitNanos: Int64? = nil

@@ -68,6 +68,11 @@ struct ClientLifecycle {
     private var refusals = 0
     /// The code of the Close wspipe sent on the current connection.
     private var closeSent: CloseCode?
+    /// The server's Close the pending retry follows. Should the input turn
+    /// out to be over with nothing left to send (stdin's end read just
+    /// after the Close came), the run ends with it instead of a connection
+    /// that would only say goodbye.
+    private var retryingAfterClose: Disconnect?
 
     init(policy: Policy, backoff: Backoff) {
         self.policy = policy
@@ -108,6 +113,7 @@ struct ClientLifecycle {
             everConnected = true
             connectedAt = now
             closeSent = nil
+            retryingAfterClose = nil
             phase = .open(.streaming)
             return inputEnded ? settle(from: .flushing, progress) : []
         case .attemptFailed(let cause):
@@ -124,6 +130,9 @@ struct ClientLifecycle {
             phase = .closing
             return [.stopInput]
         case .inputEnded(let progress):
+            if case .waitingToRetry = phase, let cause = nothingLeftAfterClose(progress) {
+                return end(.finishedByServer(cause))
+            }
             guard phase == .open(.streaming) else { return [] }
             return settle(from: .flushing, progress)
         case .progressed(let progress):
@@ -136,6 +145,13 @@ struct ClientLifecycle {
         case .reconnectRequested:
             return reconnectRequested()
         }
+    }
+
+    /// The server's Close a retry follows, when the input is over and
+    /// nothing is left to send: then it, not a reconnect, ends the run.
+    private func nothingLeftAfterClose(_ progress: Progress) -> Disconnect? {
+        guard let cause = retryingAfterClose, progress.queueEmpty, !progress.acksPending else { return nil }
+        return cause
     }
 
     private mutating func connect() -> [Action] {
@@ -195,6 +211,7 @@ struct ClientLifecycle {
             }
             let delay = backoff.nextDelayNanos()
             phase = .waitingToRetry(delayNanos: delay)
+            if case .closedByServer = cause { retryingAfterClose = cause } else { retryingAfterClose = nil }
             return [.announceRetry(attempt: attempts + 1, delayNanos: delay, cause: cause, wasOpen: wasOpen)]
         }
     }
@@ -221,6 +238,7 @@ struct ClientLifecycle {
     private mutating func timerFired(_ progress: Progress) -> [Action] {
         switch phase {
         case .waitingToRetry:
+            if progress.inputOver, let cause = nothingLeftAfterClose(progress) { return end(.finishedByServer(cause)) }
             return connect()
         case .closing, .closingToReconnect:
             return [.dropConnection]

@@ -107,7 +107,8 @@ public final class ClientSession: SessionDriver {
     /// What the lifecycle needs to know about delivery. Replies owed matter
     /// only once the input is over and everything is out.
     func progress() -> ClientLifecycle.Progress {
-        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending)
+        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending,
+                                                inputOver: inputOver)
         if progress.queueEmpty && !progress.acksPending && inputOver && channel != nil {
             progress.replyWaitNanos = sender.replies.wait(now: monotonicNanos())
         }
@@ -199,6 +200,7 @@ public final class ClientSession: SessionDriver {
         sender.pump()
         let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
         handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))
+        guard lifecycle.phase != .ended else { return }
         ending.connected()
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }

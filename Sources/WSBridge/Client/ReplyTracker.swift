@@ -21,10 +21,11 @@
 ///   for `quietNanos` (the larger of 15 ms and four handshake round trips),
 ///   so a second message right after the first (an ack, then the result; a
 ///   greeting, then the answer) is not cut off;
-/// - a server that has answered nothing although the first message went out
-///   more than ten handshake round trips (at least 10 ms) before everything
-///   was out does not answer each message (a sink, an upload): nothing is
-///   owed to it;
+/// - a server that has answered none of at least `sinkEvidence` messages
+///   although the first went out more than ten handshake round trips (at
+///   least 10 ms) before everything was out does not answer each message (a
+///   sink, an upload): nothing is owed to it. A few requests are always
+///   waited for: a slow stdin must not cost a slow server its reply;
 /// - all of it at most `--linger` from the moment everything is out.
 /// It can still close early when an expected message comes more than the
 /// quiet time after the message before it, and that one's request carried no
@@ -45,6 +46,7 @@ struct ReplyTracker {
     static let trackedIDs = 64
     static let examinedArrivals = 1024
     static let minimumQuietNanos: Int64 = 15_000_000
+    static let sinkEvidence = 8
 
     /// Values still owed a reply, with the order they were first sent in.
     private var owed: [[UInt8]: Int] = [:]
@@ -53,6 +55,7 @@ struct ReplyTracker {
     private var sentWithoutKey = 0
     private var otherArrivals = 0
     private var arrivals = 0
+    private var sentCount = 0
     private var recordedIDs = 0
     private var examined = 0
     private var firstSentAt: Int64?
@@ -83,6 +86,7 @@ struct ReplyTracker {
         sentWithoutKey = 0
         otherArrivals = 0
         arrivals = 0
+        sentCount = 0
         arrivalsSeen = 0
         recordedIDs = 0
         examined = 0
@@ -97,6 +101,7 @@ struct ReplyTracker {
     /// A message went out on the connection. The clock is read for the first only.
     mutating func sent(_ message: OutgoingMessage, now: @autoclosure () -> Int64) {
         if firstSentAt == nil { firstSentAt = now() }
+        sentCount += 1
         if case .text(let payload) = message, let key = key(of: payload, recording: true) {
             if owed[key] == nil { serial += 1; owed[key] = serial }
             return
@@ -155,7 +160,7 @@ struct ReplyTracker {
         if isExplicit { return owed.isEmpty ? nil : left }
         guard let firstSentAt else { return nil }   // nothing sent on this connection
         if answersEachMessage == nil {
-            answersEachMessage = arrivals > 0 || now - firstSentAt < windowNanos
+            answersEachMessage = arrivals > 0 || sentCount < Self.sinkEvidence || now - firstSentAt < windowNanos
         }
         guard answersEachMessage! else { return nil }
         if !owed.isEmpty || otherArrivals < sentWithoutKey { return left }

@@ -16,6 +16,13 @@ public let flagTable: [Flag] = [
     Flag(long: "header", short: "H", valueName: "NAME: VALUE",
          help: "Send this header with the handshake request; repeat for more headers.",
          category: .connection, repeatable: true, modes: .all,
+         doc: [
+             """
+             With --listen, the headers go into every 101 response instead; those the handshake \
+             writes itself (Upgrade, Connection, Sec-WebSocket-Accept, Sec-WebSocket-Protocol, \
+             Sec-WebSocket-Extensions) and Content-Length or Transfer-Encoding are refused.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.headers.append(try FlagValue.header("header", v)) }),
     Flag(long: "header-file", valueName: "FILE",
          help: "Read handshake headers from FILE, one 'Name: value' a line (keeps secrets out of ps).",
@@ -23,7 +30,7 @@ public let flagTable: [Flag] = [
          doc: [
              """
              Blank lines and lines starting with # are skipped. The file is read once, when wspipe \
-             starts, and its headers are sent after those of -H.
+             starts, and its headers are sent after those of -H (with --listen, in every 101 response).
              """,
          ],
          apply: { o, v throws(UsageError) in o.headerFile = try FlagValue.nonEmpty("header-file", v) }),
@@ -312,9 +319,9 @@ public let flagTable: [Flag] = [
              It can still close early: when a message the script needs comes more than that quiet \
              time after the message before it, and it answers no "id" (its request had none, the \
              server does not echo it, or the server sent 1024 messages without echoing one). It \
-             does not wait for a server that had answered nothing although the first message went \
-             out more than ten handshake round trips (at least 10 ms) before everything was sent, \
-             such as a server that only collects an upload. When the script knows what it waits \
+             does not wait for a server that had answered none of at least 8 messages although the \
+             first went out more than ten handshake round trips (at least 10 ms) before everything \
+             was sent, such as a server that only collects an upload. When the script knows what it waits \
              for, say so: --reply KEYPATH for the reply to each request, --until for the one \
              message that ends the exchange, -n with --idle-timeout to keep everything until the \
              server falls silent. With 0 the Close goes out as soon as everything is sent.
@@ -402,7 +409,12 @@ public let flagTable: [Flag] = [
          help: "Send a ping this often to keep the connection alive.",
          category: .reconnect, defaultValue: "off", modes: .all,
          doc: [
-             "Pings from the peer are always answered, with or without this flag.",
+             """
+             Pings from the peer are always answered, with or without this flag. With --listen, \
+             every client is pinged, and one whose pong does not come within --ping-timeout is \
+             dropped at once (a Close 1001 it may never read; a client_disconnected event with \
+             reason "ping timeout"); the others go on.
+             """,
          ],
          apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
@@ -654,7 +666,8 @@ public let flagTable: [Flag] = [
                 """
                 A disconnected event has the close code, its reason (the Close frame's own reason, exactly \
                 as the peer sent it; what happened when no Close came), clean, by (client or server) \
-                and unconfirmed; client_disconnected, in server mode, has the client's id, code, reason and clean.
+                and unconfirmed; client_disconnected, in server mode, has the client's id, code, reason and clean. \
+                With --reply, an unreplied event lists the values no reply came for.
                 """,
             ],
             apply: { $0.events = true }),
