@@ -324,7 +324,9 @@ public let flagTable: [Flag] = [
              was sent, such as a server that only collects an upload. When the script knows what it waits \
              for, say so: --reply KEYPATH for the reply to each request, --until for the one \
              message that ends the exchange, -n with --idle-timeout to keep everything until the \
-             server falls silent. With 0 the Close goes out as soon as everything is sent.
+             server falls silent. A request with an "id" that the server answers without it is \
+             waited for the whole linger (nothing is lost, it is only slower). With 0 the Close goes \
+             out as soon as everything is sent.
              """,
          ],
          apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
