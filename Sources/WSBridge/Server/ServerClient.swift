@@ -154,7 +154,7 @@ final class ServerClient {
 
     private func refuse(_ refusal: HTTPRefusal) {
         // The reason may quote the request (its method): no control byte goes back in the status line.
-        let reason = TerminalText.escapingControls(refusal.reason)
+        let reason = TerminalEscaping.escaping(refusal.reason)
         let response = ServerHandshake.errorResponse(status: refusal.status, reason: reason,
                                                      body: "\(refusal.status) \(reason)\n")
         _ = response.withUnsafeBytes { stream.write($0) }   // best effort: a few hundred bytes

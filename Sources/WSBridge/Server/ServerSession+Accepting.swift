@@ -104,7 +104,7 @@ extension ServerSession {
             break
         }
         // A malformed request's reason may quote the request.
-        log.info("client \(client.id) (\(client.peer)) refused: \(TerminalText.escapingControls(why.description))")
+        log.info("client \(client.id) (\(client.peer)) refused: \(TerminalEscaping.escaping(why.description))")
     }
 
     func stopAccepting() {

@@ -189,13 +189,13 @@ public final class ServerSession: SessionDriver {
             // Our echo is queued; nothing more can be sent to it.
             if client.closeInfo == nil { client.closeInfo = (code ?? .noStatus, reason, true) }
             registry.retire(client)
-            let said = reason.isEmpty ? "" : ": " + TerminalText.escapingControls(reason)   // the peer's text
+            let said = reason.isEmpty ? "" : ": " + TerminalEscaping.escaping(reason)   // the peer's text
             log.info("client \(client.id) closed (\(code.map(String.init(describing:)) ?? "no status code"))\(said)")
         case .failed(let code, let reason):
             if client.closeInfo == nil { client.closeInfo = (code, reason, false) }
             registry.retire(client)
             if code == .abnormal { log.info("client \(client.id) dropped the connection"); return }
-            log.warning("client \(client.id): protocol error: \(TerminalText.escapingControls(reason)) (closing with \(code.rawValue))")
+            log.warning("client \(client.id): protocol error: \(TerminalEscaping.escaping(reason)) (closing with \(code.rawValue))")
             if options.once { shell.status = shell.status.combined(with: .protocolViolation) }
         }
     }
