@@ -311,6 +311,8 @@ final class ReconnectFlagsTests: XCTestCase {
         ("until", ["--until", "type=done"]),
         ("idle-timeout", ["--idle-timeout", "1s"]),
         ("header-command", ["--header-command", "echo"]),
+        ("proxy-user", ["--proxy-user", "u:p"]),
+        ("proxy-user-file", ["--proxy-user-file", "f"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {
@@ -325,7 +327,8 @@ final class ReconnectFlagsTests: XCTestCase {
     }
 
     func testClientOnlyFlagsAcceptedWithAURL() {
-        let o = parseOK(Self.clientOnlyArgs.flatMap(\.args) + [url])
+        // (--proxy-user-file and --proxy-user conflict: one of them is enough here.)
+        let o = parseOK(Self.clientOnlyArgs.filter { $0.long != "proxy-user-file" }.flatMap(\.args) + [url])
         XCTAssertEqual(o.onConnect, ["{}"])
         XCTAssertEqual(o.onConnectFile, "f")
         XCTAssertEqual(o.onReconnect, ["{}"])

@@ -107,6 +107,16 @@ final class SOCKS5HandshakeTests: XCTestCase {
         XCTAssertEqual(SOCKS5Handshake.Failure.authenticationFailed.description, "user name or password rejected")
     }
 
+    /// RFC 1929 §2: the reply's VER is 1; a reply of another version (a
+    /// SOCKS5 reply, say) is not an answer to our credentials, even with STATUS 0.
+    func testAuthenticationReplyOfAnotherVersionFails() throws {
+        for version: UInt8 in [0, 5, 2] {
+            var h = try SOCKS5Handshake(target: .domain("x"), port: 1, credentials: ("alice", "s3cret"))
+            _ = feed(&h, [5, 2])
+            XCTAssertEqual(feed(&h, [version, 0]), .failed(.invalid("malformed authentication reply (version \(version))")))
+        }
+    }
+
     func testNoAcceptableMethod() throws {
         var h = try SOCKS5Handshake(target: .domain("x"), port: 1)
         XCTAssertEqual(feed(&h, [5, 0xFF]), .failed(.noAcceptableMethod(offeredCredentials: false)))
