@@ -46,14 +46,14 @@ public struct BridgeOptions: Sendable {
 
     /// Formatters for the lines of incoming messages: escapes only ever go to
     /// a terminal, colours only to stdout at a terminal, never into a pipe, a
-    /// routed file or a command.
-    var formatters: LineFormatters {
+    /// routed file or a command. `anyTerminal`: some destination is one.
+    func formatters(anyTerminal: Bool) -> LineFormatters {
         let plain = OutputFormatter(format: format, binaryOutput: binaryOutput, separator: separator)
         var terminal = plain
         terminal.escapesForTerminal = true
         var stdoutTerminal = terminal
         stdoutTerminal.colorize = colorize
-        return LineFormatters(plain: plain, terminal: terminal, stdoutTerminal: stdoutTerminal)
+        return LineFormatters(plain: plain, terminal: terminal, stdoutTerminal: stdoutTerminal, anyTerminal: anyTerminal)
     }
 }
 
@@ -63,10 +63,13 @@ struct LineFormatters {
     let plain: OutputFormatter
     let terminal: OutputFormatter
     let stdoutTerminal: OutputFormatter
+    /// Some destination is a terminal: in a pipeline (no terminal at all) the
+    /// plain formatter is chosen without looking at the destination.
+    let anyTerminal: Bool
 
     @inline(__always)
     private func formatter(for destination: Destination) -> OutputFormatter {
-        guard destination.isTerminal else { return plain }
+        guard anyTerminal, destination.isTerminal else { return plain }
         return destination.spec == .stdout ? stdoutTerminal : terminal
     }
 
