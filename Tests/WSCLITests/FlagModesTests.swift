@@ -17,6 +17,7 @@ final class FlagModesTests: XCTestCase {
             "pem2": try temporaryFile("-----BEGIN PRIVATE KEY-----\n"),
             "headers": try temporaryFile("X-File: 1\n"),
             "messages": try temporaryFile("{\"hello\":1}\n"),
+            "proxyuser": try temporaryFile("u:p\n"),
         ]
     }
 
@@ -45,6 +46,9 @@ final class FlagModesTests: XCTestCase {
         case "protocol": return ([], ["--protocol", "chat"])
         case "connect-timeout": return ([], ["--connect-timeout", "3s"])
         case "proxy": return ([], ["--proxy", "socks5h://127.0.0.1:1080"])
+        case "proxy-user": return (["--proxy", "http://proxy.example:3128"], ["--proxy-user", "u:p"])
+        case "proxy-user-file": return (["--proxy", "http://proxy.example:3128"], ["--proxy-user-file", files["proxyuser"]!])
+        case "max-programs": return ([], ["--max-programs", "3"])
         case "noproxy": return (["--proxy", "http://proxy.example:3128"], ["--noproxy", "example.com"])
         case "unix-socket": return ([], ["--unix-socket", "/run/app.sock"])
         case "max-message-size": return ([], ["--max-message-size", "1K"])
@@ -125,7 +129,10 @@ final class FlagModesTests: XCTestCase {
             let terminal = environment.stdinIsTerminal && environment.stdoutIsTerminal
             let options = try ArgumentParser.parse(args, terminal: terminal)
             let plan = try Plan.resolve(options, environment)
-            return .success("\(plan) verbose=\(options.verbose) quiet=\(options.quiet) events=\(options.events)")
+            // dump: every field, also of values that describe themselves briefly (a proxy hides its password).
+            var text = ""
+            dump(plan, to: &text)
+            return .success(text + " verbose=\(options.verbose) quiet=\(options.quiet) events=\(options.events)")
         } catch {
             return .failure(error)
         }

@@ -11,7 +11,7 @@ final class FlagTableTests: XCTestCase {
         let expected: Set<String> = [
             "help", "version", "verbose", "quiet",
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
-            "proxy", "noproxy", "unix-socket", "compress",
+            "proxy", "proxy-user", "proxy-user-file", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
             "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict", "interactive",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
@@ -21,7 +21,7 @@ final class FlagTableTests: XCTestCase {
             "queue-limit", "on-connect", "on-connect-file", "on-reconnect", "capture", "ack", "ack-timeout",
             "events", "stats", "trace",
             "type-key", "route", "route-errors", "tag", "send-timeout", "generate",
-            "max-clients", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
+            "max-clients", "max-programs", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
             "reply",
         ]
         XCTAssertEqual(longs, expected)
@@ -34,10 +34,10 @@ final class FlagTableTests: XCTestCase {
     }
 
     func testCompletionKinds() {
-        for name in ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file"] {
+        for name in ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file"] {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
-        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 6)
+        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 7)
         XCTAssertEqual(FlagTable.flag(long: "route-errors")?.completion, .choices(["report", "ignore"]))
         XCTAssertEqual(FlagTable.flag(long: "generate")?.completion, .choices(["man", "bash", "zsh", "fish"]))
         for name in ["type-key", "route", "send-timeout"] {

@@ -319,6 +319,8 @@ final class ReconnectFlagsTests: XCTestCase {
         ("jitter", ["--jitter", "0"]),
         ("queue-limit", ["--queue-limit", "1M"]),
         ("ack-timeout", ["--ack-timeout", "1s", "--ack", "seq"]),
+        ("proxy-user", ["--proxy-user", "u:p"]),
+        ("proxy-user-file", ["--proxy-user-file", "f"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {
@@ -333,7 +335,8 @@ final class ReconnectFlagsTests: XCTestCase {
     }
 
     func testClientOnlyFlagsAcceptedWithAURL() {
-        let o = parseOK(Self.clientOnlyArgs.flatMap(\.args) + [url])
+        // (--proxy-user-file and --proxy-user conflict: one of them is enough here.)
+        let o = parseOK(Self.clientOnlyArgs.filter { $0.long != "proxy-user-file" }.flatMap(\.args) + [url])
         XCTAssertEqual(o.onConnect, ["{}"])
         XCTAssertEqual(o.onConnectFile, "f")
         XCTAssertEqual(o.onReconnect, ["{}"])

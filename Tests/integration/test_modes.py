@@ -41,7 +41,9 @@ SAMPLES = {
     "once": ["--once"], "relay": ["--relay"], "tag": ["--tag"], "send-timeout": ["--send-timeout", "2s"],
     "max-clients": ["--max-clients", "3"], "allow-origin": ["--allow-origin", "https://o.example"],
     "events": ["--events"], "stats": ["--stats"], "trace": ["--trace"], "verbose": ["-v"], "quiet": ["-q"],
-    "exec": ["--exec", "cat"],
+    "exec": ["--exec", "cat"], "max-programs": ["--max-programs", "3", "--exec", "cat"],
+    "proxy-user": ["--proxy-user", "u:p", "--proxy", "http://127.0.0.1:9"],
+    "proxy-user-file": ["--proxy-user-file", "{file}", "--proxy", "http://127.0.0.1:9"],
 }
 SKIP = {"help", "version", "generate", "listen", "interactive"}
 

@@ -271,7 +271,7 @@ final class ClientConnector {
         if body.count > Self.bodyExcerpt { text += "..." }
         // "\r\n" is one Character in Swift.
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-        return lines.map { TerminalText.escapingControls(String($0)) }.joined(separator: "\n")
+        return lines.map { TerminalEscaping.escaping(String($0)) }.joined(separator: "\n")
     }
 
     /// Whether this attempt's request carried a credential (-H, --header-file,

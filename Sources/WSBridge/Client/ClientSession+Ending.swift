@@ -50,7 +50,7 @@ extension ClientSession {
         let keys = sender.replies.owedKeys
         guard !keys.isEmpty, let path = policy.replyPath else { return }
         shell.events.emit(EventLine.unreplied(keys: keys))
-        let shown = keys.prefix(20).map { TerminalText.escapingControls(String(decoding: $0, as: UTF8.self)) }
+        let shown = keys.prefix(20).map { TerminalEscaping.escaping(String(decoding: $0, as: UTF8.self)) }
         let more = keys.count > 20 ? " and \(keys.count - 20) more" : ""
         log.fatal("no reply for \(path.joined(separator: ".")) \(shown.joined(separator: ", "))\(more) (--reply)")
         shell.status = shell.status.combined(with: .runtimeError)
@@ -86,9 +86,9 @@ extension ClientSession {
     /// -v: the 101 response's status line and headers, as the server sent them.
     func logResponse(_ response: HTTPHead) {
         guard log.enabled(.info) else { return }
-        log.info("< " + TerminalText.escapingControls(response.startLine))
+        log.info("< " + TerminalEscaping.escaping(response.startLine))
         for header in response.headers {
-            log.info("< " + TerminalText.escapingControls("\(header.name): \(header.value)"))
+            log.info("< " + TerminalEscaping.escaping("\(header.name): \(header.value)"))
         }
     }
 

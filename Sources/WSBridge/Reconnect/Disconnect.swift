@@ -38,14 +38,14 @@ extension Disconnect: CustomStringConvertible {
             let said = body.isEmpty ? "" : body.contains("\n")
                 ? ":\n" + body.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
                 : ": \(body)"
-            return "handshake rejected by the server: \(TerminalText.escapingControls(line))\(said)"
+            return "handshake rejected by the server: \(TerminalEscaping.escaping(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         case .closedByServer(let code, let reason):
             let name = code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" }
-            let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
+            let said = reason.isEmpty ? "" : ": \(TerminalEscaping.escaping(reason))"
             return "closed by the server with \(name ?? "no status code")\(said)"
         case .closedByClient(let code, let reason):
-            let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
+            let said = reason.isEmpty ? "" : ": \(TerminalEscaping.escaping(reason))"
             return "closed with " + (code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" } ?? "no status code") + said
         case .pingTimeout: return "ping timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"
