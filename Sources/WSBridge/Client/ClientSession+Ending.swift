@@ -14,16 +14,16 @@ extension ClientSession {
             // An error Close is the run's answer (exit 7): said with its code and reason.
             if cause.errorCloseCode != nil { log.fatal(cause.description) } else { log.info(cause.description) }
         case .fatal(let cause, _):
-            if case .protocolViolation = cause {} else { log.fatal(cause.description) }   // said when it happened
+            if case .protocolViolation = cause {} else { log.fatal(cause.report.headline, details: cause.report.details) }   // said when it happened
             hint(cause)
         case .firstAttemptFailed(let cause):
-            log.fatal(cause.description)
+            log.fatal(cause.report.headline, details: cause.report.details)
             hint(cause)
         case .lostWithoutReconnect(let cause):
             log.fatal("connection to \(client.url.display) lost: \(cause)")
         case .gaveUp(let attempts, let cause):
             shell.events.emit(EventLine.gaveUp(attempts: attempts, reason: cause.description))
-            log.fatal("giving up after \(attempts) attempt(s): \(cause)")
+            log.fatal("giving up after \(attempts) attempt(s): \(cause.report.headline)", details: cause.report.details)
             hint(cause)
         }
         if let status = outcome.exitStatus { shell.status = shell.status.combined(with: status) }

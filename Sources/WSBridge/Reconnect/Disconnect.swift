@@ -33,11 +33,8 @@ extension Disconnect: CustomStringConvertible {
         switch self {
         case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
         case .handshakeRejected(_, let line, let body):
-            // A body of several lines goes below, indented: none of its lines
-            // can pass for one of wspipe's own.
-            let said = body.isEmpty ? "" : body.contains("\n")
-                ? ":\n" + body.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
-                : ": \(body)"
+            // One line: the body's lines joined (`details` keeps them apart).
+            let said = body.isEmpty ? "" : ": " + bodyLines(body).filter { !$0.isEmpty }.joined(separator: " ")
             return "handshake rejected by the server: \(TerminalEscaping.escaping(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         case .closedByServer(let code, let reason):
@@ -50,6 +47,17 @@ extension Disconnect: CustomStringConvertible {
         case .pingTimeout: return "ping timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"
         }
+    }
+
+    /// The final report of the run's last failure: a headline, and lines to
+    /// show below it (a rejection's body of several lines, as lines).
+    var report: (headline: String, details: [String]) {
+        guard case .handshakeRejected(_, let line, let body) = self, body.contains("\n") else { return (description, []) }
+        return ("handshake rejected by the server: \(TerminalEscaping.escaping(line)):", bodyLines(body))
+    }
+
+    private func bodyLines(_ body: String) -> [String] {
+        body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// The `disconnected` event's reason: a Close frame's own reason, exact
