@@ -204,3 +204,20 @@ def test_a_redirect_to_another_scheme_fails_the_attempt(run, ws_server):
 def test_usage_errors(run, args):
     res = run(args + ([] if "--listen" in args else ["ws://127.0.0.1:9/"]))
     assert res.code == 2, res
+
+
+def test_the_route_is_chosen_again_for_the_url_a_redirect_leads_to(spawn, ws_server, free_port):
+    """The proxy variables depend on the host (no_proxy): here the URL given
+    is reached directly and the redirect's host through http_proxy, a port
+    where nothing listens, so that hop fails as a proxy would."""
+    srv = redirecting(ws_server, {"/start": (302, lambda s: f"ws://localhost:{s.port}/final")})
+    dead_proxy = f"http://127.0.0.1:{free_port()}"
+    proc = spawn(["-L", srv.url("/start")], stdin=b'{"n":1}\n', env={"http_proxy": dead_proxy, "no_proxy": "127.0.0.1"})
+    res = proc.finish()
+    assert res.code == 3, res
+    assert f"cannot reach proxy {dead_proxy}" in res.stderr, res
+    proc = spawn(["-L", srv.url("/start")], stdin=b'{"n":2}\n',
+                 env={"http_proxy": dead_proxy, "no_proxy": "127.0.0.1,localhost"})
+    res = proc.finish()
+    assert res.code == 0, res
+    assert res.lines == ['{"n":2}'], res
