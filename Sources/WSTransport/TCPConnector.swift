@@ -23,11 +23,15 @@ public final class TCPConnector {
     /// The addresses in the order the race tries them.
     private var addresses: [SocketAddress] = []
     private var race = ConnectionRace(count: 0)
-    /// The sockets still connecting, by their position in `addresses`.
-    private var attempts: [Int: Int32] = [:]
+    /// The sockets still connecting, by their position in `addresses` (-1:
+    /// none). An array, not a dictionary: the first Dictionary a run makes
+    /// costs its start-up ~130,000 instructions (metadata and a seeded hasher).
+    private var attempts: [Int32] = []
     private var delay: EventLoop.TimerID?
-    /// Events raised while the race's actions are performed wait their turn.
-    private var pendingEvents: [ConnectionRace.Event] = []
+    /// An event raised while the race's actions are performed waits its
+    /// turn. There is at most one: only starting an attempt raises one (its
+    /// immediate outcome), and an action list starts at most one attempt.
+    private var pendingEvent: ConnectionRace.Event?
     private var handling = false
     private var lookup: NameLookup?
     private var lastError: TransportError?
@@ -95,18 +99,25 @@ public final class TCPConnector {
     }
 
     private func race(_ resolved: [SocketAddress]) {
-        addresses = ConnectionRace.order(resolved.map(\.family)).map { resolved[$0] }
+        addresses = ConnectionRace.order(resolved.map { $0.family }).map { resolved[$0] }
+        attempts = Array(repeating: -1, count: addresses.count)
         race = ConnectionRace(count: addresses.count)
         handle(.start)
     }
 
     private func handle(_ event: ConnectionRace.Event) {
-        pendingEvents.append(event)
-        guard !handling else { return }
+        guard !handling else {
+            precondition(pendingEvent == nil, "TCPConnector: two events raised by one list of actions")
+            pendingEvent = event
+            return
+        }
         handling = true
         defer { handling = false }
-        while !pendingEvents.isEmpty {
-            for action in race.handle(pendingEvents.removeFirst()) { perform(action) }
+        var next: ConnectionRace.Event? = event
+        while let current = next {
+            for action in race.handle(current) { perform(action) }
+            next = pendingEvent
+            pendingEvent = nil
         }
     }
 
@@ -123,16 +134,23 @@ public final class TCPConnector {
         case .cancelDelay:
             if let delay { loop.cancel(delay); self.delay = nil }
         case .abandon(let position):
-            guard let fd = attempts.removeValue(forKey: position) else { return }
+            guard let fd = take(position) else { return }
             loop.unwatch(fd)
             sysClose(fd)
         case .won(let position):
-            guard let fd = attempts.removeValue(forKey: position) else { return }
+            guard let fd = take(position) else { return }
             connectedAddress = addresses[position]
             succeed(fd)
         case .lost:
             finish(.failure(lastError ?? TransportError("connect to \(host): no addresses")))
         }
+    }
+
+    /// The socket of the attempt at `position`, no longer the attempt's.
+    private func take(_ position: Int) -> Int32? {
+        let fd = attempts[position]
+        attempts[position] = -1
+        return fd >= 0 ? fd : nil
     }
 
     /// Opens a socket and starts connecting; an immediate outcome is fed
@@ -154,7 +172,7 @@ public final class TCPConnector {
         // EINTR on a non-blocking connect also means "still in progress".
         // (A Unix socket answers at once: connected, or refused.)
         guard e == EINPROGRESS || e == EINTR else {
-            attempts[position] = nil
+            attempts[position] = -1
             sysClose(fd)
             return failed(position, .posix(name, errno: e))
         }
@@ -169,13 +187,14 @@ public final class TCPConnector {
     /// Writable (or error/hangup) after a non-blocking connect: SO_ERROR holds
     /// the outcome (connect(2), "EINPROGRESS").
     private func connectFinished(_ position: Int) {
-        guard let fd = attempts[position] else { return }
+        let fd = attempts[position]
+        guard fd >= 0 else { return }
         var err: Int32 = 0
         var len = socklen_t(MemoryLayout<Int32>.size)
         if getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 { err = currentErrno() }
         loop.unwatch(fd)
         if err == 0 { return handle(.attemptConnected(position)) }
-        attempts[position] = nil
+        attempts[position] = -1
         sysClose(fd)
         failed(position, .posix("connect to \(addresses[position])", errno: err))
     }
@@ -197,10 +216,10 @@ public final class TCPConnector {
 
     private func abandonAll() {
         if let delay { loop.cancel(delay); self.delay = nil }
-        for fd in attempts.values {
+        for fd in attempts where fd >= 0 {
             loop.unwatch(fd)
             sysClose(fd)
         }
-        attempts = [:]
+        attempts = []
     }
 }

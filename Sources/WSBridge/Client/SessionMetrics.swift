@@ -7,8 +7,14 @@ import WSTransport
 struct SessionMetrics {
     /// Monotonic nanoseconds when the session was made: the run's time 0.
     let startedAt = monotonicNanos()
-    /// The first connection that opened, where it is and how it got there.
-    private(set) var first: (url: WebSocketURL, redirects: Int, timings: HandshakeTimings)?
+    /// The first connection that opened: where it is and how it got there.
+    struct FirstConnection {
+        var url: WebSocketURL
+        var redirects: Int
+        var timings: HandshakeTimings
+    }
+
+    private(set) var first: FirstConnection?
     var httpCode = 0
     var closeCode = 0
     private(set) var firstMessageAt: Int64?
@@ -16,7 +22,7 @@ struct SessionMetrics {
     var lastRoundTrip: Int64?
 
     mutating func opened(_ url: WebSocketURL, redirects: Int, timings: HandshakeTimings) {
-        if first == nil { first = (url, redirects, timings) }
+        if first == nil { first = FirstConnection(url: url, redirects: redirects, timings: timings) }
     }
 
     /// Called for every incoming message: one comparison once the first is in.
