@@ -39,8 +39,9 @@ public enum App {
         Diagnostics(verbosity: options.verbose, quiet: options.quiet)
     }
 
+    /// The message may quote an argument or a file: escaped like every diagnostic.
     static func usageError(_ message: String) -> ExitStatus {
-        writeFD(2, "wspipe: \(message)\nTry 'wspipe --help' for more information.\n")
+        writeFD(2, "wspipe: \(TerminalEscaping.escaping(message))\nTry 'wspipe --help' for more information.\n")
         return .usage
     }
 

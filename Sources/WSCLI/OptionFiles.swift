@@ -16,10 +16,26 @@ enum OptionFiles {
                   !line[..<colon].contains(where: { $0 == " " || $0 == "\t" }) else {
                 throw UsageError("--header-file \(path):\(number): expected 'Name: value'")
             }
+            let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            result.append((name: String(line[..<colon]), value: String(value)))
+            guard FlagValue.isToken(name) else {
+                throw UsageError("--header-file \(path):\(number): expected 'Name: value' (the name is an HTTP token)")
+            }
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) else {
+                throw UsageError("--header-file \(path):\(number): control character in the value")
+            }
+            try FlagValue.checkNotReserved(name, "--header-file \(path):\(number)")
+            result.append((name: name, value: String(value)))
         }
         return result
+    }
+
+    /// `--proxy-user-file`: `USER:PASSWORD` on the first line (its line end
+    /// is not part of the password).
+    static func proxyUser(fromFile path: String) throws(UsageError) -> (user: String, password: String) {
+        let text = try read("proxy-user-file", path)
+        let first = lines(text).first ?? ""
+        return try FlagValue.proxyUser("proxy-user-file \(path)", String(first))
     }
 
     /// `--on-connect-file`: one message a line; blank lines skipped.

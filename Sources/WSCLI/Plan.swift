@@ -89,12 +89,14 @@ enum Plan {
         s.keyFile = o.key
         s.tag = o.tag
         s.compress = o.compress
-        s.sendTimeoutNanos = o.sendTimeoutNanos
+        // An --exec client holds back only its own program, never the others.
+        s.sendTimeoutNanos = o.exec == nil ? o.sendTimeoutNanos : nil
         s.clientCAFile = o.cacert
         s.allowedOrigins = o.allowedOrigins
         s.maxClients = o.maxClients
         s.relay = o.relay
         s.exec = o.exec
+        s.maxPrograms = o.maxPrograms
         return s
     }
 
@@ -117,7 +119,9 @@ enum Plan {
         c.tls.caFile = o.cacert
         c.tls.certFile = o.cert
         c.tls.keyFile = o.key
-        c.route = try ProxySelection.route(for: url, o, environment: environment.variable)
+        var credentials = o.proxyUser
+        if let file = o.proxyUserFile { credentials = try OptionFiles.proxyUser(fromFile: file) }
+        c.route = try ProxySelection.route(for: url, o, credentials: credentials, environment: environment.variable)
         c.compress = o.compress
         try curlHabits(o, environment, &c)
         return c

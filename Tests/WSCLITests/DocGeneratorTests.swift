@@ -345,7 +345,7 @@ final class DocGeneratorTests: XCTestCase {
     func testBashScriptShape() {
         XCTAssertTrue(bash.hasSuffix("\ncomplete -F _wspipe wspipe\n"))
         XCTAssertTrue(bash.contains("\n        --binary-output)\n            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- \"$cur\")\n"))
-        XCTAssertTrue(bash.contains("--header-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file)\n            compopt -o filenames"))
+        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file)\n            compopt -o filenames"))
     }
 
     func testBashSyntax() throws {

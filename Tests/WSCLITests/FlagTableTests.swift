@@ -11,7 +11,7 @@ final class FlagTableTests: XCTestCase {
         let expected: Set<String> = [
             "help", "version", "verbose", "quiet",
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
-            "proxy", "noproxy", "unix-socket", "compress",
+            "proxy", "proxy-user", "proxy-user-file", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
             "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict", "interactive",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
@@ -21,7 +21,7 @@ final class FlagTableTests: XCTestCase {
             "queue-limit", "on-connect", "on-connect-file", "on-reconnect", "capture", "ack", "ack-timeout",
             "events", "stats", "trace",
             "type-key", "route", "route-errors", "tag", "send-timeout", "generate",
-            "max-clients", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
+            "max-clients", "max-programs", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
             "location", "max-redirs", "location-downgrade", "cookie", "cookie-jar", "user", "user-file", "ipv4", "ipv6",
             "write-out",
         ]
@@ -37,8 +37,8 @@ final class FlagTableTests: XCTestCase {
     }
 
     func testCompletionKinds() {
-        let files = ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "cookie", "cookie-jar",
-                     "user-file"]
+        let files = ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file", "cookie",
+                     "cookie-jar", "user-file"]
         for name in files {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }

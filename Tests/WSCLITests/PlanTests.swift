@@ -108,7 +108,7 @@ final class PlanTests: XCTestCase {
                                       "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress",
                                       "--cacert", "ca.pem", "--allow-origin", "https://o.example",
                                       "--max-clients", "3", "--relay"]))
-        let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat"]))
+        let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat", "--max-programs", "3"]))
         let url = a.0.url
         // The route for a redirect is a function of the options (ProxySelection), not a value.
         XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url", "routeForRedirect"]), [])
@@ -225,6 +225,48 @@ final class PlanTests: XCTestCase {
                 XCTAssertEqual((error as? UsageError)?.message, "--header-file \(file):2: expected 'Name: value'")
             }
         }
+    }
+
+    /// The handshake's own headers cannot come from a file, nor names that
+    /// are not tokens or values with control characters.
+    func testHeaderFileRefusesHandshakeHeadersAndControls() throws {
+        for (line, message) in [("connection: close", "Connection belongs to the WebSocket handshake; wspipe sets it and it cannot be given"),
+                                ("Sec-WebSocket-Key: x", "Sec-WebSocket-Key belongs to the WebSocket handshake; wspipe sets it and it cannot be given"),
+                                ("Bad@Name: v", "expected 'Name: value' (the name is an HTTP token)"),
+                                ("X-Bell: a\u{7}b", "control character in the value")] {
+            let file = try temporaryFile("X-Ok: 1\n\(line)\n")
+            XCTAssertThrowsError(try OptionFiles.headers(fromFile: file)) { error in
+                XCTAssertEqual((error as? UsageError)?.message, "--header-file \(file):2: \(message)")
+            }
+        }
+        let host = try temporaryFile("Host: api.example.com\n")
+        XCTAssertEqual(try OptionFiles.headers(fromFile: host).map(\.value), ["api.example.com"])
+    }
+
+    /// --proxy-user and --proxy-user-file replace the URL's credentials, for
+    /// a proxy from the flag or from the environment; without a proxy they
+    /// are a usage error.
+    func testProxyUser() throws {
+        let file = try temporaryFile("bob:pa:ss word\nignored\n")
+        let env = Environment(stdoutIsTerminal: false, noColor: false, variable: { $0 == "https_proxy" ? "http://old:pw@p:3128" : nil })
+        for args in [["--proxy-user", "bob:pa:ss word"], ["--proxy-user-file", file]] {
+            guard case .client(let c, _, _) = try Plan.resolve(parseOK(args + ["wss://example.com/"]), env),
+                  case .proxy(let proxy) = c.route else { return XCTFail("\(args): no proxy") }
+            XCTAssertEqual(proxy.user, "bob")
+            XCTAssertEqual(proxy.password, "pa:ss word")
+            XCTAssertEqual(proxy.host, "p")
+        }
+        guard case .client(let c, _, _) = plan(["--proxy", "socks5://u:p@s:1080", "--proxy-user", "eve:x", url]),
+              case .proxy(let proxy) = c.route else { return XCTFail("no proxy") }
+        XCTAssertEqual(proxy.credentials?.user, "eve")
+        let message = "--proxy-user: no proxy to authenticate to (give --proxy, or set https_proxy, http_proxy or all_proxy)"
+        assertPlanError(["--proxy-user", "bob:x", url], message)
+        assertPlanError(["--proxy", "", "--proxy-user", "bob:x", url], message)
+        assertUsageError(["--proxy-user", "bob", url], "--proxy-user: expected USER:PASSWORD")
+        assertUsageError(["--proxy-user", ":x", url], "--proxy-user: expected USER:PASSWORD")
+        let empty = try temporaryFile("")
+        assertPlanError(["--proxy", "http://p:1", "--proxy-user-file", empty, url],
+                        "--proxy-user-file \(empty): expected USER:PASSWORD")
     }
 
     func testMessageFile() throws {

@@ -357,7 +357,7 @@ final class ClientConnector {
         var text = String(decoding: body.prefix(Self.bodyExcerpt), as: UTF8.self)
         while text.last?.isWhitespace == true { text.removeLast() }
         if body.count > Self.bodyExcerpt { text += "..." }
-        return TerminalText.escapingControls(text)
+        return TerminalEscaping.escaping(text)
     }
 
     private static let bodyExcerpt = 200

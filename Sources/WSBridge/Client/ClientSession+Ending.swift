@@ -61,9 +61,9 @@ extension ClientSession {
     /// -v: the 101 response's status line and headers, as the server sent them.
     func logResponse(_ response: HTTPHead) {
         guard log.enabled(.info) else { return }
-        log.info("< " + TerminalText.escapingControls(response.startLine))
+        log.info("< " + TerminalEscaping.escaping(response.startLine))
         for header in response.headers {
-            log.info("< " + TerminalText.escapingControls("\(header.name): \(header.value)"))
+            log.info("< " + TerminalEscaping.escaping("\(header.name): \(header.value)"))
         }
     }
 

@@ -2,6 +2,9 @@ import WSTransport
 
 /// Everything wspipe says on stderr goes through here, as `wspipe: message`
 /// lines (wspipe(1): OPTIONS, Diagnostics), so stdout only ever carries message lines.
+/// Messages quote peers (close reasons, status lines, subprotocols, header
+/// values): each is escaped (`TerminalEscaping`, one line) before it is
+/// written or shown, whoever built it.
 public final class Diagnostics {
     public enum Level: Int, Comparable, Sendable {
         /// Always shown: the reason wspipe stops with an error.
@@ -38,6 +41,7 @@ public final class Diagnostics {
 
     private func emit(_ level: Level, _ message: String) {
         guard enabled(level) else { return }
+        let message = TerminalEscaping.escaping(message)
         if let divert { return divert(level, message) }
         var line = Array("wspipe: ".utf8)
         line.append(contentsOf: message.utf8)

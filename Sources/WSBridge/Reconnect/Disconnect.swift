@@ -36,15 +36,15 @@ extension Disconnect: CustomStringConvertible {
         case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
         case .handshakeRejected(_, let line, let body):
             let said = body.isEmpty ? "" : ": \(body)"
-            return "handshake rejected by the server: \(TerminalText.escapingControls(line))\(said)"
+            return "handshake rejected by the server: \(TerminalEscaping.escaping(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         case .redirectRefused(_, let reason): return reason
         case .closedByServer(let code, let reason):
             let name = code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" }
-            let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
+            let said = reason.isEmpty ? "" : ": \(TerminalEscaping.escaping(reason))"
             return "closed by the server with \(name ?? "no status code")\(said)"
         case .closedByClient(let code, let reason):
-            let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
+            let said = reason.isEmpty ? "" : ": \(TerminalEscaping.escaping(reason))"
             return "closed with " + (code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" } ?? "no status code") + said
         case .pingTimeout: return "ping timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"

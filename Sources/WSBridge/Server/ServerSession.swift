@@ -34,6 +34,9 @@ public struct ServerOptions: Sendable {
     /// --exec: each client gets its own `sh -c COMMAND`, which takes the
     /// place of stdin and stdout for that client.
     public var exec: String? = nil
+    /// --max-programs: --exec programs at once (running, or winding down
+    /// after their client left); past it an upgrade is answered 503.
+    public var maxPrograms = 256
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -140,9 +143,7 @@ public final class ServerSession: SessionDriver {
         client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
         if bridge.format == .json { client.channel?.readsTextAsJSON() }
-        if let execs, !execs.start(for: client) {
-            client.channel?.close(code: .internalError, reason: "cannot start the program")
-        }
+        execs?.start(for: client)
     }
 
     /// Clients still connected, and --exec programs still winding down after
@@ -172,10 +173,10 @@ public final class ServerSession: SessionDriver {
         case .text(let payload):
             if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
-            let destination = shell.output.destination(forText: payload)
-            let start = destination.pending.count
-            shell.output.appendText(payload, to: destination)
-            if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
+            if tagging, let own = withoutOwnTag(payload, from: client) {
+                return own.withUnsafeBytes { appendText($0, from: client) }
+            }
+            appendText(payload, from: client)
         case .binary(let payload):
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
@@ -189,15 +190,37 @@ public final class ServerSession: SessionDriver {
             // Our echo is queued; nothing more can be sent to it.
             if client.closeInfo == nil { client.closeInfo = (code ?? .noStatus, reason, true) }
             registry.retire(client)
-            let said = reason.isEmpty ? "" : ": " + TerminalText.escapingControls(reason)   // the peer's text
+            let said = reason.isEmpty ? "" : ": " + TerminalEscaping.escaping(reason)   // the peer's text
             log.info("client \(client.id) closed (\(code.map(String.init(describing:)) ?? "no status code"))\(said)")
         case .failed(let code, let reason):
             if client.closeInfo == nil { client.closeInfo = (code, reason, false) }
             registry.retire(client)
             if code == .abnormal { log.info("client \(client.id) dropped the connection"); return }
-            log.warning("client \(client.id): protocol error: \(TerminalText.escapingControls(reason)) (closing with \(code.rawValue))")
+            log.warning("client \(client.id): protocol error: \(TerminalEscaping.escaping(reason)) (closing with \(code.rawValue))")
             if options.once { shell.status = shell.status.combined(with: .protocolViolation) }
         }
+    }
+
+    /// A text message's line, tagged with its client under --tag.
+    private func appendText(_ payload: UnsafeRawBufferPointer, from client: ServerClient) {
+        let destination = shell.output.destination(forText: payload)
+        let start = destination.pending.count
+        shell.output.appendText(payload, to: destination)
+        if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
+    }
+
+    /// --tag: a client that sends its own top-level "$client" would pass for
+    /// another client (readers keep the last duplicate key): the member is
+    /// removed, said once per client, and each time with an event.
+    private func withoutOwnTag(_ payload: UnsafeRawBufferPointer, from client: ServerClient) -> [UInt8]? {
+        guard case .valid = JSONScanner.validate(payload),
+              let stripped = ClientTag.removingClientMembers(from: payload) else { return nil }
+        client.ownTagsRemoved += 1
+        if client.ownTagsRemoved == 1 {
+            log.warning("client \(client.id) (\(client.peer)) sent a \"$client\" member of its own; removed (--tag names the client), now and from now on")
+        }
+        shell.events.emit(ServerEvents.tagRemoved(id: client.id))
+        return stripped
     }
 
     /// --exec: data messages go to the client's program, not to stdout.

@@ -24,6 +24,13 @@ public let flagTable: [Flag] = [
              Blank lines and lines starting with # are skipped. The file is read once, when wspipe \
              starts, and its headers are sent after those of -H.
              """,
+             """
+             For -H, --header-file and --header-command alike: a Host, Origin or User-Agent header \
+             replaces wspipe's own, as with curl (the last one given wins), and the headers the \
+             handshake owns (Sec-WebSocket-Key, Sec-WebSocket-Version, Sec-WebSocket-Accept, \
+             Sec-WebSocket-Extensions, Upgrade, Connection, Content-Length, Transfer-Encoding) are \
+             refused: a usage error, or for --header-command a failed attempt naming the header.
+             """,
          ],
          apply: { o, v throws(UsageError) in o.headerFile = try FlagValue.nonEmpty("header-file", v) }),
     Flag(long: "header-command", valueName: "COMMAND",
@@ -74,6 +81,23 @@ public let flagTable: [Flag] = [
              }
              o.proxy = v
          }),
+    Flag(long: "proxy-user", valueName: "USER:PASSWORD",
+         help: "Authenticate to the proxy as USER with PASSWORD (split at the first colon), in place of any in its URL.",
+         category: .connection, rules: [.clientOnly, .conflicts("proxy-user-file")],
+         doc: [
+             """
+             Like curl -U, and like any argument, it is visible to other users in ps(1): prefer \
+             --proxy-user-file, or the password in the proxy variable (http_proxy=http://USER:PASSWORD@HOST), \
+             which only the user and root can read. Sent as Basic Proxy-Authorization to an \
+             HTTP proxy, as RFC 1929 user and password to a SOCKS5 one. A usage error when no \
+             proxy is given or set.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.proxyUser = try FlagValue.proxyUser("proxy-user", v) }),
+    Flag(long: "proxy-user-file", valueName: "FILE",
+         help: "Read the proxy's USER:PASSWORD from the first line of FILE (keeps the password out of ps).",
+         category: .connection, completion: .file, rules: [.clientOnly, .conflicts("proxy-user")],
+         apply: { o, v throws(UsageError) in o.proxyUserFile = try FlagValue.nonEmpty("proxy-user-file", v) }),
     Flag(long: "noproxy", valueName: "LIST",
          help: "Connect directly to these comma-separated hosts and domains (with their subdomains), "
              + "'*' for all; replaces no_proxy.",
@@ -246,7 +270,9 @@ public let flagTable: [Flag] = [
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
-                followed by a newline; line breaks inside it are kept.
+                followed by a newline; line breaks inside it are kept. Into a pipe or a file the bytes \
+                are exact; at a terminal, control characters are escaped (see LINES AND MESSAGES), \
+                as they are with --binary-output raw.
                 """,
             ],
             apply: { $0.lineFormat = .text }),
@@ -548,7 +574,9 @@ public let flagTable: [Flag] = [
              Stdin lines read while disconnected are queued in order and sent after the reconnect. \
              When the queue is full, nothing is dropped: reading stdin waits until it drains. \
              Messages held for their --ack count too: stdin is not read until acks free room, and \
-             after a reconnect the held messages go out again as the socket takes them.
+             after a reconnect the held messages go out again as the socket takes them. With \
+             --compress, so do the messages sent but not yet acknowledged by the server's TCP (kept \
+             to be compressed and sent again after a drop).
              """,
          ],
          apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
@@ -621,7 +649,8 @@ public let flagTable: [Flag] = [
          doc: [
              """
              A slow client gets back-pressure: wspipe stops reading stdin until it catches up, so \
-             that every client gets every line (see --send-timeout).
+             that every client gets every line, for at most --send-timeout (10s): a client that \
+             takes nothing for that long is disconnected.
              """,
              """
              What the clients hold together (output not yet written to them, messages still \
@@ -681,7 +710,7 @@ public let flagTable: [Flag] = [
                 """
                 stdout still gets every message, and stdin lines still go to every client. A client \
                 that does not read what the others send it holds all of them back (wspipe stops \
-                reading the clients until it catches up), unless --send-timeout disconnects it.
+                reading the clients until it catches up) until --send-timeout (10s) disconnects it.
                 """,
             ],
             apply: { $0.relay = true }),
@@ -692,20 +721,32 @@ public let flagTable: [Flag] = [
             doc: [
                 """
                 The member is added first in the object, and a stdin line is sent without it. \
-                JSON line mode only.
+                JSON line mode only. A client cannot pass for another: a top-level "$client" member \
+                it sends itself (however spelled, as "\\u0024client" too) is removed first, and \
+                reported once per client on stderr and each time with a tag_removed event, since \
+                jq, Python and JavaScript readers keep the last of two equal keys. --relay passes \
+                messages on to the other clients as they are.
                 """,
             ],
             apply: { $0.tag = true }),
     Flag(long: "send-timeout", valueName: "DURATION",
-         help: "Disconnect a client that has taken no data for this long instead of holding back the others.",
-         category: .server, defaultValue: "off", rules: [.serverOnly, .conflicts("exec")],
+         help: "Disconnect a client that has taken no data for this long instead of holding back the others; 0 waits for ever.",
+         category: .server, defaultValue: "10s", rules: [.serverOnly, .conflicts("exec")],
          doc: [
              """
-             Without it, a slow client holds back stdin for everyone. With it, a client whose unsent \
-             output has not shrunk for this long is disconnected, and the others go on.
+             A client that does not read what it is sent holds back stdin (and, with --relay, the \
+             other clients' messages) once its unsent output passes the high water, so that every \
+             client gets every line. A client whose unsent output then has not shrunk for this long \
+             is disconnected with 1008 and a send_timeout event, and the others go on: a stuck \
+             client holds the room back for at most this long, never for good. With 0 a slow \
+             client is waited for, however long it takes.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDurationOrOff("send-timeout", v) }),
+         apply: { o, v throws(UsageError) in
+             // "off", the default of earlier versions, still means 0.
+             let nanos = v == "off" ? 0 : try FlagValue.duration("send-timeout", v)
+             o.sendTimeoutNanos = nanos == 0 ? nil : nanos
+         }),
 
     Flag(long: "max-clients", valueName: "N",
          help: "Serve at most N clients at once; past that, an upgrade is answered 503.",
@@ -719,6 +760,19 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.maxClients = try FlagValue.positiveIntegerOrUnlimited("max-clients", v) }),
+    Flag(long: "max-programs", valueName: "N",
+         help: "With --exec, run at most N programs at once; past that, an upgrade is answered 503.",
+         category: .server, defaultValue: "256", rules: [.serverOnly, .requires("exec")],
+         doc: [
+             """
+             A program counts from its client's upgrade until it is reaped, also while it winds \
+             down after its client left. A program that cannot be started (no process or \
+             descriptor left) is a 503 too: the client never gets a 101 that is closed at once. \
+             The default fits the usual limit of 1024 open files (each --exec client takes three: \
+             its socket and two pipes) and a small machine: 256 shells take about 400 MB.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.maxPrograms = try FlagValue.positiveInteger("max-programs", v) }),
     Flag(long: "allow-origin", valueName: "ORIGIN",
          help: "Accept browser pages from ORIGIN only (scheme://host[:port]); repeat to allow more.",
          category: .server, repeatable: true, rules: [.serverOnly],

@@ -190,6 +190,16 @@ enum FlagValue {
         return value
     }
 
+    /// `USER:PASSWORD` (--proxy-user, or the line of --proxy-user-file):
+    /// split at the first colon (a password may hold more), taken as
+    /// written (no percent-decoding, as curl -U); the user is not empty.
+    static func proxyUser(_ source: String, _ value: String) throws(UsageError) -> (user: String, password: String) {
+        guard let colon = value.firstIndex(of: ":"), colon != value.startIndex else {
+            throw UsageError("--\(source): expected USER:PASSWORD")
+        }
+        return (String(value[..<colon]), String(value[value.index(after: colon)...]))
+    }
+
     /// `-H 'Name: value'` (curl's form): the name is an HTTP token (RFC 9110
     /// §5.1: no spaces, no separators), the value is what follows the first
     /// colon with its leading spaces and tabs trimmed. CR and LF are refused
@@ -206,7 +216,16 @@ enum FlagValue {
         guard !rest.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
             throw UsageError("--\(long): header value contains a line break")
         }
+        try checkNotReserved(name, "--\(long)")
         return (name, String(rest))
+    }
+
+    /// A header the handshake owns cannot be given (`ClientHandshake.reservedHeaders`);
+    /// `source` says where it was: "--header", "--header-file FILE:3".
+    static func checkNotReserved(_ name: String, _ source: String) throws(UsageError) {
+        guard let reserved = ClientHandshake.reservedHeader(name) else { return }
+        let hint = reserved == "Sec-WebSocket-Extensions" ? " (--compress offers permessage-deflate)" : ""
+        throw UsageError("\(source): \(reserved) belongs to the WebSocket handshake; wspipe sets it and it cannot be given\(hint)")
     }
 
     /// RFC 9110 §5.6.2 token: 1*tchar. Also the form of a subprotocol name

@@ -30,6 +30,10 @@ public struct Options: Sendable {
     public var connectTimeoutNanos: Int64 = 0
     /// `--proxy URL`, checked by `ProxyURL`; "" = no proxy, whatever the environment says.
     public var proxy: String? = nil
+    /// `--proxy-user USER:PASSWORD`: the proxy's credentials, in place of the URL's.
+    public var proxyUser: (user: String, password: String)? = nil
+    /// `--proxy-user-file FILE`, unread: read when the run is planned.
+    public var proxyUserFile: String? = nil
     /// `--noproxy LIST`: replaces the no_proxy variable.
     public var noProxy: String? = nil
     /// `--unix-socket PATH`.
@@ -136,12 +140,14 @@ public struct Options: Sendable {
     public var routeErrorsIgnored = false
     /// `--tag` (server mode): `"$client":N` on lines from clients, addressing on stdin lines.
     public var tag = false
-    /// `--send-timeout` (server mode): nil = a slow client holds back stdin (no timeout).
+    /// `--send-timeout` (server mode): nil (0) = a slow client holds back stdin for as long as it takes.
     public var sendTimeoutNanos: Int64? = nil
     /// `--exec` (server mode): each client's own program.
     public var exec: String? = nil
     /// `--relay` (server mode): each client's messages go to the other clients too.
     public var relay = false
+    /// `--max-programs` (server mode, --exec): programs at once.
+    public var maxPrograms = 0
     /// `--max-clients` (server mode): nil = unlimited.
     public var maxClients: Int? = nil
     /// `--allow-origin` (server mode), in order; empty = any Origin.

@@ -29,7 +29,7 @@ enum Redirect {
         let target: WebSocketURL
         switch resolve(location, against: current) {
         case .success(let url): target = url
-        case .failure(let problem): return .refuse("redirected (\(status)) to '\(TerminalText.escapingControls(location))': \(problem.text)")
+        case .failure(let problem): return .refuse("redirected (\(status)) to '\(TerminalEscaping.escaping(location))': \(problem.text)")
         }
         if current.secure && !target.secure && !options.allowDowngrade {
             return .refuse("refused to follow a redirect (\(status)) from \(current.display) to \(target.display): "

@@ -22,14 +22,11 @@ final class ExecClient {
     private var log: Diagnostics { shell.log }
     private var channel: WebSocketChannel? { client.channel }
 
-    /// Starts the program for `client` (already upgraded). Throws when it
-    /// cannot be started.
-    init(client: ServerClient, command: String, environment: [String], shell: SessionShell,
-         graceNanos: Int64) throws(RouteSpecError) {
+    /// `process`, started for `client` before its upgrade (`ExecTable.prepare`).
+    init(client: ServerClient, process: CommandProcess, shell: SessionShell, graceNanos: Int64) {
         self.client = client
         self.shell = shell
-        process = try CommandProcess.spawn(command, .init(feedsInput: true, capturesOutput: true,
-                                                          environment: environment, ownProcessGroup: true))
+        self.process = process
         input = ProgramInput(process: process, loop: shell.loop)
         let bridge = shell.bridge
         formatter = OutputFormatter(format: bridge.format, binaryOutput: bridge.binaryOutput, separator: bridge.separator)
@@ -49,7 +46,7 @@ final class ExecClient {
             // goes on has chosen not to read the client any more.
             self.log.info("client \(self.client.id): the program closed its stdin; the client's messages are dropped from now on")
         }
-        log.info("client \(client.id): started pid \(process.pid): \(command)")
+        log.info("client \(client.id): started pid \(process.pid): \(process.command)")
     }
 
     var pid: Int32 { process.pid }
@@ -118,6 +115,12 @@ final class ExecClient {
     func reapBlocking() {
         output.stop()
         input.close()
+        Self.reapBlocking(process)
+    }
+
+    /// SIGTERM, up to a second for it to exit, then SIGKILL and a wait.
+    static func reapBlocking(_ process: CommandProcess) {
+        process.closeInput()
         process.closeOutput()
         guard process.waitStatus == nil else { return }
         process.send(signal: SIGTERM)
