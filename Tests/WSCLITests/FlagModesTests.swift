@@ -18,6 +18,7 @@ final class FlagModesTests: XCTestCase {
             "headers": try temporaryFile("X-File: 1\n"),
             "messages": try temporaryFile("{\"hello\":1}\n"),
             "proxyuser": try temporaryFile("u:p\n"),
+            "jar": try temporaryFile(""),
         ]
     }
 
@@ -49,6 +50,16 @@ final class FlagModesTests: XCTestCase {
         case "proxy-user": return (["--proxy", "http://proxy.example:3128"], ["--proxy-user", "u:p"])
         case "proxy-user-file": return (["--proxy", "http://proxy.example:3128"], ["--proxy-user-file", files["proxyuser"]!])
         case "max-programs": return ([], ["--max-programs", "3"])
+        case "location": return ([], ["-L"])
+        case "max-redirs": return (["-L"], ["--max-redirs", "3"])
+        case "location-downgrade": return (["-L"], ["--location-downgrade"])
+        case "cookie": return ([], ["--cookie", "sid=1"])
+        case "cookie-jar": return ([], ["-c", files["jar"]!])
+        case "user": return ([], ["--user", "ann:pw"])
+        case "user-file": return ([], ["--user-file", files["proxyuser"]!])
+        case "ipv4": return ([], ["-4"])
+        case "ipv6": return ([], ["-6"])
+        case "write-out": return ([], ["-w", "%{json}"])
         case "noproxy": return (["--proxy", "http://proxy.example:3128"], ["--noproxy", "example.com"])
         case "unix-socket": return ([], ["--unix-socket", "/run/app.sock"])
         case "max-message-size": return ([], ["--max-message-size", "1K"])

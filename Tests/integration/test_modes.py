@@ -41,7 +41,10 @@ SAMPLES = {
     "once": ["--once"], "relay": ["--relay"], "tag": ["--tag"], "send-timeout": ["--send-timeout", "2s"],
     "max-clients": ["--max-clients", "3"], "allow-origin": ["--allow-origin", "https://o.example"],
     "events": ["--events"], "stats": ["--stats"], "trace": ["--trace"], "verbose": ["-v"], "quiet": ["-q"],
-    "exec": ["--exec", "cat"], "max-programs": ["--max-programs", "3", "--exec", "cat"],
+    "exec": ["--exec", "cat"], "location": ["-L"], "max-redirs": ["--max-redirs", "3", "-L"],
+    "location-downgrade": ["--location-downgrade", "-L"], "cookie": ["--cookie", "sid=1"],
+    "cookie-jar": ["-c", "{jar}"], "user": ["--user", "ann:pw"], "user-file": ["--user-file", "{file}"],
+    "ipv4": ["-4"], "ipv6": ["-6"], "write-out": ["-w", "%{json}"], "max-programs": ["--max-programs", "3", "--exec", "cat"],
     "proxy-user": ["--proxy-user", "u:p", "--proxy", "http://127.0.0.1:9"],
     "proxy-user-file": ["--proxy-user-file", "{file}", "--proxy", "http://127.0.0.1:9"],
 }
@@ -80,7 +83,8 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
         if name in SKIP:
             continue
         assert name in SAMPLES, f"--{name}: add a sample to test_modes.py"
-        args = [a.replace("{pem}", str(pem)).replace("{file}", str(headers)) for a in SAMPLES[name]]
+        args = [a.replace("{pem}", str(pem)).replace("{file}", str(headers)).replace("{jar}", str(tmp_path / "jar"))
+                for a in SAMPLES[name]]
         client_ok = said == "" or said.startswith(("Client", "Refused"))
         server_ok = said == "" or said.startswith(("Server", "Needs", "Refused"))
         res = spawn([*args, closed], stdin=b"").finish(20)

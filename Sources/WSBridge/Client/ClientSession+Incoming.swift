@@ -23,10 +23,12 @@ extension ClientSession {
     func incoming(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload):
+            metrics.messageArrived()
             sender.replies.received(text: payload)
             received(text: payload)
             if endingWatchesMessages { ending.received(text: payload) }
         case .binary(let payload):
+            metrics.messageArrived()
             sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if endingWatchesMessages { ending.received() }
@@ -93,6 +95,7 @@ extension ClientSession {
         channel = nil
         sender.channel = nil
         let (code, clean) = cause.closeCode
+        metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         observer?.disconnected(cause, byClient: byClient)
