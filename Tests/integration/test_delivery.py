@@ -300,7 +300,7 @@ def test_a_forced_end_reports_what_was_never_written_as_not_sent(spawn, sink):
     # A silent sink confirms nothing: every line written is unconfirmed, and its
     # TCP had not acknowledged all of them (hence "never acknowledged").
     assert set(range(first, last + 1)) == received and count == len(received), (count, first, last)
-    assert re.search(r"unconfirmed: written, and .*acknowledged by the server's TCP before the end", res.stderr), res
+    assert re.search(r"unconfirmed: written, and .*never acknowledged by the server's machine before the end", res.stderr), res
     st = stats(res.stderr)
     assert st["not_sent"] == len(not_sent) and st["unconfirmed"] == count, st
     assert [(e["code"], e["clean"]) for e in events(res.stderr, "disconnected")] == [(1006, False)], \

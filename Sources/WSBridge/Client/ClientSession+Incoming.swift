@@ -23,11 +23,13 @@ extension ClientSession {
     func incoming(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload):
-            sender.replies.received()
+            metrics.messageArrived()
+            sender.replies.received(text: payload)
             received(text: payload)
             if endingWatchesMessages { ending.received(text: payload) }
         case .binary(let payload):
-            sender.replies.received()
+            metrics.messageArrived()
+            sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if endingWatchesMessages { ending.received() }
         case .ping(let payload):
@@ -91,7 +93,11 @@ extension ClientSession {
         if case .closedByServer? = disconnect { closeReceived = true }
         let confirmed = byClient && closeReceived
         let now = monotonicNanos()
-        let last = !lifecycle.reconnects(after: cause, now: now)
+        // Asked before the recovery, which queues again what the peer never
+        // acknowledged: as if it had (the lifecycle's answer is the same then).
+        var ahead = progress()
+        if channel?.holdsUnacknowledgedFrames == true { ahead.queueEmpty = false }
+        let last = !lifecycle.reconnects(after: cause, now: now, progress: ahead)
         let recovery = channel.map {
             sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, last: last)
         } ?? .init()
@@ -100,10 +106,11 @@ extension ClientSession {
         // Clean only when the server's Close came (RFC 6455 §7.1.5: 1006 otherwise).
         var (code, clean) = cause.closeCode
         if !closeReceived && clean { (code, clean) = (.abnormal, false) }
+        metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
-        handle(.connectionEnded(cause, now: now))
+        handle(.connectionEnded(cause, now: now, progress: progress()))
     }
 }

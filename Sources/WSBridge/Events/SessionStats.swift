@@ -18,6 +18,9 @@ public struct SessionStats: Equatable, Sendable {
     /// The stdin lines of the unconfirmed messages: first and last, one
     /// pair per report (a connection that ended, or the queue at the end).
     public var unconfirmedLines: [[Int]] = []
+    /// The round trip of the last pong to a --ping-interval ping (nanoseconds);
+    /// nil without one, and then not in the line.
+    public var rttLastNanos: Int64? = nil
 
     public init() {}
 
@@ -40,6 +43,7 @@ public struct SessionStats: Equatable, Sendable {
         line.int("not_sent", notSent)
         line.int("unconfirmed", unconfirmed)
         line.rawArray("unconfirmed_lines", unconfirmedLines.map { Array("[\($0[0]),\($0[1])]".utf8) })
+        if let rttLastNanos { line.raw("rtt_last_ms", EventLine.milliseconds(rttLastNanos)) }
         line.endObject()
         return line.finishLine()
     }

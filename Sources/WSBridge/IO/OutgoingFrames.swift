@@ -246,6 +246,13 @@ struct OutgoingFrames {
         return earlier
     }
 
+    /// After the connection ended: some frame kept was never acknowledged
+    /// (`unacknowledged`: what the kernel still held; nil if unknown).
+    func holdsUnacknowledged(_ unacknowledged: Int?) -> Bool {
+        guard let last = records.last, records.count > firstRecord else { return false }
+        return last.end > unacknowledged.map { max(written - $0, acknowledgedAtQuery) } ?? acknowledgedAtQuery
+    }
+
     /// After the connection ended (server): where each data frame it
     /// carried stands; written but not acknowledged is unconfirmed as well,
     /// since a server sends nothing again. `confirmedAll`: the peer answered our Close, after

@@ -172,6 +172,21 @@ final class WebSocketChannel {
         outgoing.discard(from: &connection)
     }
 
+    /// What the originals of compressed messages kept for recovery hold
+    /// (`OutgoingFrames`): counted against --queue-limit by the sender.
+    var heldOriginalBytes: Int { outgoing.originalBytes }
+
+    /// Asks the kernel what the peer's TCP acknowledged and lets those frames
+    /// (and their originals) go, without waiting for the next write to ask.
+    func releaseAcknowledged() {
+        guard recoversUnsent, !ended else { return }
+        queryAcknowledged(now: monotonicNanos())
+    }
+
+    /// After the channel ended: some frame it kept was never acknowledged by
+    /// the peer's TCP (it would be sent again if a connection follows).
+    var holdsUnacknowledgedFrames: Bool { ended && recoversUnsent && outgoing.holdsUnacknowledged(unacknowledgedAtEnd) }
+
     /// `tag` (a stdin line, `MessageTag`) is what the account counts it by,
     /// and comes back with the message if it has to be sent again.
     func send(_ message: OutgoingMessage, tag: Int = MessageTag.uncounted) {

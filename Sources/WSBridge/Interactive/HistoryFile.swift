@@ -148,7 +148,7 @@ struct HistoryFile {
         let reason = String(cString: strerror(errno))
         guard !warned else { return nil }
         warned = true
-        return "history: \(what) \(TerminalText.escapingControls(path)): \(reason) (history kept for this session only)"
+        return "history: \(what) \(TerminalEscaping.escaping(path)): \(reason) (history kept for this session only)"
     }
 
     // MARK: escaping

@@ -17,19 +17,19 @@ final class ExecClient {
     private var phaseTimer: EventLoop.TimerID?
     /// The pair is over: the program was reaped and the client is gone.
     var onReleased: (ExecClient) -> Void = { _ in }
+    /// A program line was not sent; true for the server's first (which
+    /// says how to send such lines).
+    var onRejected: () -> Bool = { false }
 
     private var loop: EventLoop { shell.loop }
     private var log: Diagnostics { shell.log }
     private var channel: WebSocketChannel? { client.channel }
 
-    /// Starts the program for `client` (already upgraded). Throws when it
-    /// cannot be started.
-    init(client: ServerClient, command: String, environment: [String], shell: SessionShell,
-         graceNanos: Int64) throws(RouteSpecError) {
+    /// `process`, started for `client` before its upgrade (`ExecTable.prepare`).
+    init(client: ServerClient, process: CommandProcess, shell: SessionShell, graceNanos: Int64) {
         self.client = client
         self.shell = shell
-        process = try CommandProcess.spawn(command, .init(feedsInput: true, capturesOutput: true,
-                                                          environment: environment, ownProcessGroup: true))
+        self.process = process
         input = ProgramInput(process: process, loop: shell.loop)
         let bridge = shell.bridge
         formatter = OutputFormatter(format: bridge.format, binaryOutput: bridge.binaryOutput, separator: bridge.separator)
@@ -49,7 +49,7 @@ final class ExecClient {
             // goes on has chosen not to read the client any more.
             self.log.info("client \(self.client.id): the program closed its stdin; the client's messages are dropped from now on")
         }
-        log.info("client \(client.id): started pid \(process.pid): \(command)")
+        log.info("client \(client.id): started pid \(process.pid): \(process.command)")
     }
 
     var pid: Int32 { process.pid }
@@ -97,7 +97,11 @@ final class ExecClient {
     }
 
     private func rejected(_ rejection: InputTranslator.Rejection) {
-        log.warning("client \(client.id): program output:\(rejection.line):\(rejection.column): \(rejection.reason) (line not sent)")
+        // The first report says what to do; the server goes on either way.
+        let how = onRejected()
+            ? "; in JSON mode the program must print JSON lines: -t sends each line as text (--lenient only those that are not JSON)"
+            : ""
+        log.warning("client \(client.id): program output:\(rejection.line):\(rejection.column): \(rejection.reason) (line not sent\(how))")
     }
 
     // MARK: ending
@@ -118,6 +122,12 @@ final class ExecClient {
     func reapBlocking() {
         output.stop()
         input.close()
+        Self.reapBlocking(process)
+    }
+
+    /// SIGTERM, up to a second for it to exit, then SIGKILL and a wait.
+    static func reapBlocking(_ process: CommandProcess) {
+        process.closeInput()
         process.closeOutput()
         guard process.waitStatus == nil else { return }
         process.send(signal: SIGTERM)
