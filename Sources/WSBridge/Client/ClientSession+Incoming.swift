@@ -16,6 +16,7 @@ extension ClientSession {
             if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
             reportProgress()
         case .ended(let reason):
+            if opening { endedWhileOpening = reason; return }
             channelEnded(reason)
         }
     }

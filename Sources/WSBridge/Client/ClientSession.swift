@@ -23,6 +23,12 @@ public final class ClientSession: SessionDriver {
     var keepAlive: KeepAlive?
     /// Why the current connection is ending, once known.
     var disconnect: Disconnect?
+    /// `opened` is sending the replay and the queue; a channel that ends
+    /// meanwhile is handled once the lifecycle knows the connection opened.
+    var opening = false
+    var endedWhileOpening: WebSocketChannel.EndReason?
+    /// `pumpSoon` is waiting for its turn of the loop.
+    private var pumpScheduled = false
     /// The last attempt's request carried a credential (for the hint after a 401).
     var lastAttemptAuthorized = false
     /// --until and --idle-timeout.
@@ -202,14 +208,22 @@ public final class ClientSession: SessionDriver {
         sender.channel = channel
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)
-        channel.onDrained = { [unowned self] in self.pump() }
+        channel.onDrained = { [unowned self] in self.pumpSoon() }
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
+        // A peer that resets the connection while they go out ends the
+        // channel before the lifecycle knows it is open: that end waits.
+        opening = true
         replay.replay(isReconnect: isReconnect, log: log,
                       send: { sender.transmit($0, line: MessageTag.uncounted, on: channel); observer?.sent($0) })
         sender.pump()
         let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
         handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))
+        opening = false
+        if let reason = endedWhileOpening {
+            endedWhileOpening = nil
+            return channelEnded(reason)
+        }
         guard lifecycle.phase != .ended else { return }
         ending.connected()
         channel.start(leftover: opened.leftover)
@@ -274,6 +288,20 @@ public final class ClientSession: SessionDriver {
         sender.pump()
         sender.updateFlow(of: shell.stdin)
         reportProgress()
+    }
+
+    /// The socket took everything: the queue goes on after a turn of the
+    /// loop, not from inside the write. Pumped from there, a queue that
+    /// filled while connecting went out in one go while the socket took it,
+    /// and nothing the server sent meanwhile (its messages, the signs of life
+    /// that confirm delivery) was read until the end of it.
+    private func pumpSoon() {
+        guard !pumpScheduled else { return }
+        pumpScheduled = true
+        loop.schedule(afterNanos: 0) { [unowned self] in
+            self.pumpScheduled = false
+            self.pump()
+        }
     }
 
     // MARK: SessionDriver

@@ -116,6 +116,7 @@ final class WebSocketChannel {
 
     /// Start reading; `leftover` is what arrived right after the handshake.
     func start(leftover: [UInt8]) {
+        guard !ended else { return }   // the peer went while the first frames were written
         watching = true
         loop.watch(stream.fd, .read) { [unowned self] readiness in self.ready(readiness) }
         if !leftover.isEmpty {
