@@ -12,8 +12,9 @@ public struct SessionStats: Equatable, Sendable {
     public var unacked = 0
     /// stdin lines never sent: still queued at the end, or refused by the server.
     public var notSent = 0
-    /// Messages the peer's TCP acknowledged after its last sign of life at a
-    /// drop: they may be lost with the peer.
+    /// Messages a connection took and the peer never confirmed (wspipe(1):
+    /// RECONNECT AND REPLAY): they may be lost. In server mode, those of the
+    /// clients that left.
     public var unconfirmed = 0
     /// The stdin lines of the unconfirmed messages: first and last, one
     /// pair per report (a connection that ended, or the queue at the end).
