@@ -65,6 +65,52 @@ final class ClientLifecycleTests: XCTestCase {
         XCTAssertEqual(m.handle(.progressed(.init(acksPending: false))), closeNormally)
     }
 
+    /// Issue 19: a peer that dies after the Close that ended the input, with
+    /// frames its TCP never acknowledged, gets them on a new connection.
+    func testADropAfterTheInputsCloseSendsAgainWhatWasNotAcknowledged() {
+        var m = open()
+        XCTAssertEqual(m.handle(.inputEnded(.init())), closeNormally)
+        let drop = Disconnect.dropped("connection reset")
+        let actions = m.handle(.connectionEnded(drop, now: 0, progress: .init(queueEmpty: false, inputOver: true)))
+        XCTAssertEqual(actions.count, 1)
+        guard case .announceRetry = actions.first else { return XCTFail("\(actions)") }
+        // The next connection flushes what was queued again, then closes.
+        _ = m.handle(.timerFired(.init(queueEmpty: false, inputOver: true)))
+        XCTAssertEqual(m.handle(.connected(now: 0, inputEnded: true, progress: .init(queueEmpty: false, inputOver: true))), [])
+        XCTAssertEqual(m.phase, .open(.flushing))
+        XCTAssertEqual(m.handle(.progressed(.init(inputOver: true))), closeNormally)
+    }
+
+    func testADropAfterTheInputsCloseEndsWhenNothingIsLeft() {
+        var m = open()
+        _ = m.handle(.inputEnded(.init()))
+        XCTAssertEqual(m.handle(.connectionEnded(.dropped("reset"), now: 0, progress: .init(inputOver: true))),
+                       [.stopInput, .finish(.completed)])
+    }
+
+    func testAPeerStuckPastTheCloseTimeoutIsNotReconnectedTo() {
+        var m = open()
+        _ = m.handle(.inputEnded(.init()))
+        XCTAssertEqual(m.handle(.timerFired(.init(inputOver: true))), [.dropConnection])
+        XCTAssertEqual(m.handle(.connectionEnded(.dropped("no Close"), now: 0, progress: .init(queueEmpty: false))),
+                       [.stopInput, .finish(.completed)])
+    }
+
+    func testAStopsCloseIsNotFollowedByAReconnect() {
+        var m = open()
+        XCTAssertEqual(m.handle(.stop(.interrupted)), closeNormally)
+        XCTAssertEqual(m.handle(.connectionEnded(.dropped("reset"), now: 0, progress: .init(queueEmpty: false))),
+                       [.stopInput, .finish(.completed)])
+    }
+
+    func testTheCloseTimerWaitsAsLongAgainWhileThePeerProgresses() {
+        var m = open()
+        _ = m.handle(.inputEnded(.init()))
+        XCTAssertEqual(m.handle(.timerFired(.init(peerProgressed: true))), [.restartTimer])
+        XCTAssertEqual(m.phase, .closing)
+        XCTAssertEqual(m.handle(.timerFired(.init())), [.dropConnection])
+    }
+
     func testAckTimeoutReportsThenCloses() {
         var m = open()
         _ = m.handle(.inputEnded(.init(acksPending: true)))

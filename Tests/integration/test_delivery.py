@@ -214,6 +214,21 @@ def test_what_a_dead_server_lost_is_reported_with_its_lines(spawn, sink, tls_cer
     check_accounting(res, conns, total)
 
 
+def test_a_server_that_dies_after_the_inputs_close_gets_the_rest(spawn, sink, tls_cert):
+    """The whole input fits in the socket buffers: stdin ends and wspipe's
+    Close is out long before the slow sink dies. What its TCP never
+    acknowledged goes to the next connection (not just reported), then the
+    Close; what it acknowledged and never read is reported."""
+    ROWS["after_close"] = ({"stall_after": 1000, "stall_for": 1.0, "die_after": 1300}, [])
+    try:
+        res, conns, total = run_row(spawn, sink, tls_cert, "after_close", "plain", total=3_000)
+    finally:
+        del ROWS["after_close"]
+    check_accounting(res, conns, total)
+    assert any('"by":"client"' in l and '"code":1006' in l for l in res.stderr.splitlines()), \
+        "the sink died after wspipe's Close"
+
+
 def test_a_log_cut_short_by_a_kill_keeps_its_whole_frames(tmp_path):
     """The harness itself (see the kill test in test_first_minutes.py): a sink
     killed in the middle of writing its log leaves a last frame cut short,

@@ -74,6 +74,11 @@ struct ClientLifecycle {
     /// after the Close came), the run ends with it instead of a connection
     /// that would only say goodbye.
     private var retryingAfterClose: Disconnect?
+    /// The current Close went out because the input is over and everything
+    /// was sent (not a stop, not --until), and its timer has not run out:
+    /// a peer that drops the connection now, with frames its TCP never
+    /// acknowledged (queued again), gets them on a new connection.
+    private var closingAfterInput = false
 
     init(policy: Policy, backoff: Backoff) {
         self.policy = policy
@@ -185,6 +190,14 @@ struct ClientLifecycle {
             refusals = cause.isRefusal && !stable ? refusals + 1 : 0
             return decide(after: cause, wasOpen: true)
         case .closing:
+            // The peer dropped the connection after the Close that ended the
+            // input, before its TCP acknowledged everything: what it never
+            // got (queued again) goes on a new connection, then the Close.
+            if closingAfterInput, cause.isDrop, !progress.queueEmpty {
+                closingAfterInput = false
+                phase = .open(.flushing)
+                return decide(after: cause, wasOpen: true)
+            }
             // The ending we started is complete, unless the server broke the
             // protocol on the way out, or closed with an error of its own
             // (its Close crossed ours: it is no echo of what we sent).
@@ -245,6 +258,7 @@ struct ClientLifecycle {
             return settle(from: .lingering(forNanos: 0), progress)
         case .lingering:
             if let wait = progress.replyWaitNanos, wait > 0 { phase = .open(.lingering(forNanos: wait)); return [] }
+            defer { closingAfterInput = true }
             return close()
         }
     }
@@ -257,7 +271,9 @@ struct ClientLifecycle {
         case .closing, .closingToReconnect:
             // --close-timeout counts from the last progress: a slow peer
             // still draining what was sent is not cut off.
-            return progress.peerProgressed ? [.restartTimer] : [.dropConnection]
+            if progress.peerProgressed { return [.restartTimer] }
+            closingAfterInput = false   // a peer stuck this long is given up on, not reconnected to
+            return [.dropConnection]
         case .open(.awaitingAcks):
             // What is still held is reported; the ending goes on without it.
             var rest = progress
@@ -310,6 +326,7 @@ struct ClientLifecycle {
     private mutating func close(_ code: CloseCode, reason: String) -> [Action] {
         phase = .closing
         closeSent = code
+        closingAfterInput = false
         return [.stopInput, .sendClose(code, reason: reason)]
     }
 

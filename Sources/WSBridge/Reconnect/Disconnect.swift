@@ -63,6 +63,14 @@ extension Disconnect: CustomStringConvertible {
         body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
+    /// The connection went without a Close (EOF or reset, a dead peer).
+    var isDrop: Bool {
+        switch self {
+        case .dropped, .pingTimeout: return true
+        default: return false
+        }
+    }
+
     /// The `disconnected` event's reason: a Close frame's own reason, exact
     /// (the event is JSON, escaped as JSON, like `client_disconnected`'s;
     /// code and `by` say the rest), else what happened, as a user reads it.
