@@ -185,7 +185,7 @@ ROWS = {
     # The same, a slow reader (5 MB/s).
     "ticks_slow_reader": ({"tick": 0.05, "die_after": 10_000, "rate": 5e6, "quiet_last": QUIET}, []),
     # Silent, but answers wspipe's pings.
-    "pongs": ({"die_after": 15_000, "rate": 5e6}, ["--ping-interval", "50ms", "--ping-timeout", "10s"]),
+    "pongs": ({"die_after": 15_000, "rate": 5e6, "quiet_last": QUIET}, ["--ping-interval", "50ms", "--ping-timeout", "10s"]),
 }
 
 TRANSPORTS = {"plain": (False, False), "tls": (True, False), "compress": (False, True), "tls_compress": (True, True)}
@@ -219,7 +219,7 @@ def test_a_server_that_dies_after_the_inputs_close_gets_the_rest(spawn, sink, tl
     Close is out long before the slow sink dies. What its TCP never
     acknowledged goes to the next connection (not just reported), then the
     Close; what it acknowledged and never read is reported."""
-    ROWS["after_close"] = ({"stall_after": 1000, "stall_for": 1.0, "die_after": 1300}, [])
+    ROWS["after_close"] = ({"stall_after": 1000, "stall_for": 2.0, "die_after": 1300}, ["--linger", "0"])
     try:
         res, conns, total = run_row(spawn, sink, tls_cert, "after_close", "plain", total=3_000)
     finally:

@@ -159,6 +159,11 @@ struct OutgoingFrames {
         spoke = true
     }
 
+    /// A sign of life read too late to confirm anything (the peer was gone).
+    mutating func ignoreSignOfLife() {
+        spoke = false
+    }
+
     /// The kernel held some of what was written when it was last asked (or
     /// more was written since): a sign of life may confirm more once it is
     /// asked again. (The peer acknowledges while nothing is written, too.)

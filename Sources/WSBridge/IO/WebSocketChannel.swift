@@ -247,6 +247,7 @@ final class WebSocketChannel {
         // first, a message or a pong confirming what it had (a write would
         // fail and end the channel with them unread).
         let going = readiness.contains(.hangup) || readiness.contains(.error)
+        if going { peerGone = true }
         if readiness.contains(.writable) && !going { flush() }
         if readiness.contains(.readable) || going {
             if !readingStopped || readiness.contains(.error) { readAvailable() }
@@ -348,6 +349,10 @@ final class WebSocketChannel {
     /// unless 64 KiB more went out: a request/response exchange costs no
     /// system call per message, and what is confirmed lags by at most that.
     private func confirmSignOfLife() {
+        // Read after the peer went (a reset, a hang-up): it was sent before,
+        // but its TCP went on acknowledging until the end, and what it had
+        // not read is lost with it. It confirms nothing new.
+        guard !peerGone else { return outgoing.ignoreSignOfLife() }
         if outgoing.hasUnacknowledged {
             let now = monotonicNanos()
             if outgoing.written - outgoing.writtenAtQuery >= Self.signOfLifeQueryStep
@@ -468,6 +473,9 @@ final class WebSocketChannel {
 
     /// A write failed: nothing more is written while what the peer sent before is read.
     private var writeFailed = false
+    /// The peer is gone (a failed write, a hang-up or error from poll): what
+    /// is read now confirms nothing new (`confirmSignOfLife`).
+    private var peerGone = false
 
     /// A write failed (the peer is gone): the kernel still holds what the
     /// peer sent before it went, which is read and handled (its messages are
@@ -479,6 +487,7 @@ final class WebSocketChannel {
     /// handing out while this write failed, a --relay copy.)
     private func readWhatIsLeft() {
         writeFailed = true
+        peerGone = true
         guard !isTLS, !inReceive else { return }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }

@@ -20,10 +20,12 @@ JSON object; every key is optional:
   message_at         seconds after the upgrade: send one text message
                      {"hello":1}
   tick               seconds between {"tick":N} text messages
-  quiet_last         send no message within this many data messages of
-                     die_after (see the tests: a peer that dies right after
-                     a sign of life can lose what its TCP acknowledged and
-                     its application never read, which no client can see)
+  quiet_last         send no message and answer no ping within this many
+                     data messages of die_after (see the tests: a peer that
+                     dies right after a sign of life can lose what its TCP
+                     acknowledged and its application never read, which no
+                     client can see; and over TLS a pong that arrives just
+                     before the reset is not read once a write has failed)
   rate               read at most this many bytes per second
   burst              [BYTES, SECONDS]: read BYTES, then nothing for SECONDS
                      (a healthy but slow reader)
@@ -301,12 +303,12 @@ class Connection(threading.Thread):
                 self.note("progress")
             for opcode, payload in controls:
                 if opcode == OP_PING:
-                    if b.get("pongs", True):
+                    if b.get("pongs", True) and not self.quiet():
                         self.send(self.frame(OP_PONG, payload))
                         self.note("pong")
                 elif opcode == OP_CLOSE:
+                    self.note("close")   # before the echo: the client may be gone right after it
                     self.send(self.frame(OP_CLOSE, payload[:2]))
-                    self.note("close")
                     return
             if die_after is not None and self.frames.messages >= die_after:
                 self.note("die")
