@@ -39,6 +39,8 @@ complete -c wspipe -l binary-output -r -f -a 'raw base64 drop' -d 'How raw line 
 complete -c wspipe -l lenient -d 'Send lines that are not valid JSON as raw text instead of rejecting them'
 complete -c wspipe -l strict -d 'Stop at the first line that is not valid JSON'
 complete -c wspipe -s 'i' -l interactive -d 'Run the interactive line editor even when stdout is not a terminal (the default when stdin and stdout both are)'
+complete -c wspipe -l history-size -r -f -d 'Keep the newest messages of the interactive transcript up to this many bytes, for /find, /show and /resend'
+complete -c wspipe -l no-status-line -d 'Draw no status row under the interactive prompt (WSPIPE_PLAIN=1 does the same)'
 complete -c wspipe -l type-key -r -f -d 'Read the type that --route matches at this dotted key path of incoming JSON messages'
 complete -c wspipe -l route -r -f -d 'Write messages of type VALUE ($binary, $text, $event, * for the rest) to DEST: stdout, stderr, drop, fd:N, a file, or |COMMAND; repeat for more routes'
 complete -c wspipe -l route-errors -r -f -a 'report ignore' -d 'Whether a failing route destination (full disk, exited command) is reported on stderr'

@@ -21,6 +21,10 @@ struct Environment {
     /// $XDG_STATE_HOME and $HOME (empty counts as unset), for the history file.
     var stateHome: String? = nil
     var home: String? = nil
+    /// $XDG_CONFIG_HOME (empty counts as unset), for the saved messages.
+    var configHome: String? = nil
+    /// WSPIPE_PLAIN is set to a non-empty value: no status row (for screen readers).
+    var plain = false
 
     /// This process's.
     static func current() -> Environment {
@@ -28,7 +32,8 @@ struct Environment {
         return Environment(stdoutIsTerminal: StdioMode.isTerminal(1), noColor: noColor,
                            variable: ProxySelection.getenvironment,
                            stdinIsTerminal: StdioMode.isTerminal(0), stderrIsTerminal: StdioMode.isTerminal(2),
-                           stateHome: variable("XDG_STATE_HOME"), home: variable("HOME"))
+                           stateHome: variable("XDG_STATE_HOME"), home: variable("HOME"),
+                           configHome: variable("XDG_CONFIG_HOME"), plain: variable("WSPIPE_PLAIN") != nil)
     }
 
     private static func variable(_ name: String) -> String? {

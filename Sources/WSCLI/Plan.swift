@@ -44,7 +44,10 @@ enum Plan {
         return InteractiveSettings(
             terminalFD: terminal, colors: !environment.noColor,
             historyPath: InteractiveConsole.Options.historyPath(stateHome: environment.stateHome, home: environment.home),
-            home: environment.home)
+            home: environment.home,
+            savedMessagesPath: InteractiveConsole.Options.savedMessagesPath(configHome: environment.configHome,
+                                                                           home: environment.home),
+            transcriptBytes: o.historySize, statusLine: !o.noStatusLine && !environment.plain)
     }
 
     static func bridgeOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> BridgeOptions {

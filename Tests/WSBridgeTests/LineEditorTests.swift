@@ -105,17 +105,35 @@ final class LineEditorTests: XCTestCase {
         XCTAssertEqual(shown(e), #"{"a":1}|"#)
     }
 
-    func testRejectKeepsTheTextWithTheCursorOnTheError() {
+    func testRejectKeepsTheTextWithTheCursorAtTheEndAndMarksTheError() {
         var e = editor()
-        press(&e, .text(#"{"é": tru}"#))
+        press(&e, .text(#"{"é": tru}"#), .left, .left)
         // The error offset is in UTF-8 bytes: `{"é": ` is 7 bytes, 6 characters.
         e.reject("invalid JSON", atUTF8Offset: 7)
-        XCTAssertEqual(shown(e), #"{"é": |tru}"#)
+        XCTAssertEqual(shown(e), #"{"é": tru}|"#, "the cursor at the end, where Ctrl-U and typing expect it")
+        XCTAssertEqual(e.view.mark, 6, "the character the error is about")
         XCTAssertEqual(e.view.status, "invalid JSON")
-        press(&e, .right)
+        press(&e, .left)
         XCTAssertEqual(e.view.status, "invalid JSON", "moving keeps the message")
+        XCTAssertEqual(e.view.mark, 6)
         press(&e, .text("e"))
         XCTAssertNil(e.view.status, "editing removes it")
+        XCTAssertNil(e.view.mark)
+        // Ctrl-U right after a rejection starts over.
+        e.reject("invalid JSON", atUTF8Offset: 0)
+        press(&e, .ctrl("u"))
+        XCTAssertEqual(shown(e), "|")
+        // An error at the end (input ended too soon) marks nothing.
+        press(&e, .text("[1,"))
+        e.reject("unexpected end", atUTF8Offset: 3)
+        XCTAssertNil(e.view.mark)
+    }
+
+    func testCompletionReplacesWhatIsBeforeTheCursor() {
+        var e = editor()
+        press(&e, .text("/se x"), .left, .left)
+        e.complete("/send ")
+        XCTAssertEqual(shown(e), "/send | x")
     }
 
     func testCtrlCClearsThenInterrupts() {

@@ -14,6 +14,7 @@ final class FlagTableTests: XCTestCase {
             "proxy", "proxy-user", "proxy-user-file", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
             "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict", "interactive",
+            "history-size", "no-status-line",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
             "linger",
             "listen", "once",

@@ -6,9 +6,10 @@ import XCTest
 /// it draws: decided from the terminals and -i, never in a pipe.
 final class InteractivePlanTests: XCTestCase {
     private func environment(stdin: Bool, stdout: Bool, stderr: Bool = true, noColor: Bool = false,
-                             stateHome: String? = nil, home: String? = "/home/ann") -> Environment {
+                             stateHome: String? = nil, home: String? = "/home/ann", configHome: String? = nil,
+                             plain: Bool = false) -> Environment {
         Environment(stdoutIsTerminal: stdout, noColor: noColor, stdinIsTerminal: stdin, stderrIsTerminal: stderr,
-                    stateHome: stateHome, home: home)
+                    stateHome: stateHome, home: home, configHome: configHome, plain: plain)
     }
 
     private func settings(_ args: [String], _ environment: Environment,
@@ -71,5 +72,20 @@ final class InteractivePlanTests: XCTestCase {
 
     func testDashIIsForTheClient() {
         assertUsageError(["-i", "--listen", "9000"], "--interactive is for client mode (not with --listen)")
+    }
+
+    func testTranscriptSizeStatusLineAndSavedMessages() throws {
+        let s = try XCTUnwrap(try settings([], environment(stdin: true, stdout: true)))
+        XCTAssertEqual(s.transcriptBytes, 4 << 20, "--history-size's default")
+        XCTAssertTrue(s.statusLine)
+        XCTAssertEqual(s.savedMessagesPath, "/home/ann/.config/wspipe/messages.ndjson")
+        let t = try XCTUnwrap(try settings(["--history-size", "64K", "--no-status-line"],
+                                           environment(stdin: true, stdout: true, configHome: "/config")))
+        XCTAssertEqual(t.transcriptBytes, 64 << 10)
+        XCTAssertFalse(t.statusLine)
+        XCTAssertEqual(t.savedMessagesPath, "/config/wspipe/messages.ndjson")
+        XCTAssertEqual(try settings([], environment(stdin: true, stdout: true, plain: true))?.statusLine, false,
+                       "WSPIPE_PLAIN=1 for screen readers")
+        assertUsageError(["--history-size", "0", url], "--history-size: size must be greater than 0")
     }
 }

@@ -308,6 +308,8 @@ final class ReconnectFlagsTests: XCTestCase {
         ("noproxy", ["--noproxy", "localhost"]),
         ("unix-socket", ["--unix-socket", "/run/app.sock"]),
         ("interactive", ["-i"]),
+        ("history-size", ["--history-size", "1M"]),
+        ("no-status-line", ["--no-status-line"]),
         ("until", ["--until", "type=done"]),
         ("idle-timeout", ["--idle-timeout", "1s"]),
         ("header-command", ["--header-command", "echo"]),

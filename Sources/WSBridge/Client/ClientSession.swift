@@ -56,8 +56,9 @@ public final class ClientSession: SessionDriver {
         replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize)
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
-        interactive = client.interactive.map { [shell] in
-            InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events)
+        interactive = client.interactive.map { [shell, replay] in
+            InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
+                                captureNames: policy.captures.map(\.name), capture: { replay.captured($0) })
         }
         observer = interactive
         if let interactive { sender.onResent = { interactive.sent(.text($0)) } }

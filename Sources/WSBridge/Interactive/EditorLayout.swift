@@ -20,6 +20,8 @@ struct EditorLayout: Equatable {
     private static let promptStyle = Array("\u{1B}[1m".utf8)          // bold
     private static let searchStyle = Array("\u{1B}[33m".utf8)         // yellow
     private static let statusStyle = Array("\u{1B}[31m".utf8)         // red
+    private static let markStyle = Array("\u{1B}[4;31m".utf8)         // red, underlined
+    static let footerStyle = Array("\u{1B}[7m".utf8)                  // reverse video
 
     init(view: EditorView, columns: Int, colors: Bool) {
         self.columns = max(columns, 2)
@@ -28,6 +30,13 @@ struct EditorLayout: Equatable {
         if colors { setStyle(nil) }
         for (i, c) in view.text.enumerated() {
             if i == view.cursor { markCursor(before: c == "\n" ? 0 : Self.cell(c).1) }
+            if i == view.mark && colors && c != "\n" {
+                // The character a rejected line's error is about.
+                setStyle(Self.markStyle)
+                place(c)
+                setStyle(nil)
+                continue
+            }
             if c == "\n" {
                 breakRow()
                 if view.indent < self.columns { place(Array(repeating: 0x20, count: view.indent), width: view.indent) }
@@ -39,8 +48,9 @@ struct EditorLayout: Equatable {
     }
 
     /// The status line: one row, cut with "…" when wider than the terminal.
-    static func statusRow(_ message: String, columns: Int, colors: Bool) -> (bytes: [UInt8], width: Int) {
-        var bytes = colors ? statusStyle : []
+    static func statusRow(_ message: String, columns: Int, colors: Bool,
+                          style: [UInt8]? = nil) -> (bytes: [UInt8], width: Int) {
+        var bytes = colors ? style ?? statusStyle : []
         var width = 0
         let cells = message.map(cell)
         let room = max(columns - 1, 1)

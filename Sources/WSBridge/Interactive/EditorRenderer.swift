@@ -83,17 +83,20 @@ struct EditorRenderer {
     private mutating func paint(_ view: EditorView, into out: inout [UInt8]) {
         let layout = EditorLayout(view: view, columns: columns, colors: colors)
         let status = view.status.map { EditorLayout.statusRow($0, columns: columns, colors: colors) }
-        let visible = visibleRows(layout, reserving: status == nil ? 0 : 1)
+        let footer = view.footer.map {
+            EditorLayout.statusRow($0, columns: columns, colors: colors, style: EditorLayout.footerStyle)
+        }
+        let visible = visibleRows(layout, reserving: (status == nil ? 0 : 1) + (footer == nil ? 0 : 1))
         var widths: [Int] = []
         for (k, row) in visible.enumerated() {
             if k > 0 { out.append(contentsOf: [0x0D, 0x0A]) }
             out.append(contentsOf: layout.rows[row])
             widths.append(layout.widths[row])
         }
-        if let status {
+        for row in [status, footer].compactMap({ $0 }) {
             out.append(contentsOf: [0x0D, 0x0A])
-            out.append(contentsOf: status.bytes)
-            widths.append(status.width)
+            out.append(contentsOf: row.bytes)
+            widths.append(row.width)
         }
         // From the end of the last row to the cursor.
         let cursorRow = layout.cursorRow - visible.lowerBound

@@ -12,4 +12,9 @@ struct EditorView: Equatable {
     /// Columns before the second and later lines of a multi-line text, so
     /// that a pasted JSON value lines up under its first line.
     var indent: Int
+    /// Character index of what a rejected line's error is about, drawn
+    /// marked (with colours); nil when there is none.
+    var mark: Int? = nil
+    /// The status line (StatusLine), the area's last row; nil when off.
+    var footer: String? = nil
 }

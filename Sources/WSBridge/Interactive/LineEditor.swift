@@ -33,6 +33,8 @@ struct LineEditor {
     private(set) var cursor = 0
     /// Shown under the edit area until the text changes.
     private(set) var status: String?
+    /// The character a rejected line's error is about (see `reject`), until the text changes.
+    private(set) var mark: Int?
     private(set) var search: HistorySearch?
     /// Position in the history being shown; `history.count` is the new line.
     private var historyIndex: Int
@@ -51,7 +53,8 @@ struct LineEditor {
     var view: EditorView {
         let indent = DisplayWidth.of(Array(prompt))
         guard let search else {
-            return EditorView(prompt: prompt, isSearch: false, text: text, cursor: cursor, status: status, indent: indent)
+            return EditorView(prompt: prompt, isSearch: false, text: text, cursor: cursor, status: status, indent: indent,
+                              mark: mark)
         }
         if let match = search.match {
             return EditorView(prompt: search.prompt, isSearch: true, text: Array(history[match]),
@@ -68,15 +71,27 @@ struct LineEditor {
         text = []
         cursor = 0
         status = nil
+        mark = nil
         drafts = [:]
         historyIndex = history.count
     }
 
-    /// The submitted text was not sent: keep it, show why, put the cursor on
-    /// the offending byte (an offset in the text's UTF-8).
+    /// The submitted text was not sent: keep it, show why, and mark the
+    /// offending byte (an offset in the text's UTF-8). The cursor stays at
+    /// the end, where typing goes on and where Ctrl-U and Ctrl-W expect it
+    /// (a cursor moved onto the error left Ctrl-U, pressed to start over,
+    /// with nothing to cut).
     mutating func reject(_ message: String, atUTF8Offset offset: Int) {
-        cursor = Self.characterIndex(in: text, utf8Offset: offset)
+        cursor = text.count
+        let index = Self.characterIndex(in: text, utf8Offset: offset)
+        mark = index < text.count ? index : nil
         status = message
+    }
+
+    /// Tab: the text before the cursor becomes `completed` (what was typed,
+    /// completed); the rest of the line stays.
+    mutating func complete(_ completed: String) {
+        replace(0..<cursor, with: completed)
     }
 
     /// Shows (or with nil removes) a message under the edit area.
@@ -158,6 +173,7 @@ struct LineEditor {
         text = drafts[match] ?? Array(history[match])
         cursor = min(search.matchOffset, text.count)
         status = nil
+        mark = nil
     }
 
     // MARK: editing
@@ -192,6 +208,7 @@ struct LineEditor {
         text = []
         cursor = 0
         status = nil
+        mark = nil
         drafts = [:]
         historyIndex = history.count
     }
@@ -206,6 +223,7 @@ struct LineEditor {
         text = Array(joined)
         cursor = Self.characterIndex(in: text, utf8Offset: before.utf8.count)
         status = nil
+        mark = nil
     }
 
     /// Index of the first character starting at or after `offset` UTF-8 bytes.
@@ -240,6 +258,7 @@ struct LineEditor {
         text = drafts[index] ?? (index < history.count ? Array(history[index]) : [])
         cursor = text.count
         status = nil
+        mark = nil
     }
 
     /// Moves to the line starting at `start`, in the column the cursor is in now.

@@ -27,6 +27,9 @@ final class ReplayCoordinator {
         translator = InputTranslator(format: .json, lenient: false, maxPendingBytes: maxMessageSize)
     }
 
+    /// The latest value of --capture NAME (the interactive mode's /send).
+    func captured(_ name: String) -> [UInt8]? { captures.value(name) }
+
     /// Incoming text must be validated and looked at (acks or captures).
     var watchesIncoming: Bool { ledger != nil || !captures.isEmpty }
     var tracksAcks: Bool { ledger != nil }

@@ -347,6 +347,21 @@ public let flagTable: [Flag] = [
                 """,
             ],
             apply: { $0.interactive = true }),
+    Flag(long: "history-size", valueName: "SIZE",
+         help: "Keep the newest messages of the interactive transcript up to this many bytes, "
+             + "for /find, /show and /resend.",
+         category: .dataMode, defaultValue: "4M", rules: [.clientOnly],
+         doc: [
+             """
+             Messages hidden by /filter are kept too; a message larger than SIZE is shown but not kept. \
+             This is memory, not a file: the transcript ends with the run. See INTERACTIVE MODE.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.historySize = try FlagValue.size("history-size", v) }),
+    .toggle("no-status-line", nil, .dataMode,
+            help: "Draw no status row under the interactive prompt (WSPIPE_PLAIN=1 does the same).",
+            rules: [.clientOnly],
+            apply: { $0.noStatusLine = true }),
 
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",

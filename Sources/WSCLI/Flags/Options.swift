@@ -83,6 +83,10 @@ public struct Options: Sendable {
     public var reverseUnidirectional = false
     /// `-i`: the interactive mode even when stdout is not a terminal.
     public var interactive = false
+    /// `--history-size`: bytes of messages the interactive transcript keeps.
+    public var historySize = 0
+    /// `--no-status-line`: no status row in the interactive mode.
+    public var noStatusLine = false
     public var closeTimeoutNanos: Int64 = 0
     /// `--linger`: at stdin EOF, how long replies still owed may take.
     public var lingerNanos: Int64 = 0

@@ -1,0 +1,236 @@
+import WSCore
+
+/// The slash commands (wspipe(1): INTERACTIVE MODE; InteractiveHelp lists
+/// them): what each does to the transcript, the filter, the saved messages,
+/// and which actions it asks of the session.
+extension InteractiveConsole {
+    func run(_ command: SlashCommand, line: String, above: inout [UInt8], actions: inout [Action]) {
+        switch command {
+        case .ping(let text): actions.append(.ping(Array(text.utf8)))
+        case .close(let code, let reason): actions.append(.close(code: code, reason: reason))
+        case .binary(let path): actions.append(.sendFile(path: expandingHome(path)))
+        case .text(let text): send(.sendText(Array(text.utf8)), above: &above, actions: &actions)
+        case .reconnect: actions.append(.reconnect)
+        case .quit: actions.append(.quit)
+        case .help: above += formatter.help(at: options.clock())
+        case .filter(let expression):
+            guard setFilter(expression, above: &above) else { return }
+        case .find(let text): above += find(text)
+        case .show(let number):
+            guard let shown = show(number) else { return }
+            above += shown
+        case .resend(let number):
+            guard resend(number, above: &above, actions: &actions) else { return }
+        case .pretty, .compact:
+            formatter.mode = command == .pretty ? .pretty : .compact
+            above += info(command == .pretty
+                          ? "messages on one row when they fit, else pretty-printed (/compact: one row each)"
+                          : "every message on one row (/show N prints one whole; /pretty to go back)")
+        case .save(let name, let message):
+            guard save(name, message, above: &above) else { return }
+        case .send(let name):
+            if let name {
+                guard sendSaved(name, line: line, above: &above, actions: &actions) else { return }
+            } else {
+                guard listSaved(above: &above) else { return }
+            }
+        }
+        accept(line, above: &above)
+    }
+
+    private func info(_ text: String) -> [UInt8] {
+        formatter.note(.info(text), at: options.clock())
+    }
+
+    /// A command that cannot run: the line stays, with why under it.
+    private func refuse(_ message: String) -> Bool {
+        editor.reject(message, atUTF8Offset: Int.max)
+        return false
+    }
+
+    // MARK: /filter
+
+    private func setFilter(_ expression: String?, above: inout [UInt8]) -> Bool {
+        guard let expression else {
+            above += info(filter.map { "filter: \($0.source) (\(status.hidden) hidden); /filter off clears it" }
+                          ?? "no filter: every message is shown (/filter EXPR; /help says what EXPR can be)")
+            return true
+        }
+        if expression == "off" {
+            above += info(filter == nil ? "no filter to clear" : "filter off: every message is shown (\(status.hidden) were hidden)")
+            filter = nil
+            status.filter = nil
+            status.hidden = 0
+            return true
+        }
+        switch MessageFilter.parse(expression, typeKey: options.typeKey) {
+        case .failure(let error):
+            return refuse("/filter: \(error.message)")
+        case .success(let parsed):
+            filter = parsed
+            status.filter = parsed.source
+            status.hidden = 0
+            above += info("filter: \(parsed.source); hidden messages are counted, /filter off shows them again")
+            return true
+        }
+    }
+
+    // MARK: /find, /show, /resend
+
+    /// At most this many messages are listed by /find.
+    static let maxFound = 50
+
+    private func find(_ text: String) -> [UInt8] {
+        let wanted = Array(text.utf8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        let found = transcript.filter { entry in
+            text.isEmpty || (!entry.binary && entry.payload.withUnsafeBytes {
+                MessageFilter.contains($0, lowercasedText: wanted)
+            })
+        }
+        let limit = text.isEmpty ? 20 : Self.maxFound
+        let listed = found.suffix(limit)
+        var heading: String
+        if text.isEmpty {
+            heading = found.isEmpty ? "no message kept yet" : "the last \(listed.count) messages:"
+        } else {
+            let quoted = "\"" + TerminalEscaping.escaping(text) + "\""
+            heading = found.isEmpty ? "no message kept contains \(quoted)"
+                : "\(found.count) message\(found.count == 1 ? "" : "s") contain\(found.count == 1 ? "s" : "") \(quoted)"
+                    + (found.count > limit ? "; the newest \(limit):" : ":")
+        }
+        if found.isEmpty, let oldest = transcript.oldestNumber, oldest > 1 {
+            heading += " (messages before #\(oldest) are no longer kept: --history-size)"
+        }
+        return formatter.listing(heading: heading, entries: Array(listed), at: options.clock())
+    }
+
+    private func show(_ number: Int) -> [UInt8]? {
+        guard let entry = transcript.entry(number) else {
+            _ = refuse(number >= transcript.nextNumber ? "/show: there is no message #\(number) yet"
+                       : "/show: message #\(number) is no longer kept (--history-size)")
+            return nil
+        }
+        return entry.payload.withUnsafeBytes {
+            formatter.message($0, binary: entry.binary, direction: entry.direction, at: entry.time,
+                              number: entry.number, full: true)
+        }
+    }
+
+    private func resend(_ number: Int?, above: inout [UInt8], actions: inout [Action]) -> Bool {
+        let entry: Transcript.Entry
+        if let number {
+            guard let found = transcript.entry(number) else {
+                return refuse(number >= transcript.nextNumber ? "/resend: there is no message #\(number) yet"
+                              : "/resend: message #\(number) is no longer kept (--history-size)")
+            }
+            guard found.direction == .sent else {
+                return refuse("/resend: message #\(number) was received, not sent (/find out lists those sent)")
+            }
+            entry = found
+        } else {
+            guard let last = transcript.lastSent else { return refuse("/resend: no message sent yet") }
+            entry = last
+        }
+        send(entry.binary ? .sendBinary(entry.payload) : .sendText(entry.payload), above: &above, actions: &actions)
+        return true
+    }
+
+    // MARK: /save, /send
+
+    private var savedMessages: SavedMessages? {
+        options.savedMessagesPath.map(SavedMessages.init(path:))
+    }
+
+    private func save(_ name: String, _ message: String?, above: inout [UInt8]) -> Bool {
+        guard let file = savedMessages else {
+            return refuse("/save: no file to save in (set XDG_CONFIG_HOME or HOME)")
+        }
+        let text: String
+        if let message {
+            if options.format == .json, let error = checkTemplate(message) { return refuse("/save: \(error)") }
+            text = message
+        } else {
+            guard let lastSent else { return refuse("/save: no message sent yet (/save NAME MESSAGE saves MESSAGE)") }
+            text = Self.typed(lastSent, format: options.format)
+        }
+        if let error = file.save(name: name, message: text) { return refuse("/save: \(error)") }
+        above += info("saved as \(TerminalEscaping.escaping(name)) in \(TerminalEscaping.escaping(file.path)); "
+                      + "/send \(TerminalEscaping.escaping(name)) sends it")
+        return true
+    }
+
+    /// A message sent, as it would be typed to send it again: binary in
+    /// JSON mode as its `$binary` envelope.
+    private static func typed(_ sent: (payload: [UInt8], binary: Bool), format: LineFormat) -> String {
+        guard sent.binary && format == .json else { return String(decoding: sent.payload, as: UTF8.self) }
+        var envelope = Array(#"{"$binary":""#.utf8)
+        envelope += Array(Base64.encode(sent.payload).utf8)
+        envelope += Array(#""}"#.utf8)
+        return String(decoding: envelope, as: UTF8.self)
+    }
+
+    /// Whether a template to save will be JSON once filled (each variable
+    /// taken as null); the reason when not.
+    private func checkTemplate(_ message: String) -> String? {
+        var values = templateValues
+        values.capture = { _ in nil }
+        values.lastReceived = nil
+        switch SavedMessageTemplate.render(message, values) {
+        case .failure(let error): return error.message
+        case .success(let filled):
+            let validation = filled.withUnsafeBytes { JSONScanner.validate($0) }
+            guard let error = validation.error else { return nil }
+            return "not JSON even once its ${...} are filled in: \(error.reason) (line \(error.line), column \(error.column))"
+        }
+    }
+
+    private var templateValues: SavedMessageTemplate.Values {
+        SavedMessageTemplate.Values(captureNames: options.captureNames, capture: options.capture,
+                                    lastReceived: lastReceived)
+    }
+
+    private func sendSaved(_ name: String, line: String, above: inout [UInt8], actions: inout [Action]) -> Bool {
+        guard let file = savedMessages else { return refuse("/send: no saved messages (set XDG_CONFIG_HOME or HOME)") }
+        let contents: SavedMessages.Contents
+        switch file.load() {
+        case .failure(let error): return refuse("/send: \(error)")
+        case .success(let loaded): contents = loaded
+        }
+        let safeName = TerminalEscaping.escaping(name)
+        guard let template = contents.message(named: name) else {
+            return refuse("/send: no saved message \(safeName) (/send alone lists them)")
+        }
+        let filled: [UInt8]
+        switch SavedMessageTemplate.render(template, templateValues) {
+        case .failure(let error): return refuse("/send \(safeName): \(error.message)")
+        case .success(let bytes): filled = bytes
+        }
+        switch messages(filled) {
+        case .failure(let rejection):
+            return refuse("/send \(safeName): \(rejection.message)")
+        case .success(let sends):
+            for action in sends { send(action, above: &above, actions: &actions) }
+            return true
+        }
+    }
+
+    private func listSaved(above: inout [UInt8]) -> Bool {
+        guard let file = savedMessages else { return refuse("/send: no saved messages (set XDG_CONFIG_HOME or HOME)") }
+        switch file.load() {
+        case .failure(let error):
+            return refuse("/send: \(error)")
+        case .success(let contents):
+            var lines = contents.names.map { name in
+                TerminalEscaping.escaping(name) + "  " + TerminalEscaping.escaping(contents.message(named: name) ?? "")
+            }
+            if lines.isEmpty { lines = ["no saved message yet (/save NAME keeps the last message sent)"] }
+            if !contents.unreadable.isEmpty {
+                lines.append("skipped line\(contents.unreadable.count == 1 ? "" : "s") "
+                             + contents.unreadable.map(String.init).joined(separator: ", ") + " of "
+                             + TerminalEscaping.escaping(file.path) + #": not {"name":...,"message":...}"#)
+            }
+            above += formatter.note(text: lines.joined(separator: "\n"), at: options.clock())
+            return true
+        }
+    }
+}
