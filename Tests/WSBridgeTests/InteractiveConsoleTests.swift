@@ -214,7 +214,7 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertEqual(receive(c, #"{"type":"pong","id":1}"#), "", "hidden: nothing drawn now")
         XCTAssertTrue(c.statusIsStale, "the count changed: the frontend redraws the status row soon")
         let refreshed = String(decoding: c.refreshStatus(), as: UTF8.self)
-        XCTAssertTrue(refreshed.contains("connected ws://h:1/ · in 1 · out 0 · filter -type=pong (1 hidden)"), refreshed)
+        XCTAssertTrue(refreshed.contains("connected · in 1 · out 0 · filter -type=pong (1 hidden) · ws://h:1/"), refreshed)
         XCTAssertFalse(c.statusIsStale)
         XCTAssertEqual(c.refreshStatus(), [], "nothing new: nothing drawn")
         let chat = receive(c, #"{"type":"chat","text":"hi"}"#)
@@ -245,9 +245,9 @@ final class InteractiveConsoleTests: XCTestCase {
         _ = c.show(.connecting(url: "ws://h/", attempt: 2))
         c.roundTrip(12_300_000)
         XCTAssertTrue(String(decoding: c.refreshStatus(), as: UTF8.self)
-            .contains("connecting (attempt 2) ws://h/ · in 0 · out 0 · rtt 12.3 ms"))
+            .contains("connecting (attempt 2) · in 0 · out 0 · rtt 12.3 ms · ws://h/"))
         _ = c.show(.reconnecting(attempt: 3, delayMillis: 2000))
-        XCTAssertTrue(String(decoding: c.redraw(), as: UTF8.self).contains("reconnecting in 2.0 s ws://h/"))
+        XCTAssertTrue(String(decoding: c.redraw(), as: UTF8.self).contains("reconnecting in 2.0 s · in 0 · out 0 · rtt 12.3 ms · ws://h/"))
     }
 
     func testFindShowAndResend() {
@@ -336,7 +336,9 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertEqual(feed(d, "/send hi\r").1, [.sendText(Array("[1]".utf8))])
         XCTAssertTrue(feed(d, "/save bad {\"a\":${sid}\r").0.contains("/save: not JSON even once its ${...} are filled in"))
         _ = feed(d, "\u{15}")
-        XCTAssertTrue(feed(d, "/save bad {\"a\":${nope}}\r").0.contains("unknown variable ${nope}"))
+        XCTAssertTrue(feed(d, "/save later {\"a\":${nope}}\r").0.contains("saved as later"),
+                      "a capture of a later run is fine to save")
+        XCTAssertTrue(feed(d, "/send later\r").0.contains("/send later: unknown variable ${nope}: ${NAME} needs --capture"))
     }
 
     func testSavedMessagesFileLinesThatCannotBeReadAreKept() throws {

@@ -175,6 +175,7 @@ extension InteractiveConsole {
         var values = templateValues
         values.capture = { _ in nil }
         values.lastReceived = nil
+        values.anyCaptureName = true
         switch SavedMessageTemplate.render(message, values) {
         case .failure(let error): return error.message
         case .success(let filled):

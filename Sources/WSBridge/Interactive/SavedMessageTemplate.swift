@@ -14,6 +14,9 @@ enum SavedMessageTemplate {
         var capture: (String) -> [UInt8]? = { _ in nil }
         /// The last text message received, when it was JSON.
         var lastReceived: [UInt8]?
+        /// Any ${NAME} is taken (as null): a message saved now may be sent
+        /// in a later run that has the --capture.
+        var anyCaptureName = false
     }
 
     /// The message with every variable filled, or why it cannot be.
@@ -53,7 +56,7 @@ enum SavedMessageTemplate {
                 return Array(raw[JSONSkipper.trimmingWhitespace(range, in: raw)])
             })
         }
-        guard values.captureNames.contains(body) else {
+        guard values.captureNames.contains(body) || values.anyCaptureName else {
             return .failure(Problem("unknown variable ${\(TerminalEscaping.escaping(body))}: "
                                     + "${NAME} needs --capture NAME=KEYPATH, ${.KEYPATH} reads the last message received"))
         }

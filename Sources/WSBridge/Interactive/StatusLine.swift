@@ -24,17 +24,18 @@ struct StatusLine: Equatable {
     var filter: String?
     var hidden = 0
 
-    /// The row's text (escaped: the URL is peer-independent, but a filter is typed text).
+    /// The row's text, the most useful first: a row cut at a narrow
+    /// terminal's edge loses the URL (the transcript says it) before the
+    /// counts and the filter.
     var text: String {
-        var parts = [stateText + (url.isEmpty ? "" : " " + TerminalEscaping.escaping(url))]
-        parts.append("in \(received)")
-        parts.append("out \(sent)")
+        var parts = [stateText, "in \(received)", "out \(sent)"]
         if let roundTripNanos { parts.append("rtt " + TranscriptFormatter.milliseconds(roundTripNanos)) }
         if let filter {
             parts.append("filter " + TerminalEscaping.escaping(filter) + " (\(hidden) hidden)")
         } else if hidden > 0 {
             parts.append("\(hidden) hidden")
         }
+        if !url.isEmpty { parts.append(TerminalEscaping.escaping(url)) }
         return parts.joined(separator: " · ")
     }
 

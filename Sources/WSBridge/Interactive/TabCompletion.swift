@@ -31,7 +31,7 @@ struct TabCompletion {
         }
         guard let blank = beforeCursor.firstIndex(of: " ") else {
             let typed = String(beforeCursor.dropFirst())
-            let candidates = SlashCommand.names.filter { $0.hasPrefix(typed) }
+            let candidates = SlashCommand.names.filter { $0.hasPrefix(typed) }.sorted()
             return outcome(typed: typed, candidates: candidates, prefix: "/") {
                 SlashCommand.takesNoArgument.contains($0) ? "" : " "
             }
