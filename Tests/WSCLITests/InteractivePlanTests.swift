@@ -79,13 +79,16 @@ final class InteractivePlanTests: XCTestCase {
         XCTAssertEqual(s.transcriptBytes, 4 << 20, "--history-size's default")
         XCTAssertTrue(s.statusLine)
         XCTAssertEqual(s.savedMessagesPath, "/home/ann/.config/wspipe/messages.ndjson")
-        let t = try XCTUnwrap(try settings(["--history-size", "64K", "--no-status-line"],
+        let t = try XCTUnwrap(try settings(["-i", "--history-size", "64K", "--no-status-line"],
                                            environment(stdin: true, stdout: true, configHome: "/config")))
         XCTAssertEqual(t.transcriptBytes, 64 << 10)
         XCTAssertFalse(t.statusLine)
         XCTAssertEqual(t.savedMessagesPath, "/config/wspipe/messages.ndjson")
         XCTAssertEqual(try settings([], environment(stdin: true, stdout: true, plain: true))?.statusLine, false,
                        "WSPIPE_PLAIN=1 for screen readers")
-        assertUsageError(["--history-size", "0", url], "--history-size: size must be greater than 0")
+        assertUsageError(["-i", "--history-size", "0", url], "--history-size: size must be greater than 0")
+        assertUsageError(["--no-status-line", url],
+                         "--no-status-line works in interactive mode only (stdin and stdout a terminal, or -i)")
+        assertUsageError(["--listen", "9000", "--history-size", "1M"], "--history-size is for client mode (not with --listen)")
     }
 }

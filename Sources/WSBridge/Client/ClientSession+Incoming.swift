@@ -24,12 +24,12 @@ extension ClientSession {
         switch event {
         case .text(let payload):
             metrics.messageArrived()
-            sender.replies.received()
+            sender.replies.received(text: payload)
             received(text: payload)
             if endingWatchesMessages { ending.received(text: payload) }
         case .binary(let payload):
             metrics.messageArrived()
-            sender.replies.received()
+            sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if endingWatchesMessages { ending.received() }
         case .ping(let payload):
@@ -100,6 +100,6 @@ extension ClientSession {
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
-        handle(.connectionEnded(cause, now: monotonicNanos()))
+        handle(.connectionEnded(cause, now: monotonicNanos(), progress: progress()))
     }
 }
