@@ -350,12 +350,14 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "not json\n{\"name\":\"a\",\"message\":\"1\"}\n{\"name\":\"b\",\"message\":\"2\"}\n")
     }
 
-    func testBinarySavedAsItsEnvelope() {
+    func testBinaryAndTextThatIsNotJSONAreSavedAsTheirEnvelopes() {
         let path = temporaryDirectory() + "/m.ndjson"
         let c = console(saved: path)
         _ = feed(c, "{\"$binary\":\"AAEC\"}\r")
         _ = feed(c, "/save blob\r")
         XCTAssertEqual(feed(c, "/send blob\r").1, [.sendBinary([0, 1, 2])])
+        _ = feed(c, "/text plain \"words\"\r/save words\r")
+        XCTAssertEqual(feed(c, "/send words\r").1, [.sendText(Array("plain \"words\"".utf8))], "as its $text envelope")
     }
 
     // MARK: Tab

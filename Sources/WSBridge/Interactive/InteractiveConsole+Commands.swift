@@ -159,13 +159,20 @@ extension InteractiveConsole {
         return true
     }
 
-    /// A message sent, as it would be typed to send it again: binary in
-    /// JSON mode as its `$binary` envelope.
+    /// A message sent, as it would be typed to send it again: in JSON mode,
+    /// binary as its `$binary` envelope and text that is not JSON (/text,
+    /// --lenient) as its `$text` one.
     private static func typed(_ sent: (payload: [UInt8], binary: Bool), format: LineFormat) -> String {
-        guard sent.binary && format == .json else { return String(decoding: sent.payload, as: UTF8.self) }
-        var envelope = Array(#"{"$binary":""#.utf8)
-        envelope += Array(Base64.encode(sent.payload).utf8)
-        envelope += Array(#""}"#.utf8)
+        guard format == .json else { return String(decoding: sent.payload, as: UTF8.self) }
+        let isJSON = sent.payload.withUnsafeBytes { InteractiveConsole.isJSON($0) }
+        if !sent.binary && isJSON { return String(decoding: sent.payload, as: UTF8.self) }
+        var envelope = Array((sent.binary ? #"{"$binary":"# : #"{"$text":"#).utf8)
+        if sent.binary {
+            envelope += Array(("\"" + Base64.encode(sent.payload) + "\"").utf8)
+        } else {
+            sent.payload.withUnsafeBytes { JSONScanner.appendQuoted($0, into: &envelope) }
+        }
+        envelope.append(UInt8(ascii: "}"))
         return String(decoding: envelope, as: UTF8.self)
     }
 

@@ -211,8 +211,9 @@ public final class InteractiveConsole {
     /// only counted: see `statusIsStale`).
     public func showMessage(_ payload: UnsafeRawBufferPointer, binary: Bool,
                             direction: TranscriptDirection) -> [UInt8] {
-        var above = transcribe(payload, binary: binary, direction: direction)
-        if direction == .received && !binary { above += textHint(payload) }
+        let isJSON = !binary && Self.isJSON(payload)
+        var above = transcribe(payload, binary: binary, direction: direction, isJSON: isJSON)
+        if direction == .received && !binary && !isJSON { above += textHint() }
         guard !above.isEmpty else { return [] }
         return printAbove(above)
     }
@@ -220,7 +221,7 @@ public final class InteractiveConsole {
     /// A message received that the transcript does not show (routed to a
     /// file or a command): counted, and kept for ${.KEYPATH}.
     public func received(_ payload: UnsafeRawBufferPointer, binary: Bool) {
-        count(payload, binary: binary, direction: .received)
+        count(payload, binary: binary, direction: .received, isJSON: !binary && Self.isJSON(payload))
         staleStatus()
     }
 
@@ -263,8 +264,9 @@ public final class InteractiveConsole {
     // MARK: the transcript
 
     /// Numbers, counts and keeps a message, and returns its lines unless the filter hides it.
-    func transcribe(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: TranscriptDirection) -> [UInt8] {
-        count(payload, binary: binary, direction: direction)
+    func transcribe(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: TranscriptDirection,
+                    isJSON: Bool) -> [UInt8] {
+        count(payload, binary: binary, direction: direction, isJSON: isJSON)
         let time = options.clock()
         let number = transcript.add(payload, binary: binary, direction: direction, time: time)
         if let filter, !filter.shows(payload, binary: binary, direction: direction) {
@@ -275,11 +277,11 @@ public final class InteractiveConsole {
         return formatter.message(payload, binary: binary, direction: direction, at: time, number: number)
     }
 
-    private func count(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: TranscriptDirection) {
+    private func count(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: TranscriptDirection, isJSON: Bool) {
         switch direction {
         case .received:
             status.received += 1
-            guard !binary, case .valid = JSONScanner.validate(payload) else { return }
+            guard isJSON else { return }
             if lastReceived == nil { lastReceived = [] }
             lastReceived!.removeAll(keepingCapacity: true)
             lastReceived!.append(contentsOf: payload)
@@ -291,12 +293,17 @@ public final class InteractiveConsole {
 
     /// The first text received that is not JSON, while typed lines must be:
     /// one note that -t exists.
-    private func textHint(_ payload: UnsafeRawBufferPointer) -> [UInt8] {
-        guard options.format == .json, !suggestedText, case .invalid = JSONScanner.validate(payload) else { return [] }
+    private func textHint() -> [UInt8] {
+        guard options.format == .json, !suggestedText else { return [] }
         suggestedText = true
         return formatter.note(.info("the server sent text that is not JSON (shown as text \"...\"); if it speaks "
                                     + "plain text, run wspipe with -t: lines are then sent as typed, and /text TEXT "
                                     + "sends one now"), at: options.clock())
+    }
+
+    static func isJSON(_ payload: UnsafeRawBufferPointer) -> Bool {
+        if case .valid = JSONScanner.validate(payload) { return true }
+        return false
     }
 
     private func staleStatus() {
@@ -359,7 +366,10 @@ public final class InteractiveConsole {
         switch completion.complete(String(editor.text[..<editor.cursor])) {
         case .none: break
         case .complete(let text): editor.complete(text)
-        case .list(let candidates): above += formatter.note(text: candidates.joined(separator: "  "), at: options.clock())
+        case .list(let candidates):
+            // File names are not ours: escaped like peer text.
+            let names = candidates.map(TerminalEscaping.escaping).joined(separator: "  ")
+            above += formatter.note(text: names, at: options.clock())
         }
     }
 
@@ -434,9 +444,9 @@ public final class InteractiveConsole {
         actions.append(action)
         switch action {
         case .sendText(let payload):
-            above += payload.withUnsafeBytes { transcribe($0, binary: false, direction: .sent) }
+            above += payload.withUnsafeBytes { transcribe($0, binary: false, direction: .sent, isJSON: false) }
         case .sendBinary(let payload):
-            above += payload.withUnsafeBytes { transcribe($0, binary: true, direction: .sent) }
+            above += payload.withUnsafeBytes { transcribe($0, binary: true, direction: .sent, isJSON: false) }
         default:
             break
         }
