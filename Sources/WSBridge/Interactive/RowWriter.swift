@@ -6,7 +6,8 @@
 /// it changes and closes it at the end of every row, so a row can be printed
 /// on its own and a colour never runs into the margin of the next.
 struct RowWriter {
-    /// What a piece of text is, for its colour (the palette of JSONColorizer).
+    /// What a piece of text is, for its colour: JSON's tokens as jq colours
+    /// them (JSONColorizer uses the same), and a dim for our own labels.
     enum Style: Equatable {
         case plain, key, string, literal, punctuation, dim
         /// Any other SGR sequence (the colours of notes).
@@ -15,14 +16,19 @@ struct RowWriter {
         var sgr: [UInt8] {
             switch self {
             case .plain: return []
-            case .key: return JSONColorizer.key
-            case .string: return JSONColorizer.string
-            case .literal: return JSONColorizer.literal
-            case .punctuation: return JSONColorizer.punctuation
+            case .key: return Self.keySGR
+            case .string: return Self.stringSGR
+            case .literal: return Self.literalSGR
+            case .punctuation: return Self.punctuationSGR
             case .dim: return RowWriter.dimStyle
             case .sgr(let sequence): return sequence
             }
         }
+
+        private static let keySGR = Array("\u{1B}[34;1m".utf8)         // bold blue, as jq
+        private static let stringSGR = Array("\u{1B}[32m".utf8)        // green
+        private static let literalSGR = Array("\u{1B}[90m".utf8)       // grey: true false null
+        private static let punctuationSGR = Array("\u{1B}[1m".utf8)    // bold: { } [ ] : ,
     }
 
     static let dimStyle = Array("\u{1B}[2m".utf8)

@@ -3,11 +3,12 @@
 /// valid, compact-or-not JSON line; every byte is kept, escapes are only
 /// inserted around tokens, so copying from the terminal gives the same JSON.
 enum JSONColorizer {
-    static let key = Array("\u{1B}[34;1m".utf8)       // bold blue, as jq
-    static let string = Array("\u{1B}[32m".utf8)      // green
+    // The one palette of JSON at a terminal, shared with the transcript's layout.
+    private static let key = RowWriter.Style.key.sgr                  // bold blue, as jq
+    private static let string = RowWriter.Style.string.sgr            // green
     private static let number = Array("\u{1B}[0m".utf8)       // plain
-    static let literal = Array("\u{1B}[90m".utf8)     // grey: true false null
-    static let punctuation = Array("\u{1B}[1m".utf8)  // bold: { } [ ] : ,
+    private static let literal = RowWriter.Style.literal.sgr          // grey: true false null
+    private static let punctuation = RowWriter.Style.punctuation.sgr  // bold: { } [ ] : ,
     private static let reset = Array("\u{1B}[0m".utf8)
 
     /// Appends `line` (ending in "\n") to `out` with colours.
