@@ -23,7 +23,8 @@ enum Plan {
             guard let text = DocGenerator.render(kind) else { throw UsageError("--generate: unknown kind '\(kind)'") }
             return .print(text)
         }
-        let bridge = try bridgeOptions(o, environment)
+        var bridge = try bridgeOptions(o, environment)
+        bridge.script = try scriptOptions(o, server: o.listen != nil)
         if let listen = o.listen { return .server(try serverOptions(o, listen: listen), bridge) }
         var client = try clientOptions(o, environment)
         client.interactive = try interactiveSettings(o, environment)
@@ -34,8 +35,13 @@ enum Plan {
     /// stdout both a terminal, or -i with stdin one; never in a pipe, and not
     /// with -U, which reads no stdin.
     static func interactiveSettings(_ o: Options, _ environment: Environment) throws(UsageError) -> InteractiveSettings? {
+        // --wrap and --replay read stdin as lines, or not at all: no line editor.
         let automatic = environment.stdinIsTerminal && environment.stdoutIsTerminal && !o.reverseUnidirectional
+            && o.wrap == nil && o.replay == nil
         guard o.interactive || automatic else { return nil }
+        if o.interactive, let flag = o.wrap != nil ? "wrap" : o.replay != nil ? "replay" : nil {
+            throw UsageError("--\(flag): not with -i (the line editor sends what is typed as it is)")
+        }
         guard environment.stdinIsTerminal else { throw UsageError("--interactive: stdin is not a terminal") }
         let terminal: Int32
         if environment.stdoutIsTerminal { terminal = 1 }
@@ -97,6 +103,7 @@ enum Plan {
         s.relay = o.relay
         s.exec = o.exec
         s.maxPrograms = o.maxPrograms
+        s.onConnect = try onConnectTemplates(o, server: true)
         return s
     }
 
@@ -138,9 +145,10 @@ enum Plan {
         p.pingIntervalNanos = o.pingIntervalNanos
         p.pingTimeoutNanos = o.pingTimeoutNanos
         p.queueLimit = o.queueLimit
-        p.onConnect = o.onConnect
-        if let file = o.onConnectFile { p.onConnect += try OptionFiles.messages(fromFile: file) }
-        p.onReconnect = o.onReconnect
+        p.onConnect = try onConnectTemplates(o, server: false)
+        p.onReconnect = try o.onReconnect.map { text throws(UsageError) in
+            try template("on-reconnect", text, scope: .captures, o)
+        }
         p.captures = o.captures
         p.ackPath = o.ackPath
         p.ackTimeoutNanos = o.ackTimeoutNanos

@@ -22,6 +22,7 @@ final class FlagTableTests: XCTestCase {
             "events", "stats", "trace",
             "type-key", "route", "route-errors", "tag", "send-timeout", "generate",
             "max-clients", "max-programs", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
+            "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -33,10 +34,11 @@ final class FlagTableTests: XCTestCase {
     }
 
     func testCompletionKinds() {
-        for name in ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file"] {
+        for name in ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file",
+                     "record", "replay"] {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
-        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 7)
+        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 9)
         XCTAssertEqual(FlagTable.flag(long: "route-errors")?.completion, .choices(["report", "ignore"]))
         XCTAssertEqual(FlagTable.flag(long: "generate")?.completion, .choices(["man", "bash", "zsh", "fish"]))
         for name in ["type-key", "route", "send-timeout"] {
@@ -49,7 +51,7 @@ final class FlagTableTests: XCTestCase {
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
                        ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route",
-                        "allow-origin"])
+                        "allow-origin", "answer"])
     }
 
     func testLookups() {

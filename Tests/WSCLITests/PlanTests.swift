@@ -87,6 +87,7 @@ final class PlanTests: XCTestCase {
     func testPlansSetEveryFieldFromTheOptions() throws {
         let headerFile = try temporaryFile("X-File: 1\n")
         let messageFile = try temporaryFile("{\"hello\":1}\n")
+        let recording = try temporaryFile(#"{"t_ms":1,"dir":"out","conn":1,"msg":{}}"# + "\n")
         let a = try XCTUnwrap(client([
             "-H", "X-A: 1", "--header-file", headerFile, "--origin", "http://o", "--user-agent", "ua/2",
             "--protocol", "chat", "--connect-timeout", "3s", "--max-message-size", "1K", "--compress",
@@ -98,18 +99,22 @@ final class PlanTests: XCTestCase {
             "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile, "--on-reconnect", "{\"b\":2}",
             "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
             "--header-command", "echo X-T: 1", "--until", "type=done", "--idle-timeout", "5s",
-            "--close-code", "4000:bye", "--rate", "10/s", "--events", "--stats", "--trace", url,
+            "--close-code", "4000:bye", "--rate", "10/s", "--events", "--stats", "--trace",
+            "--answer", "ping={\"type\":\"pong\"}", "--heartbeat", "{}", "--heartbeat-interval", "5s",
+            "--heartbeat-timeout", "9s", "--record", "r.ndjson", url,
         ], terminal))
-        let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock", url]))
+        let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", url]))
+        let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock",
+                                      "--wrap", "{\"t\":${line}}", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
                                       "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress",
                                       "--cacert", "ca.pem", "--allow-origin", "https://o.example",
-                                      "--max-clients", "3", "--relay"]))
+                                      "--max-clients", "3", "--relay", "--on-connect", "{}"]))
         let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat", "--max-programs", "3"]))
         let url = a.0.url
-        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url"]), [])
-        XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1], exempt: []), [])
-        XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2], exempt: []), [])
+        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0, c.0], exempt: ["url"]), [])
+        XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1, c.1], exempt: []), [])
+        XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2, c.2], exempt: []), [])
         // The handshake timeout of a server is fixed; no flag sets it.
         XCTAssertEqual(unchanged(ServerOptions(address: s.0.address), [s.0, e.0], exempt: ["address", "handshakeTimeoutNanos"]),
                        [])
@@ -133,7 +138,7 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(c.url.host, "example.com")
         // The file's headers and messages come after those of the command line.
         XCTAssertEqual(c.headers.map(\.name), ["X-A", "X-File"])
-        XCTAssertEqual(p.onConnect, ["{\"a\":1}", "{\"hello\":1}"])
+        XCTAssertEqual(p.onConnect.map(\.source), ["{\"a\":1}", "{\"hello\":1}"])
         XCTAssertEqual(p.backoff.minNanos, 2_000_000_000)
         XCTAssertEqual(p.backoff.maxNanos, 60_000_000_000)
         XCTAssertEqual(p.backoff.factor, 3)

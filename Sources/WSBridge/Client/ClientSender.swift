@@ -22,12 +22,21 @@ final class ClientSender {
     var replies = ReplyTracker()
     /// A held message went out again (the interactive transcript shows it).
     var onResent: ((UnsafeRawBufferPointer) -> Void)?
+    /// --record: every message sent, new or again.
+    var onSent: ((OutgoingMessage, MessageSource) -> Void)?
+    /// The tag of a message that belongs to its connection (an --answer, a
+    /// --heartbeat): not sent again on the next one after a drop.
+    static let connectionOnlyTag = -1
 
     init(shell: SessionShell, replay: ReplayCoordinator, queueLimit: Int) {
         self.shell = shell
         self.replay = replay
         self.queueLimit = queueLimit
     }
+
+    /// The queue and the held messages are at --queue-limit: an input that is
+    /// not stdin (the --replay) waits too.
+    var isFull: Bool { queue.byteCount + replay.heldBytes >= queueLimit }
 
     /// Nothing waits to go out: no queued line, no held message still to be re-sent.
     var queueEmpty: Bool { queue.isEmpty && !replay.isResending }
@@ -48,8 +57,10 @@ final class ClientSender {
 
     /// Sends a new message; a text message may then be held for its --ack.
     /// `line` is its stdin line (0 for others), said if the server refuses it.
-    func transmit(_ message: OutgoingMessage, line: Int = 0, on channel: WebSocketChannel) {
+    func transmit(_ message: OutgoingMessage, line: Int = 0, on channel: WebSocketChannel,
+                  source: MessageSource = .input) {
         channel.send(message, tag: line)
+        onSent?(message, source)
         replies.sent(now: monotonicNanos())
         switch message {
         case .text(let bytes):
@@ -63,6 +74,7 @@ final class ClientSender {
     /// Sends a message held for its --ack again (it stays held).
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
+        onSent?(.text(text), .input)
         replies.sent(now: monotonicNanos())
         shell.sent(bytes: text.count)
     }
@@ -149,6 +161,7 @@ final class ClientSender {
         }
         var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
         channel.takeUnsentMessages { message, unsent in
+            if unsent.tag == Self.connectionOnlyTag { return }
             var held = false
             if case .text(let bytes) = message { held = replay.isHeld(bytes) }
             kept.append((OutboundQueue.copy(message, line: unsent.tag), unsent, held))

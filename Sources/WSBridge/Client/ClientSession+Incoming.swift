@@ -10,6 +10,7 @@ extension ClientSession {
         case .message(let message):
             incoming(message)
         case .processed:
+            script?.connection?.processed()
             shell.output.routes.flushAll()
             channel?.setReadPaused(shell.output.routes.isBackedUp)
             // Acks release held messages: stdin may read on.
@@ -25,9 +26,11 @@ extension ClientSession {
         case .text(let payload):
             sender.replies.received()
             received(text: payload)
+            if let script { script.connection?.received(text: payload) }
             if endingWatchesMessages { ending.received(text: payload) }
         case .binary(let payload):
             sender.replies.received()
+            if let script { script.connection?.received(binary: payload) }
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if endingWatchesMessages { ending.received() }
         case .ping(let payload):
@@ -76,7 +79,7 @@ extension ClientSession {
         // wspipe started the ending when it was closing (its Close, a
         // violation it detected) or had ended, or the peer went silent.
         let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
-            || lifecycle.phase == .ended || disconnect == .pingTimeout
+            || lifecycle.phase == .ended || disconnect == .pingTimeout || disconnect == .heartbeatTimeout
         var cause = disconnect ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
@@ -95,6 +98,7 @@ extension ClientSession {
         let (code, clean) = cause.closeCode
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+        scriptEnded()
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
         handle(.connectionEnded(cause, now: monotonicNanos()))

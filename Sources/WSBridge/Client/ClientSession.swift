@@ -40,6 +40,8 @@ public final class ClientSession: SessionDriver {
     /// and what it is told of the lifecycle; nil in a pipe.
     let interactive: InteractiveFrontend?
     let observer: ClientSessionObserver?
+    /// --answer, --heartbeat, --wrap, --record, --replay (ClientSession+Script.swift); nil without them.
+    let script: PeerScript?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -51,7 +53,10 @@ public final class ClientSession: SessionDriver {
         self.policy = policy
         endingWatchesMessages = policy.until != nil || policy.idleTimeoutNanos != nil
         shell = SessionShell(bridge: bridge, log: log, events: events)
-        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize)
+        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log)
+        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize,
+                                   sequence: script?.sequence ?? SequenceCounter())
+        script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
         interactive = client.interactive.map { [shell] in
@@ -60,11 +65,13 @@ public final class ClientSession: SessionDriver {
         observer = interactive
         if let interactive { sender.onResent = { interactive.sent(.text($0)) } }
         wireInteractive()
+        wireScript()
     }
 
     public func run() -> ExitStatus {
         shell.run(self) {
             tls = client.url.secure ? try TLSContext.client(client.tls) : nil
+            try script?.openRecording()
             try startInteractive()
             handle(.start)
         }
@@ -100,8 +107,7 @@ public final class ClientSession: SessionDriver {
     /// only once the input is over and everything is out.
     func progress() -> ClientLifecycle.Progress {
         var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending)
-        let inputOver = shell.stdin?.finished ?? interactive?.inputEnded ?? false
-        if progress.queueEmpty && !progress.acksPending && inputOver {
+        if progress.queueEmpty && !progress.acksPending && inputFinished {
             progress.repliesOwed = sender.replies.owed(at: monotonicNanos())
         }
         return progress
@@ -133,7 +139,9 @@ public final class ClientSession: SessionDriver {
             reportUnacked()
         case .stopInput:
             shell.stdin?.stop()
+            stopScriptedInput()
         case .finish(let outcome):
+            stopScriptedInput()
             finish(outcome)
         }
     }
@@ -159,6 +167,7 @@ public final class ClientSession: SessionDriver {
 
     private func opened(_ opened: OpenedConnection) {
         let isReconnect = lifecycle.everConnected
+        scriptOpening()
         if isReconnect { shell.stats.reconnects += 1 }
         disconnect = nil
         shell.events.emit(EventLine.connected(url: client.url.display, attempt: lifecycle.attempts,
@@ -176,22 +185,23 @@ public final class ClientSession: SessionDriver {
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         if bridge.format == .json { channel.readsTextAsJSON() }
         sender.channel = channel
+        scriptStarted()
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pump() }
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
         replay.replay(isReconnect: isReconnect, log: log,
-                      send: { sender.transmit($0, on: channel); observer?.sent($0) })
+                      send: { sender.transmit($0, on: channel, source: .onConnect); observer?.sent($0) })
         sender.pump()
-        let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
-        handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))
+        handle(.connected(now: monotonicNanos(), inputEnded: inputFinished, progress: progress()))
         ending.connected()
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
-        if shell.stdin == nil && interactive == nil && !bridge.receiveOnly && lifecycle.phase == .open(.streaming) {
-            startStdin()
+        if shell.stdin == nil && script?.player == nil && interactive == nil && !bridge.receiveOnly
+            && lifecycle.phase == .open(.streaming) {
+            startInput()
         }
         pump()
     }
@@ -216,7 +226,12 @@ public final class ClientSession: SessionDriver {
 
     // MARK: stdin -> socket
 
-    private func startStdin() {
+    /// The input is over: stdin (or the terminal, or the --replay) ended.
+    var inputFinished: Bool {
+        shell.stdin?.finished ?? interactive?.inputEnded ?? script?.player?.finished ?? false
+    }
+
+    func startStdin() {
         // A person typing gets one short hint; scripts get nothing extra.
         if StdioMode.isTerminal(0) && !log.enabled(.info) {
             log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
@@ -243,13 +258,17 @@ public final class ClientSession: SessionDriver {
     func deliver(_ message: OutgoingMessage) -> Bool {
         switch lifecycle.phase {
         case .closing, .ended: return false
-        default: sender.deliver(message, line: shell.stdin?.lineNumber ?? 0); return true
+        default:
+            if let script, script.wraps { return deliverWrapped(message) }
+            sender.deliver(message, line: shell.stdin?.lineNumber ?? 0)
+            return true
         }
     }
 
     private func pump() {
         sender.pump()
         sender.updateFlow(of: shell.stdin)
+        script?.player?.resume()
         reportProgress()
     }
 
@@ -266,5 +285,6 @@ public final class ClientSession: SessionDriver {
     func finalReport() {
         interactive?.finish()
         ending.reportUnmatched(log: log, status: &shell.status)
+        scriptFinalReport()
     }
 }

@@ -27,6 +27,8 @@ final class ClientRegistry {
     private var stallThreshold = highWater
     /// Whether stdin may run changed.
     var flowChanged: () -> Void = {}
+    /// --record: every message queued for a client.
+    var onSent: ((OutgoingMessage, ServerClient, MessageSource) -> Void)?
 
     init(shell: SessionShell, sendTimeoutNanos: Int64?) {
         self.shell = shell
@@ -90,9 +92,11 @@ final class ClientRegistry {
     }
 
     /// Queues `message` for `client`; false if it takes no messages now.
-    func send(_ message: OutgoingMessage, to client: ServerClient) -> Bool {
+    /// `source`: what made it, for --record.
+    func send(_ message: OutgoingMessage, to client: ServerClient, source: MessageSource = .input) -> Bool {
         guard client.phase == .open, let channel = client.channel, channel.isOpen else { return false }
         channel.send(message)
+        onSent?(message, client, source)
         switch message {
         case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)
         }

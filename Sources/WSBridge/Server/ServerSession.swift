@@ -37,6 +37,8 @@ public struct ServerOptions: Sendable {
     /// --max-programs: --exec programs at once (running, or winding down
     /// after their client left); past it an upgrade is answered 503.
     public var maxPrograms = 256
+    /// --on-connect, --on-connect-file: each client is greeted with these.
+    public var onConnect: [MessageTemplate] = []
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -71,6 +73,9 @@ public final class ServerSession: SessionDriver {
     var servedOne = false
     /// --tag lines for a client that is not there (or not a client number).
     private var unaddressableLines = 0
+    /// --answer, --heartbeat, --wrap, --record, --replay and the greeting
+    /// (ServerSession+Script.swift); nil without them.
+    let script: PeerScript?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -80,7 +85,8 @@ public final class ServerSession: SessionDriver {
         self.options = options
         shell = SessionShell(bridge: bridge, log: log, events: events)
         tagging = options.tag && bridge.format == .json
-        lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose, once: options.once,
+        // A server that replays a recording keeps serving it when stdin ends.
+        lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose || bridge.script.replay != nil, once: options.once,
                                     closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
                                     closeReason: bridge.closeReason)
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
@@ -88,14 +94,19 @@ public final class ServerSession: SessionDriver {
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
         shell.watchesChildren = options.exec != nil
+        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log,
+                            greets: !options.onConnect.isEmpty)
+        wireScript()
     }
 
     public func run() -> ExitStatus {
         shell.run(self) {
+            try script?.openRecording()
             try listen()
             registry.flowChanged = { [unowned self] in
                 self.updateStdin()
                 if self.options.relay { self.updateClientReads() }
+                self.scriptFlowChanged()
             }
             // With --exec each client's program takes the place of stdin.
             if !bridge.receiveOnly && options.exec == nil { startStdin() }
@@ -144,6 +155,7 @@ public final class ServerSession: SessionDriver {
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
         if bridge.format == .json { client.channel?.readsTextAsJSON() }
         execs?.start(for: client)
+        scriptOpened(client)
     }
 
     /// Clients still connected, and --exec programs still winding down after
@@ -159,6 +171,7 @@ public final class ServerSession: SessionDriver {
         case .message(let message):
             clientMessage(message, from: client)
         case .processed:
+            client.script?.processed()
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
             registry.processed(client)
@@ -171,6 +184,7 @@ public final class ServerSession: SessionDriver {
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
         case .text(let payload):
+            if let script = client.script { script.received(text: payload) }
             if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             if tagging, let own = withoutOwnTag(payload, from: client) {
@@ -178,6 +192,7 @@ public final class ServerSession: SessionDriver {
             }
             appendText(payload, from: client)
         case .binary(let payload):
+            if let script = client.script { script.received(binary: payload) }
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             let destination = shell.output.routes.binaryDestination
@@ -244,6 +259,7 @@ public final class ServerSession: SessionDriver {
 
     private func clientEnded(_ client: ServerClient) {
         registry.remove(client)
+        scriptEnded(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
         shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))
         log.info("client \(client.id) disconnected")
@@ -264,6 +280,7 @@ public final class ServerSession: SessionDriver {
 
     /// One message from stdin: to the client a --tag line names, else to all.
     private func deliver(_ message: OutgoingMessage) -> Bool {
+        if let script, script.wraps { return deliverWrapped(message) }
         if tagging, case .text(let payload) = message, let address = ClientTag.address(in: payload),
            case .valid = JSONScanner.validate(payload) {
             do {
@@ -309,6 +326,7 @@ public final class ServerSession: SessionDriver {
     /// MESSAGES; OPTIONS, Server mode).
     func finalReport() {
         execs?.reapAll()
+        script?.finalReport(&shell.status, stats: &shell.stats)
         guard let pump = shell.stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines
         if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }

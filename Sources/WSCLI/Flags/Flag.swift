@@ -1,7 +1,7 @@
 /// Where a flag is listed in `--help` and the man page.
 public enum FlagCategory: String, CaseIterable, Sendable {
     // The order of the sections in `--help` and the man page.
-    case connection, tls, dataMode, routing, ending, reconnect, server, output, general
+    case connection, tls, dataMode, routing, ending, reconnect, scripting, server, output, general
 
     /// Section heading in `--help` (and the man page).
     public var heading: String {
@@ -12,6 +12,7 @@ public enum FlagCategory: String, CaseIterable, Sendable {
         case .routing: return "Routing"
         case .ending: return "Ending"
         case .reconnect: return "Keepalive, reconnect and replay"
+        case .scripting: return "Scripted peer"
         case .output: return "Diagnostics"
         case .server: return "Server mode"
         case .general: return "General"

@@ -106,6 +106,22 @@ public struct Options: Sendable {
     /// `--close-code CODE[:REASON]` (always set from the table's default).
     public var closeCode = 0
     public var closeReason = ""
+    /// `--answer TYPE=TEMPLATE`, in order, split at the first '=' (the template is checked by `Plan`).
+    public var answers: [(type: String, template: String)] = []
+    /// `--heartbeat TEMPLATE`.
+    public var heartbeat: String? = nil
+    /// `--heartbeat-interval` (always set from the table's default).
+    public var heartbeatIntervalNanos: Int64 = 0
+    /// `--heartbeat-timeout`: nil = off.
+    public var heartbeatTimeoutNanos: Int64? = nil
+    /// `--wrap TEMPLATE`.
+    public var wrap: String? = nil
+    /// `--record FILE`.
+    public var record: String? = nil
+    /// `--replay FILE`, unread: read when the run is planned.
+    public var replay: String? = nil
+    /// `--replay-speed` (always set from the table's default).
+    public var replaySpeed: Double = 0
     /// `--events`: lifecycle events as `{"$event":...}` lines.
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.
