@@ -1,3 +1,5 @@
+import WSTransport
+
 /// The files flags name, read when the run is planned: `--header-file` and
 /// `--on-connect-file`. A file that cannot be read or parsed is a usage
 /// error naming the flag and the file.
@@ -40,6 +42,27 @@ enum OptionFiles {
     static func messages(fromFile path: String) throws(UsageError) -> [String] {
         let text = try read("on-connect-file", path)
         return lines(text).filter { !isBlank($0) }.map(String.init)
+    }
+
+    /// `--user-file`: USER:PASSWORD on the first line, its line end not part of it.
+    static func credentials(fromFile path: String) throws(UsageError) -> String {
+        let first = lines(try read("user-file", path)).first.map(String.init) ?? ""
+        guard first.contains(":"), !first.contains("\r") else {
+            throw UsageError("--user-file \(path): expected USER:PASSWORD on the first line")
+        }
+        return first
+    }
+
+    /// `--cookie FILE`: its text, or nil when it does not exist yet (an empty
+    /// jar, as curl reads it, so -b and -c can name the same new file).
+    static func cookies(fromFile path: String) throws(UsageError) -> String? {
+        if FileReplacement.isMissing(path) { return nil }
+        return try read("cookie", path)
+    }
+
+    /// A whole file for `--FLAG @FILE`.
+    static func text(flag: String, path: String) throws(UsageError) -> String {
+        try read(flag, path)
     }
 
     private static func read(_ long: String, _ path: String) throws(UsageError) -> String {

@@ -130,7 +130,47 @@ enum Plan {
         if let file = o.proxyUserFile { credentials = try OptionFiles.proxyUser(fromFile: file) }
         c.route = try ProxySelection.route(for: url, o, credentials: credentials, environment: environment.variable)
         c.compress = o.compress
+        try curlHabits(o, environment, &c)
         return c
+    }
+
+    /// -L, cookies, --user, -4/-6 and -w (wspipe(1): OPTIONS, Connection and
+    /// Diagnostics): the files they name are read here.
+    static func curlHabits(_ o: Options, _ environment: Environment, _ c: inout ClientOptions) throws(UsageError) {
+        c.redirects.follow = o.location
+        c.redirects.maxRedirects = o.maxRedirects
+        c.redirects.allowDowngrade = o.locationDowngrade
+        // A redirect to another scheme or host may need another proxy (or none).
+        c.routeForRedirect = { target in
+            do throws(UsageError) {
+                return .success(try ProxySelection.route(for: target, o, environment: environment.variable))
+            } catch {
+                return .failure(RouteChoiceError(error.message))
+            }
+        }
+        c.basicAuth = o.user
+        if let file = o.userFile { c.basicAuth = try OptionFiles.credentials(fromFile: file) }
+        // --cookie DATA is a header; --cookie FILE and -c turn the cookie engine on.
+        let cookieData = o.cookie.flatMap { $0.contains("=") ? $0 : nil }
+        c.cookieData = cookieData
+        if o.cookieJar != nil || (o.cookie != nil && cookieData == nil) {
+            var text: String? = nil
+            if let file = o.cookie, cookieData == nil, !file.isEmpty { text = try OptionFiles.cookies(fromFile: file) }
+            c.cookies = CookieJar(fileText: text, url: c.url, savePath: o.cookieJar)
+        }
+        c.family = o.family ?? .any
+        if let format = o.writeOut { c.writeOut = try writeOutFormat(format) }
+    }
+
+    /// -w FORMAT, or @FILE's content.
+    static func writeOutFormat(_ argument: String) throws(UsageError) -> WriteOutFormat {
+        var format = argument
+        if argument.hasPrefix("@") { format = try OptionFiles.text(flag: "write-out", path: String(argument.dropFirst())) }
+        do throws(WriteOutFormat.ParseError) {
+            return try WriteOutFormat(parsing: format)
+        } catch {
+            throw UsageError("--write-out: \(error.message)")
+        }
     }
 
     static func sessionPolicy(_ o: Options) throws(UsageError) -> SessionPolicy {

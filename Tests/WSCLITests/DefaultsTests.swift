@@ -14,7 +14,8 @@ final class DefaultsTests: XCTestCase {
         let samples = ["ack": "seq", "ping-interval": "1s", "cert": "c.pem", "key": "k.pem"]
         var args = flag.serverOnly ? ["--listen", "8080"] : [url]
         for case .requires(let other) in flag.rules {
-            args += ["--" + other, samples[other] ?? "x"]
+            args += ["--" + other]
+            if FlagTable.flag(long: other)?.takesValue == true { args.append(samples[other] ?? "x") }
         }
         return args
     }

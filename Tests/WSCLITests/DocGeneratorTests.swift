@@ -149,7 +149,7 @@ final class DocGeneratorTests: XCTestCase {
 
     func testManOptionHeadingsAreTheHelpHeadings() {
         let help = HelpRenderer.render(width: 200).split(separator: "\n")
-            .filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") && $0 != "Exit status:" }
+            .filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") && $0 != "Exit status:" && $0 != "Examples:" }
             .map { String($0.dropLast()) }
         let subsections = man.split(separator: "\n").filter { $0.hasPrefix(".SS ") }
             .map { String($0.dropFirst(4)).replacingOccurrences(of: "\"", with: "") }
@@ -346,7 +346,7 @@ final class DocGeneratorTests: XCTestCase {
     func testBashScriptShape() {
         XCTAssertTrue(bash.hasSuffix("\ncomplete -F _wspipe wspipe\n"))
         XCTAssertTrue(bash.contains("\n        --binary-output)\n            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- \"$cur\")\n"))
-        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cacert|--cert|--key|--on-connect-file|--record|--replay)\n            compopt -o filenames"))
+        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file|--record|--replay)\n            compopt -o filenames"))
     }
 
     func testBashSyntax() throws {

@@ -22,6 +22,8 @@ final class FlagTableTests: XCTestCase {
             "events", "stats", "trace",
             "type-key", "route", "route-errors", "tag", "send-timeout", "generate",
             "max-clients", "max-programs", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
+            "location", "max-redirs", "location-downgrade", "cookie", "cookie-jar", "user", "user-file", "ipv4", "ipv6",
+            "write-out",
             "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
         ]
         XCTAssertEqual(longs, expected)
@@ -30,15 +32,18 @@ final class FlagTableTests: XCTestCase {
             "h": "help", "V": "version", "v": "verbose", "q": "quiet", "H": "header", "k": "insecure",
             "t": "text", "b": "binary", "0": "nul", "n": "no-close", "1": "one-message",
             "u": "unidirectional", "U": "unidirectional-reverse", "i": "interactive",
+            // curl's: -b and -u stay websocat's (--binary, --unidirectional).
+            "L": "location", "c": "cookie-jar", "w": "write-out", "4": "ipv4", "6": "ipv6",
         ])
     }
 
     func testCompletionKinds() {
-        for name in ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file",
-                     "record", "replay"] {
+        let files = ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file", "cookie",
+                     "cookie-jar", "user-file", "record", "replay"]
+        for name in files {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
-        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 9)
+        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, files.count)
         XCTAssertEqual(FlagTable.flag(long: "route-errors")?.completion, .choices(["report", "ignore"]))
         XCTAssertEqual(FlagTable.flag(long: "generate")?.completion, .choices(["man", "bash", "zsh", "fish"]))
         for name in ["type-key", "route", "send-timeout"] {

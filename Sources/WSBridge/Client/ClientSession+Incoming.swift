@@ -24,11 +24,13 @@ extension ClientSession {
     func incoming(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload):
+            metrics.messageArrived()
             sender.replies.received()
             received(text: payload)
             if let script { script.connection?.received(text: payload) }
             if endingWatchesMessages { ending.received(text: payload) }
         case .binary(let payload):
+            metrics.messageArrived()
             sender.replies.received()
             if let script { script.connection?.received(binary: payload) }
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
@@ -96,6 +98,7 @@ extension ClientSession {
         channel = nil
         sender.channel = nil
         let (code, clean) = cause.closeCode
+        metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         scriptEnded()

@@ -15,8 +15,10 @@ public final class ClientSession: SessionDriver {
     private var phaseTimer: EventLoop.TimerID?
     let replay: ReplayCoordinator
     let sender: ClientSender
-    private var tls: TLSContext?
+    private lazy var tls = TLSContextSource(options: client.tls)
     private var connector: ClientConnector?
+    /// What -w and --stats report beyond the counters.
+    var metrics = SessionMetrics()
     var channel: WebSocketChannel?
     var keepAlive: KeepAlive?
     /// Why the current connection is ending, once known.
@@ -70,7 +72,7 @@ public final class ClientSession: SessionDriver {
 
     public func run() -> ExitStatus {
         shell.run(self) {
-            tls = client.url.secure ? try TLSContext.client(client.tls) : nil
+            if client.url.secure { _ = try tls.context() }
             try script?.openRecording()
             try startInteractive()
             handle(.start)
@@ -152,8 +154,9 @@ public final class ClientSession: SessionDriver {
         shell.events.emit(EventLine.connecting(url: client.url.display, attempt: attempt))
         observer?.connecting(url: client.url.display, attempt: attempt)
         log.info("connecting to \(client.url.display)" + (attempt > 1 ? " (attempt \(attempt))" : ""))
-        let connector = ClientConnector(options: client, tlsContext: tls, loop: loop, log: log)
+        let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log)
         self.connector = connector
+        watchHandshakes(connector)
         connector.start { [unowned self] result in
             self.connector = nil
             switch result {
@@ -170,11 +173,12 @@ public final class ClientSession: SessionDriver {
         scriptOpening()
         if isReconnect { shell.stats.reconnects += 1 }
         disconnect = nil
-        shell.events.emit(EventLine.connected(url: client.url.display, attempt: lifecycle.attempts,
+        metrics.opened(opened.url, redirects: opened.redirects, timings: opened.timings)
+        shell.events.emit(EventLine.connected(url: opened.url.display, attempt: lifecycle.attempts,
                                               protocol: opened.subprotocol))
-        log.info("connected to \(client.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
+        log.info("connected to \(opened.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
         logResponse(opened.response)
-        observer?.connected(url: client.url.display, subprotocol: opened.subprotocol,
+        observer?.connected(url: opened.url.display, subprotocol: opened.subprotocol,
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
@@ -212,6 +216,7 @@ public final class ClientSession: SessionDriver {
             scheduler: loop, intervalNanos: interval, timeoutNanos: policy.pingTimeoutNanos ?? interval,
             sendPing: { [weak channel] payload in channel?.sendPing(payload) },
             onDead: { [unowned self] in self.peerSilent() })
+        keepAlive?.onRoundTrip = { [unowned self] nanos in self.pongArrived(roundTrip: nanos) }
         keepAlive?.start()
     }
 
@@ -286,5 +291,6 @@ public final class ClientSession: SessionDriver {
         interactive?.finish()
         ending.reportUnmatched(log: log, status: &shell.status)
         scriptFinalReport()
+        reportMetrics()
     }
 }

@@ -37,8 +37,8 @@ enum ConnectHint {
         switch status {
         case 200...299:
             return "an HTTP server answered (status \(status)) but did not upgrade: is the path a WebSocket endpoint?"
-        case 301, 302, 307, 308:
-            return "the server redirects (status \(status)); wspipe does not follow redirects: use the new location"
+        case 301, 302, 303, 307, 308:
+            return "the server redirects (status \(status)): -L follows redirects"
         case 401, 403:
             return "the server refused the request: does it need a credential, e.g. -H 'Authorization: Bearer TOKEN'?"
         case 404:

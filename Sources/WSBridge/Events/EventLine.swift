@@ -111,7 +111,7 @@ public enum EventLine {
     }
 
     /// `{"$event":"NAME"` with the rest to follow.
-    private static func start(_ name: String) -> JSONObjectWriter {
+    static func start(_ name: String) -> JSONObjectWriter {
         var line = JSONObjectWriter()
         line.string("$event", name)
         return line

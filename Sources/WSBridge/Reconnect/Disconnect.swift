@@ -13,6 +13,8 @@ public enum Disconnect: Equatable, Sendable {
     case handshakeRejected(status: Int, statusLine: String, body: String = "")
     /// A response that is not a valid WebSocket handshake.
     case invalidHandshake(String)
+    /// A 3xx answer that -L does not follow, with why (wspipe(1): --location).
+    case redirectRefused(status: Int, reason: String)
     /// The server's Close frame; code nil when it carried no status (1005).
     case closedByServer(code: CloseCode?, reason: String)
     /// The closing handshake wspipe started is over (code and reason: the
@@ -38,6 +40,7 @@ extension Disconnect: CustomStringConvertible {
             let said = body.isEmpty ? "" : ": \(body)"
             return "handshake rejected by the server: \(TerminalEscaping.escaping(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
+        case .redirectRefused(_, let reason): return reason
         case .closedByServer(let code, let reason):
             let name = code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" }
             let said = reason.isEmpty ? "" : ": \(TerminalEscaping.escaping(reason))"

@@ -116,6 +116,125 @@ public let flagTable: [Flag] = [
             help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
                 + "--max-message-size counts the decompressed size.",
             apply: { $0.compress = true }),
+    .toggle("location", "L", .connection,
+            help: "Follow redirects (301, 302, 303, 307, 308), as curl -L does.",
+            rules: [.clientOnly],
+            doc: [
+                """
+                The upgrade request goes again to the URL in the Location header, over a new \
+                connection: http:// is read as ws:// and https:// as wss://, and a relative \
+                location is resolved against the URL that answered. The whole chain counts as \
+                one connection attempt, within --connect-timeout, and every attempt (each \
+                reconnect included) starts again from the URL given.
+                """,
+                """
+                Headers given with -H, --header-file and --header-command go to every URL of the \
+                chain, except when it leads to another scheme, host or port than the URL given: \
+                then their Authorization, Cookie and Host headers are dropped, and so are --user \
+                and --cookie DATA (curl's rule). Cookies of the cookie engine go wherever their \
+                domain and path match. A redirect from wss:// to ws:// is refused unless \
+                --location-downgrade. Without -L, a redirect is reported with its status (exit \
+                status 4) and a hint.
+                """,
+            ],
+            apply: { $0.location = true }),
+    Flag(long: "max-redirs", valueName: "N",
+         help: "Follow at most N redirects in one connection attempt.",
+         category: .connection, defaultValue: "10", rules: [.clientOnly, .requires("location")],
+         doc: [
+             """
+             The name is curl's. One more is reported as the failure of the attempt (exit status \
+             4), as is a redirect without a Location.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.maxRedirects = try FlagValue.nonNegativeInteger("max-redirs", v) }),
+    .toggle("location-downgrade", nil, .connection,
+            help: "With -L, follow a redirect from wss:// to ws:// too, which leaves TLS.",
+            rules: [.clientOnly, .requires("location")],
+            doc: [
+                """
+                Without it such a redirect ends the attempt (exit status 4): what follows would \
+                travel in clear text, headers and cookies included.
+                """,
+            ],
+            apply: { $0.locationDowngrade = true }),
+    Flag(long: "cookie", valueName: "DATA|FILE",
+         help: "Send cookies: DATA as 'name=value; name2=value2', or those of a Netscape/curl cookie FILE "
+             + "(curl's -b; here -b is --binary).",
+         category: .connection, completion: .file, rules: [.clientOnly],
+         doc: [
+             """
+             An argument with a '=' is DATA, sent in a Cookie header as it is; anything else is a \
+             FILE, read once at the start, which turns the cookie engine on: the cookies every \
+             handshake response sets (Set-Cookie) are kept for the run, and each request gets \
+             those whose domain, path and secure flag match it, so a reconnect sends what the \
+             last 101 set. A FILE that does not exist yet is an empty one, so -b and -c can name \
+             the same file; it may also hold 'Set-Cookie:' header lines. --cookie '' turns the \
+             engine on without a file.
+             """,
+             """
+             The short -b stays websocat's --binary, which wspipe's scripts already use; write \
+             --cookie in full.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             guard !v.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
+                 throw UsageError("--cookie: contains a line break")
+             }
+             o.cookie = v
+         }),
+    Flag(long: "cookie-jar", short: "c", valueName: "FILE",
+         help: "Write the cookies the servers set to FILE, in the Netscape/curl format, and send them on each connection.",
+         category: .connection, completion: .file, rules: [.clientOnly],
+         doc: [
+             """
+             It turns the cookie engine on (see --cookie). FILE is rewritten whenever a handshake \
+             response changed the cookies, and at the end when --cookie read others, so a run that \
+             is killed still leaves what it was given. It is created with mode 0600: cookies are \
+             credentials.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.cookieJar = try FlagValue.nonEmpty("cookie-jar", v) }),
+    Flag(long: "user", valueName: "USER:PASSWORD",
+         help: "Send HTTP Basic authorization with this user name and password (curl's -u; here -u is --unidirectional).",
+         category: .connection, rules: [.clientOnly, .conflicts("user-file")],
+         doc: [
+             """
+             It is sent to the URL given (and the redirects that stay on its scheme, host and \
+             port), unless a header given with -H, --header-file or --header-command authorizes \
+             already; it replaces a user:password in the URL. Any process can read it in \
+             ps(1): --user-file keeps it out.
+             """,
+             """
+             The short -u stays websocat's --unidirectional, which wspipe's scripts already use; \
+             write --user in full.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.user = try FlagValue.credentials("user", v) }),
+    Flag(long: "user-file", valueName: "FILE",
+         help: "Read USER:PASSWORD for --user from the first line of FILE (keeps it out of ps).",
+         category: .connection, completion: .file, rules: [.clientOnly, .conflicts("user")],
+         doc: [
+             "The file is read once, when wspipe starts; a line end after the password is not part of it.",
+         ],
+         apply: { o, v throws(UsageError) in o.userFile = try FlagValue.nonEmpty("user-file", v) }),
+    .toggle("ipv4", "4", .connection,
+            help: "Connect over IPv4 only (the server's name and the proxy's).",
+            rules: [.clientOnly, .conflicts("ipv6")],
+            doc: [
+                """
+                Without -4 or -6, the addresses of a name are tried as RFC 8305 (Happy Eyeballs) \
+                says: alternating families, the first as the resolver sorts them (IPv6 when the \
+                host has a route for it), each new attempt 250 ms after the previous one started \
+                or at once when it failed, the first to connect winning. An unreachable IPv6 \
+                route costs 250 ms, not --connect-timeout.
+                """,
+            ],
+            apply: { $0.family = .ipv4 }),
+    .toggle("ipv6", "6", .connection,
+            help: "Connect over IPv6 only (the server's name and the proxy's).",
+            rules: [.clientOnly, .conflicts("ipv4")],
+            apply: { $0.family = .ipv6 }),
 
     // MARK: TLS (wspipe(1): OPTIONS, Connection)
     .toggle("insecure", "k", .tls,
@@ -825,6 +944,30 @@ public let flagTable: [Flag] = [
                 """,
             ],
             apply: { $0.trace = true }),
+    Flag(long: "write-out", short: "w", valueName: "FORMAT",
+         help: "At exit, write FORMAT with %{name} replaced by what the run measured, as curl -w does; %{json} for all of it.",
+         category: .output, rules: [.clientOnly],
+         doc: [
+             """
+             FORMAT is text with variables (%{time_connect}), %% for a '%', and the escapes \\n, \
+             \\r, \\t and \\\\; @FILE reads it from FILE. It goes to stdout, after every \
+             message, or to stderr after %{stderr} (%{stdout} switches back). %{json} is every \
+             variable in one JSON object, in the order below: -w '%{json}\\n' ends stdout with \
+             one more JSON line. Times are seconds from the start of the run, with microseconds, \
+             and those of a connection are its first one's.
+             """,
+             .list(WriteOutVariable.allCases.map { DocItem($0.rawValue, $0.meaning) }),
+         ],
+         apply: { o, v throws(UsageError) in
+             if !v.hasPrefix("@") {
+                 do throws(WriteOutFormat.ParseError) {
+                     _ = try WriteOutFormat(parsing: v)
+                 } catch {
+                     throw UsageError("--write-out: \(error.message)")
+                 }
+             }
+             o.writeOut = v
+         }),
 
     // MARK: General (wspipe(1): SYNOPSIS; OPTIONS, Diagnostics)
     .toggle("help", "h", .general,

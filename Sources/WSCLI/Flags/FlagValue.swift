@@ -193,6 +193,19 @@ enum FlagValue {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
     }
 
+    /// `USER:PASSWORD` (--user): a colon, no line breaks (they would end the
+    /// header). wspipe does not prompt for a password as curl does: there is
+    /// no terminal to ask at in a pipe.
+    static func credentials(_ long: String, _ value: String) throws(UsageError) -> String {
+        guard value.contains(":") else {
+            throw UsageError("--\(long): expected USER:PASSWORD, got no ':' (wspipe does not prompt for a password)")
+        }
+        guard !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
+            throw UsageError("--\(long): contains a line break")
+        }
+        return value
+    }
+
     static func nonEmpty(_ long: String, _ value: String) throws(UsageError) -> String {
         guard !value.isEmpty else { throw UsageError("--\(long): empty value") }
         return value

@@ -60,7 +60,23 @@ public enum HelpRenderer {
             let padded = label + String(repeating: " ", count: max(1, 7 - label.count))
             lines += wrap(meaning, width: width, first: padded, rest: String(repeating: " ", count: padded.count))
         }
+        lines.append("")
+        lines += examples(width: width)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One example per use (`UsageExample.forHelp`): what it does, then its
+    /// lines indented as typed (wrapped only on a screen too narrow for them).
+    static func examples(width: Int) -> [String] {
+        var lines = ["Examples:"]
+        for example in UsageExample.forHelp {
+            lines += wrap(example.what, width: width, first: "  ", rest: "  ")
+            for line in example.lines {
+                let indent = String(repeating: " ", count: 4 + line.prefix { $0 == " " }.count)
+                lines += wrap(String(line.drop { $0 == " " }), width: width, first: indent, rest: indent + "  ")
+            }
+        }
+        return lines
     }
 
     /// Word-wraps `text` into lines of at most `width` characters, the first

@@ -66,7 +66,7 @@ public enum ManPageRenderer {
                       + "or ~/.local/state/wspipe/history without XDG_STATE_HOME.")
 
         page.request("SH", "EXAMPLES")
-        for example in examples {
+        for example in usageExamples {
             page.paragraphs([example.what])
             page.example(example.lines)
         }
@@ -261,54 +261,5 @@ public enum ManPageRenderer {
             + "redirected, the editor is drawn on stderr and stdout still gets the line of each message.",
         "The terminal is restored on every way out: Ctrl-D, /quit, /close, Ctrl-C, SIGINT, SIGTERM, SIGHUP "
             + "(exit status 129), an error, or a crash.",
-    ]
-
-    static let examples: [(what: String, lines: [String])] = [
-        ("Chat: each line typed is sent, each message received is printed.", [
-            "$ wspipe wss://chat.example.com/ws",
-            "{\"type\":\"say\",\"room\":\"general\",\"text\":\"hello\"}",
-        ]),
-        ("Follow a stream and keep only the trades, with jq:", [
-            "wspipe -U wss://stream.example.com/feed |",
-            "    jq -c 'select(.type == \"trade\") | {price, size}'",
-        ]),
-        ("The same with a route: trades go to a jq process, the rest is dropped.", [
-            "wspipe -U --route 'trade=|jq -c .price >>prices.log' \\",
-            "    --route '*=drop' wss://stream.example.com/feed",
-        ]),
-        ("Connect over TLS with a bearer token kept out of ps(1) in a header file:", [
-            "printf 'Authorization: Bearer %s\\n' \"$TOKEN\" >~/.feed.headers",
-            "wspipe --header-file ~/.feed.headers -H 'X-Client: scripts' \\",
-            "    wss://api.example.com/v1/stream",
-        ]),
-        ("A realtime session that survives reconnects: resume it with the captured session id and the "
-            + "last sequence seen, and send again whatever the server did not acknowledge.", [
-            "wspipe --wait --ping-interval 20s \\",
-            "    --on-connect '{\"type\":\"session.start\"}' \\",
-            "    --capture SID=session.id --capture SEQ=sequence \\",
-            "    --on-reconnect \\",
-            "      '{\"type\":\"session.resume\",\"id\":${SID},\"after\":${SEQ}}' \\",
-            "    --ack sequence --ack-timeout 30s \\",
-            "    wss://rt.example.com/v1 <requests.ndjson >responses.ndjson",
-        ]),
-        ("Mock a server for a client under test: answer every message with an ack.", [
-            "mkfifo replies",
-            "wspipe --listen 127.0.0.1:8080/ws --once <replies |",
-            "    jq -c --unbuffered '{type: \"ack\", id: .id}' >replies",
-        ]),
-        ("Serve several clients and tell them apart; a stdin line with \"$client\":N answers client N only.", [
-            "wspipe --listen 9000 --tag --events",
-        ]),
-        ("Give each client a program of its own, like websocketd: its messages are the program's stdin lines, "
-            + "the program's stdout lines go back to it.", [
-            "wspipe --listen 0.0.0.0:9000 --max-clients 100 --exec ./session.sh",
-        ]),
-        ("A chat room: every client's message goes to every other client.", [
-            "wspipe --listen 9000 --relay -U",
-        ]),
-        ("Check a protocol in CI: exit 0 once the pong is written, 1 if none came within 5 seconds.", [
-            "echo '{\"type\":\"ping\"}' |",
-            "    wspipe --until type=pong --idle-timeout 5s wss://staging.example.com/ws",
-        ]),
     ]
 }

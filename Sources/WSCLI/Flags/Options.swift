@@ -1,4 +1,5 @@
 import WSBridge
+import WSTransport
 
 /// `--route-errors`: what happens when a route destination fails (wspipe(1): ROUTING).
 public enum RouteErrors: String, CaseIterable, Sendable {
@@ -37,6 +38,24 @@ public struct Options: Sendable {
     public var noProxy: String? = nil
     /// `--unix-socket PATH`.
     public var unixSocket: String? = nil
+    /// `-L`: follow redirects.
+    public var location = false
+    /// `--max-redirs`.
+    public var maxRedirects = 0
+    /// `--location-downgrade`: with -L, follow wss:// to ws:// too.
+    public var locationDowngrade = false
+    /// `--cookie DATA|FILE`, unread: DATA when it has a '=', else a file read when the run is planned.
+    public var cookie: String? = nil
+    /// `-c/--cookie-jar FILE`.
+    public var cookieJar: String? = nil
+    /// `--user USER:PASSWORD`.
+    public var user: String? = nil
+    /// `--user-file FILE`, unread.
+    public var userFile: String? = nil
+    /// `-4`, `-6`; nil: both families, raced.
+    public var family: AddressFamily? = nil
+    /// `-w/--write-out FORMAT` (or `@FILE`), checked when not a file.
+    public var writeOut: String? = nil
     public var insecure = false
     public var cacert: String? = nil
     public var cert: String? = nil
