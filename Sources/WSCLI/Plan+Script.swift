@@ -6,13 +6,17 @@ import WSBridge
 /// together or in this mode refused.
 extension Plan {
     static func scriptOptions(_ o: Options, server: Bool) throws(UsageError) -> ScriptOptions {
+        var s = ScriptOptions()
+        // The common run gives none of these flags and pays for nothing here.
+        guard !o.answers.isEmpty || o.heartbeat != nil || o.heartbeatTimeoutNanos != nil || o.wrap != nil
+                || o.record != nil || o.replay != nil || (server && (!o.onConnect.isEmpty || o.onConnectFile != nil))
+        else { return s }
         try refuseScriptConflicts(o, server: server)
         let captures: TemplateScope = server ? [] : .captures
-        var s = ScriptOptions()
-        s.answers = try o.answers.map { answer throws(UsageError) in
-            AnswerRule(type: answer.type,
-                       template: try template("answer", answer.template, scope: captures.union(.message), o,
-                                              source: "--answer \(answer.type)"))
+        for answer in o.answers {
+            let (type, text) = try FlagValue.answer("answer", answer)
+            s.answers.append(AnswerRule(type: type, template: try template("answer", text, scope: captures.union(.message), o,
+                                                                            source: "--answer \(type)")))
         }
         s.heartbeat = try o.heartbeat.map { text throws(UsageError) in try template("heartbeat", text, scope: captures, o) }
         s.heartbeatIntervalNanos = o.heartbeatIntervalNanos
@@ -27,6 +31,7 @@ extension Plan {
     /// --on-connect and --on-connect-file: a client's (with its captures) or,
     /// with --listen, the greeting of every client.
     static func onConnectTemplates(_ o: Options, server: Bool) throws(UsageError) -> [MessageTemplate] {
+        if o.onConnect.isEmpty && o.onConnectFile == nil { return [] }
         let scope: TemplateScope = server ? [] : .captures
         var templates = try o.onConnect.map { text throws(UsageError) in try template("on-connect", text, scope: scope, o) }
         if let file = o.onConnectFile {
@@ -50,13 +55,10 @@ extension Plan {
 
     /// What the scripted peer's flags cannot do, with each other or in this mode.
     private static func refuseScriptConflicts(_ o: Options, server: Bool) throws(UsageError) {
-        let given: [(String, Bool)] = [
-            ("answer", !o.answers.isEmpty), ("heartbeat", o.heartbeat != nil),
-            ("heartbeat-timeout", o.heartbeatTimeoutNanos != nil), ("wrap", o.wrap != nil),
-            ("record", o.record != nil), ("replay", o.replay != nil), ("on-connect", !o.onConnect.isEmpty),
-            ("on-connect-file", o.onConnectFile != nil),
-        ]
-        if server, o.exec != nil, let flag = given.first(where: \.1)?.0 {
+        if server, o.exec != nil {
+            let flag = !o.answers.isEmpty ? "answer" : o.heartbeat != nil ? "heartbeat"
+                : o.heartbeatTimeoutNanos != nil ? "heartbeat-timeout" : o.wrap != nil ? "wrap" : o.record != nil ? "record"
+                : o.replay != nil ? "replay" : !o.onConnect.isEmpty ? "on-connect" : "on-connect-file"
             throw UsageError("--\(flag): not with --exec (each client talks to its program)")
         }
         if o.wrap != nil {

@@ -186,9 +186,7 @@ enum Plan {
         p.pingTimeoutNanos = o.pingTimeoutNanos
         p.queueLimit = o.queueLimit
         p.onConnect = try onConnectTemplates(o, server: false)
-        p.onReconnect = try o.onReconnect.map { text throws(UsageError) in
-            try template("on-reconnect", text, scope: .captures, o)
-        }
+        for text in o.onReconnect { p.onReconnect.append(try template("on-reconnect", text, scope: .captures, o)) }
         p.captures = o.captures
         p.ackPath = o.ackPath
         p.ackTimeoutNanos = o.ackTimeoutNanos

@@ -22,8 +22,10 @@ final class ClientSender {
     var replies = ReplyTracker()
     /// A held message went out again (the interactive transcript shows it).
     var onResent: ((UnsafeRawBufferPointer) -> Void)?
-    /// --record: every message sent, new or again.
+    /// --record: every message sent, new or again, with what made it.
     var onSent: ((OutgoingMessage, MessageSource) -> Void)?
+    /// What makes the messages `transmit` sends now (the replay sets --on-connect's).
+    var source = MessageSource.input
     /// The tag of a message that belongs to its connection (an --answer, a
     /// --heartbeat): not sent again on the next one after a drop.
     static let connectionOnlyTag = -1
@@ -57,10 +59,8 @@ final class ClientSender {
 
     /// Sends a new message; a text message may then be held for its --ack.
     /// `line` is its stdin line (0 for others), said if the server refuses it.
-    func transmit(_ message: OutgoingMessage, line: Int = 0, on channel: WebSocketChannel,
-                  source: MessageSource = .input) {
+    func transmit(_ message: OutgoingMessage, line: Int = 0, on channel: WebSocketChannel) {
         channel.send(message, tag: line)
-        onSent?(message, source)
         replies.sent(now: monotonicNanos())
         switch message {
         case .text(let bytes):
@@ -69,12 +69,13 @@ final class ClientSender {
         case .binary(let bytes):
             shell.sent(bytes: bytes.count)
         }
+        if let onSent { onSent(message, source) }
     }
 
     /// Sends a message held for its --ack again (it stays held).
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
-        onSent?(.text(text), .input)
+        if let onSent { onSent(.text(text), .input) }
         replies.sent(now: monotonicNanos())
         shell.sent(bytes: text.count)
     }

@@ -27,14 +27,12 @@ extension ClientSession {
             metrics.messageArrived()
             sender.replies.received()
             received(text: payload)
-            if let script { script.connection?.received(text: payload) }
-            if endingWatchesMessages { ending.received(text: payload) }
+            if watchesMessages { watch(text: payload) }
         case .binary(let payload):
             metrics.messageArrived()
             sender.replies.received()
-            if let script { script.connection?.received(binary: payload) }
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
-            if endingWatchesMessages { ending.received() }
+            if watchesMessages { watch(binary: payload) }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -73,6 +71,17 @@ extension ClientSession {
         if shell.admit(bytes: payload.count) {
             output.appendText(payload, to: output.destination(forText: payload, isValidJSON: valid))
         }
+    }
+
+    /// What --until, --idle-timeout and the scripted peer see of a message.
+    private func watch(text payload: UnsafeRawBufferPointer) {
+        if let script { script.connection?.received(text: payload) }
+        if endingWatchesMessages { ending.received(text: payload) }
+    }
+
+    private func watch(binary payload: UnsafeRawBufferPointer) {
+        if let script { script.connection?.received(binary: payload) }
+        if endingWatchesMessages { ending.received() }
     }
 
     func channelEnded(_ reason: WebSocketChannel.EndReason) {

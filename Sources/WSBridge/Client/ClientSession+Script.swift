@@ -69,6 +69,7 @@ extension ClientSession {
 
     /// A stdin line (raw text, valid UTF-8) sent as the --wrap message.
     func deliverWrapped(_ message: OutgoingMessage) -> Bool {
+        guard lifecycle.phase != .closing, lifecycle.phase != .ended else { return false }
         guard let script, case .text(let line) = message else { return false }
         let number = shell.stdin?.lineNumber ?? 0
         let reason = script.wrap(line, sequence: script.sequence) { sender.deliver($0, line: number) }
@@ -81,11 +82,12 @@ extension ClientSession {
 
     // MARK: --replay
 
-    /// The first connection is open: the input starts, stdin or the recording.
-    func startInput() {
+    /// The first connection is open: the recording takes the place of stdin.
+    func startReplay() {
         guard let script, let schedule = script.replaySchedule(.out, rateIntervalNanos: bridge.rateIntervalNanos) else {
-            return startStdin()
+            return
         }
+        if schedule.items.isEmpty { log.warning("--replay: the recording has no message to send") }
         log.info("replaying \(schedule.items.count) message(s)")
         let player = ReplayPlayer(
             schedule: schedule, scheduler: loop,

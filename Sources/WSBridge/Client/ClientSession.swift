@@ -35,6 +35,9 @@ public final class ClientSession: SessionDriver {
     /// --idle-timeout): without either, a message skips the call (and the
     /// lazy load and reference count that come with it).
     let endingWatchesMessages: Bool
+    /// Some hook looks at each incoming message (--until, --idle-timeout, the
+    /// scripted peer): without one, a message skips the call.
+    let watchesMessages: Bool
     /// Events raised while actions were being performed wait their turn.
     private var pendingEvents: [ClientLifecycle.Event] = []
     private var handling = false
@@ -56,6 +59,7 @@ public final class ClientSession: SessionDriver {
         endingWatchesMessages = policy.until != nil || policy.idleTimeoutNanos != nil
         shell = SessionShell(bridge: bridge, log: log, events: events)
         script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log)
+        watchesMessages = endingWatchesMessages || script != nil
         replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize,
                                    sequence: script?.sequence ?? SequenceCounter())
         script?.captures = { [replay] in replay.captureValues }
@@ -195,8 +199,10 @@ public final class ClientSession: SessionDriver {
         channel.onDrained = { [unowned self] in self.pump() }
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
+        sender.source = .onConnect
         replay.replay(isReconnect: isReconnect, log: log,
-                      send: { sender.transmit($0, on: channel, source: .onConnect); observer?.sent($0) })
+                      send: { sender.transmit($0, on: channel); observer?.sent($0) })
+        sender.source = .input
         sender.pump()
         handle(.connected(now: monotonicNanos(), inputEnded: inputFinished, progress: progress()))
         ending.connected()
@@ -205,7 +211,7 @@ public final class ClientSession: SessionDriver {
         startKeepAlive(channel)
         if shell.stdin == nil && script?.player == nil && interactive == nil && !bridge.receiveOnly
             && lifecycle.phase == .open(.streaming) {
-            startInput()
+            if script?.options.replay != nil { startReplay() } else { startStdin() }
         }
         pump()
     }
@@ -236,7 +242,7 @@ public final class ClientSession: SessionDriver {
         shell.stdin?.finished ?? interactive?.inputEnded ?? script?.player?.finished ?? false
     }
 
-    func startStdin() {
+    private func startStdin() {
         // A person typing gets one short hint; scripts get nothing extra.
         if StdioMode.isTerminal(0) && !log.enabled(.info) {
             log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
@@ -246,9 +252,10 @@ public final class ClientSession: SessionDriver {
         // the checked unowned load); the session owns the pump and the
         // channel and outlives both.
         let pump = shell.makeStdin(
-            deliver: { [session = Unmanaged.passUnretained(self)] message in
-                session._withUnsafeGuaranteedRef { $0.deliver(message) }
-            },
+            deliver: script?.wraps == true ? { [unowned self] message in self.deliverWrapped(message) }
+                : { [session = Unmanaged.passUnretained(self)] message in
+                    session._withUnsafeGuaranteedRef { $0.deliver(message) }
+                },
             afterBatch: { [unowned self] in
                 self.channel?.flush()
                 self.sender.updateFlow(of: self.shell.stdin)
@@ -263,10 +270,7 @@ public final class ClientSession: SessionDriver {
     func deliver(_ message: OutgoingMessage) -> Bool {
         switch lifecycle.phase {
         case .closing, .ended: return false
-        default:
-            if let script, script.wraps { return deliverWrapped(message) }
-            sender.deliver(message, line: shell.stdin?.lineNumber ?? 0)
-            return true
+        default: sender.deliver(message, line: shell.stdin?.lineNumber ?? 0); return true
         }
     }
 

@@ -658,7 +658,10 @@ public let flagTable: [Flag] = [
              yet written when the connection drops is not sent again. See TEMPLATES.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.answers.append(try FlagValue.answer("answer", v)) }),
+         apply: { o, v throws(UsageError) in
+             _ = try FlagValue.answer("answer", v)
+             o.answers.append(v)
+         }),
     Flag(long: "heartbeat", valueName: "TEMPLATE",
          help: "Send TEMPLATE every --heartbeat-interval on each connection: an application-level keepalive.",
          category: .scripting,

@@ -125,8 +125,10 @@ public struct Options: Sendable {
     /// `--close-code CODE[:REASON]` (always set from the table's default).
     public var closeCode = 0
     public var closeReason = ""
-    /// `--answer TYPE=TEMPLATE`, in order, split at the first '=' (the template is checked by `Plan`).
-    public var answers: [(type: String, template: String)] = []
+    /// `--answer TYPE=TEMPLATE`, in order, as given (both sides checked non-empty; `Plan`
+    /// splits at the first '=' and checks the template). Strings, not pairs: a
+    /// new tuple type costs every run its metadata at start-up.
+    public var answers: [String] = []
     /// `--heartbeat TEMPLATE`.
     public var heartbeat: String? = nil
     /// `--heartbeat-interval` (always set from the table's default).
