@@ -22,8 +22,10 @@ final class ClientSender {
     var replies = ReplyTracker()
     /// A held message went out again (the interactive transcript shows it).
     var onResent: ((UnsafeRawBufferPointer) -> Void)?
-    /// --record: every message sent, new or again, with what made it.
+    /// --record: every message sent, new or again, with what made it
+    /// (`recording` is the one check a message pays without --record).
     var onSent: ((OutgoingMessage, MessageSource) -> Void)?
+    private let recording: Bool
     /// What makes the messages `transmit` sends now (the replay sets --on-connect's).
     var source = MessageSource.input
     /// The tag of a message that belongs to its connection (an --answer, a
@@ -34,6 +36,7 @@ final class ClientSender {
         self.shell = shell
         self.replay = replay
         self.queueLimit = queueLimit
+        recording = shell.bridge.script.recordPath != nil
     }
 
     /// The queue and the held messages are at --queue-limit: an input that is
@@ -69,13 +72,13 @@ final class ClientSender {
         case .binary(let bytes):
             shell.sent(bytes: bytes.count)
         }
-        if let onSent { onSent(message, source) }
+        if recording { onSent?(message, source) }
     }
 
     /// Sends a message held for its --ack again (it stays held).
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
-        if let onSent { onSent(.text(text), .input) }
+        if recording { onSent?(.text(text), .input) }
         replies.sent(now: monotonicNanos())
         shell.sent(bytes: text.count)
     }

@@ -31,7 +31,9 @@ extension ServerSession {
         guard let script else { return }
         let connection = ConnectionScript(conn: client.id, peer: script, sequence: SequenceCounter()) {
             [unowned self, unowned client] message, source in
-            if self.registry.send(message, to: client, source: source) { client.channel?.flush() }
+            self.registry.source = source
+            defer { self.registry.source = .input }
+            if self.registry.send(message, to: client) { client.channel?.flush() }
         }
         client.script = connection
         if !script.answers.isEmpty { client.channel?.beforeDeferredClose = { [unowned connection] in connection.processed() } }
@@ -79,11 +81,20 @@ extension ServerSession {
         channel.terminate()
     }
 
+    /// What stdin's lines go through with --wrap (the session's own
+    /// `deliver` stays as it is, without a check per line).
+    func wrappingDelivery() -> (OutgoingMessage) -> Bool {
+        { [unowned self] message in
+            guard let script = self.script else { return false }
+            return self.deliverWrapped(message, script)
+        }
+    }
+
     /// --wrap: the stdin line (raw text, valid UTF-8) as the template's
     /// message, to every client; made once, or once per client when it
     /// holds `${seq}` (each client counts its own).
-    func deliverWrapped(_ message: OutgoingMessage) -> Bool {
-        guard let script, let template = script.options.wrap, case .text(let line) = message else {
+    private func deliverWrapped(_ message: OutgoingMessage, _ script: PeerScript) -> Bool {
+        guard let template = script.options.wrap, case .text(let line) = message else {
             return registry.broadcast(message)
         }
         var sent = false

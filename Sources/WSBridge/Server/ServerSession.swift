@@ -270,7 +270,7 @@ public final class ServerSession: SessionDriver {
     // MARK: stdin -> clients
 
     private func startStdin() {
-        _ = shell.makeStdin(deliver: { [unowned self] message in self.deliver(message) },
+        _ = shell.makeStdin(deliver: script?.wraps == true ? wrappingDelivery() : { [unowned self] message in self.deliver(message) },
                             afterBatch: { [unowned self] in self.registry.flushAll() },
                             onEnd: { [unowned self] in
                                 self.registry.flushAll()
@@ -280,7 +280,6 @@ public final class ServerSession: SessionDriver {
 
     /// One message from stdin: to the client a --tag line names, else to all.
     private func deliver(_ message: OutgoingMessage) -> Bool {
-        if let script, script.wraps { return deliverWrapped(message) }
         if tagging, case .text(let payload) = message, let address = ClientTag.address(in: payload),
            case .valid = JSONScanner.validate(payload) {
             do {
