@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 
 import helpers
 from helpers import FAST_BACKOFF, events, stats, wait_events, write_lines
+from peers.fault_server import Behaviour
 from test_server_mode import Receiver, listen, ws_client
 
 J = json.loads
@@ -143,12 +144,14 @@ def test_answers_and_stdin_lines_share_the_connection(spawn, ws_server):
     """A ping answered in the middle of a stream of stdin lines: nothing lost, nothing reordered."""
     async def handler(ws, log):
         await ws.send(json.dumps({"type": "ping", "id": "first"}))
-        async for text in ws:
-            log.put("msg", text)
+        for _ in range(201):
+            log.put("msg", await ws.recv())
+        await ws.close(1000)
 
     srv = ws_server(handler)
     lines = b"".join(b'{"n":%d}\n' % n for n in range(200))
-    res = spawn(["--answer", 'ping={"type":"pong","id":${.id}}', "--linger", "0", srv.url()], stdin=lines).finish()
+    # -n: wspipe's Close would end its answers; the server closes once it has everything.
+    res = spawn(["-n", "--answer", 'ping={"type":"pong","id":${.id}}', srv.url()], stdin=lines).finish()
     assert res.code == 0, res
     got = [J(m) for m in items(srv.log, "msg", 201)]
     assert {"type": "pong", "id": "first"} in got
@@ -205,12 +208,12 @@ def test_heartbeat_timeout_reconnects_from_a_silent_server(spawn, ws_server):
         if connections[0] == 1:
             await ws.wait_closed()
             return
-        for n in range(50):
+        for n in range(100):
             await ws.send(json.dumps({"tick": n}))
             await asyncio.sleep(0.05)
 
     srv = ws_server(handler)
-    proc = spawn(["--events", "--heartbeat-timeout", "400ms", *FAST_BACKOFF, srv.url()], stdin=None, close_stdin=False)
+    proc = spawn(["--events", "--heartbeat-timeout", "1s", *FAST_BACKOFF, srv.url()], stdin=None, close_stdin=False)
     proc.wait_stdout_lines(15)
     proc.close_stdin()
     res = proc.finish()
@@ -221,7 +224,7 @@ def test_heartbeat_timeout_reconnects_from_a_silent_server(spawn, ws_server):
 
 
 def test_server_drops_a_silent_client_with_an_event(spawn):
-    server, port = listen(spawn, ["--heartbeat-timeout", "300ms", "--events"])
+    server, port = listen(spawn, ["--heartbeat-timeout", "1s", "--events"])
     with ws_client(port) as quiet, ws_client(port) as talker:
         wait_events(server, "client_connected", 2)
         deadline = time.monotonic() + 10
@@ -236,6 +239,19 @@ def test_server_drops_a_silent_client_with_an_event(spawn):
         assert [(e["id"], e["code"], e["reason"]) for e in gone if e["$event"] == "client_disconnected"] == [
             (quiet_id, 1006, "heartbeat timeout")]
         assert J(server.wait_stdout_lines(1)[0]) == {"alive": True}
+        server.close_stdin()
+        assert server.finish().code == 0
+
+
+def test_server_heartbeats_each_client_with_its_own_count(spawn):
+    server, port = listen(spawn, ["--heartbeat", '{"type":"hb","ref":${seq}}', "--heartbeat-interval", "100ms",
+                                  "--events"])
+    with ws_client(port) as a:
+        ra = Receiver(a)
+        ra.wait(3)
+        with ws_client(port) as b:
+            assert [J(m) for m in Receiver(b).wait(3)] == [{"type": "hb", "ref": n} for n in (1, 2, 3)]
+        assert [J(m) for m in ra.wait(6)] == [{"type": "hb", "ref": n} for n in range(1, 7)]
         server.close_stdin()
         assert server.finish().code == 0
 
@@ -348,6 +364,31 @@ def test_listen_replay_plays_to_each_client(spawn, tmp_path):
     res = server.finish()
     assert res.code == 130, res
     assert len(events(res.stderr, "client_connected")) == 3
+
+
+def test_listen_replay_with_rate_keeps_the_order(spawn, tmp_path):
+    rec = tmp_path / "burst.ndjson"
+    write_recording(rec, [(5, "in", 3, {"n": n}) for n in range(8)])   # all at once when recorded
+    server = spawn(["--listen", "127.0.0.1:0", "--replay", str(rec), "--rate", "20/s"], stdin=b"")
+    port = int(server.wait_stderr(r"listening on \S+:(\d+)").group(1))
+    with ws_client(port) as ws:
+        start = time.monotonic()
+        assert [J(m) for m in Receiver(ws).wait(8, timeout=15)] == [{"n": n} for n in range(8)]
+        assert time.monotonic() - start >= 0.25, "--rate 20/s spaces them 50 ms apart"
+    server.signal()
+    assert server.finish().code == 130
+
+
+def test_client_replay_goes_on_across_a_reconnect(run, fault_server, tmp_path):
+    rec = tmp_path / "out.ndjson"
+    write_recording(rec, [(10 * n, "out", 1, {"n": n}) for n in range(10)])
+    srv = fault_server(behaviours=[Behaviour(drop_after=4)])
+    res = run(["--replay", str(rec), "--events", "--linger", "0", *FAST_BACKOFF, srv.url()], timeout=20)
+    assert res.code == 0, res
+    assert len(events(res.stderr, "connected")) == 2, res
+    got = [J(m)["n"] for m in srv.all_messages()]
+    assert sorted(set(got)) == list(range(10)), f"every recorded message reached the server (at least once): {got}"
+    assert got[:4] == [0, 1, 2, 3]
 
 
 # -- --record, then --replay in both roles ------------------------------------------------
