@@ -17,8 +17,9 @@ public enum App {
         let options: Options
         let plan: Plan
         do {
-            options = try ArgumentParser.parse(args)
-            plan = try Plan.resolve(options, .current())
+            let environment = Environment.current()
+            options = try ArgumentParser.parse(args, terminal: environment.stdinIsTerminal && environment.stdoutIsTerminal)
+            plan = try Plan.resolve(options, environment)
         } catch {
             return usageError(error.message)
         }

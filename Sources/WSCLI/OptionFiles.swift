@@ -44,6 +44,15 @@ enum OptionFiles {
         return lines(text).filter { !isBlank($0) }.map(String.init)
     }
 
+    /// Certificate and key files (--cacert, --cert, --key) are read when the
+    /// run starts; one that cannot be read is a usage error now, like a
+    /// missing --header-file, not a failure after connecting.
+    static func checkReadable(_ files: KeyValuePairs<String, String?>) throws(UsageError) {
+        for case let (long, path?) in files {
+            _ = try read(long, path)
+        }
+    }
+
     /// `--user-file`: USER:PASSWORD on the first line, its line end not part of it.
     static func credentials(fromFile path: String) throws(UsageError) -> String {
         let first = lines(try read("user-file", path)).first.map(String.init) ?? ""

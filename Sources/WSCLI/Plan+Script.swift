@@ -53,14 +53,9 @@ extension Plan {
         }
     }
 
-    /// What the scripted peer's flags cannot do, with each other or in this mode.
+    /// What the scripted peer's flags cannot do with each other (the flag
+    /// table's modes say where each one works).
     private static func refuseScriptConflicts(_ o: Options, server: Bool) throws(UsageError) {
-        if server, o.exec != nil {
-            let flag = !o.answers.isEmpty ? "answer" : o.heartbeat != nil ? "heartbeat"
-                : o.heartbeatTimeoutNanos != nil ? "heartbeat-timeout" : o.wrap != nil ? "wrap" : o.record != nil ? "record"
-                : o.replay != nil ? "replay" : !o.onConnect.isEmpty ? "on-connect" : "on-connect-file"
-            throw UsageError("--\(flag): not with --exec (each client talks to its program)")
-        }
         if o.wrap != nil {
             if o.lineFormat == .binary { throw .conflict("wrap", "binary") }
             if o.lenient { throw .conflict("wrap", "lenient") }

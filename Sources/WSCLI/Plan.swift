@@ -25,23 +25,45 @@ enum Plan {
         }
         var bridge = try bridgeOptions(o, environment)
         bridge.script = try scriptOptions(o, server: o.listen != nil)
-        if let listen = o.listen { return .server(try serverOptions(o, listen: listen), bridge) }
+        try OptionFiles.checkReadable(["cacert": o.cacert, "cert": o.cert, "key": o.key])
+        if let listen = o.listen {
+            let server = try serverOptions(o, listen: listen)
+            if server.exec != nil { try execOnly(&bridge) }
+            return .server(server, bridge)
+        }
         var client = try clientOptions(o, environment)
         client.interactive = try interactiveSettings(o, environment)
+        if client.interactive != nil { interactiveOnly(&bridge) }
         return .client(client, try sessionPolicy(o), bridge)
+    }
+
+    /// What the line editor does not read (it takes typed lines in place of
+    /// stdin): cleared, so that the plan holds exactly what the mode uses,
+    /// which the flag table's modes must agree with (FlagModesTests).
+    static func interactiveOnly(_ b: inout BridgeOptions) {
+        b.strict = false
+        b.rateIntervalNanos = nil
+    }
+
+    /// With --exec the programs take the place of stdin and stdout: what
+    /// only stdin and stdout use is cleared (FlagModesTests), and a route can
+    /// only be for events, the one thing still written.
+    static func execOnly(_ b: inout BridgeOptions) throws(UsageError) {
+        b.noClose = false
+        b.strict = false
+        b.rateIntervalNanos = nil
+        b.typeKey = []
+        if let route = b.routes.first(where: { $0.match != .event }) {
+            throw UsageError("--route \(route.match): with --exec, messages go to the programs; only $event can be routed")
+        }
     }
 
     /// The interactive mode (wspipe(1): INTERACTIVE MODE): with stdin and
     /// stdout both a terminal, or -i with stdin one; never in a pipe, and not
     /// with -U, which reads no stdin.
     static func interactiveSettings(_ o: Options, _ environment: Environment) throws(UsageError) -> InteractiveSettings? {
-        // --wrap and --replay read stdin as lines, or not at all: no line editor.
-        let automatic = environment.stdinIsTerminal && environment.stdoutIsTerminal && !o.reverseUnidirectional
-            && o.wrap == nil && o.replay == nil
-        guard o.interactive || automatic else { return nil }
-        if o.interactive, let flag = o.wrap != nil ? "wrap" : o.replay != nil ? "replay" : nil {
-            throw UsageError("--\(flag): not with -i (the line editor sends what is typed as it is)")
-        }
+        let mode = RunMode.of(o, stdinIsTerminal: environment.stdinIsTerminal, stdoutIsTerminal: environment.stdoutIsTerminal)
+        guard mode == .interactive else { return nil }
         guard environment.stdinIsTerminal else { throw UsageError("--interactive: stdin is not a terminal") }
         let terminal: Int32
         if environment.stdoutIsTerminal { terminal = 1 }
@@ -89,6 +111,9 @@ enum Plan {
             throw UsageError("--listen: expected [HOST:]PORT[/PATH] or unix:PATH, got '\(listen)'")
         }
         var s = ServerOptions(address: address)
+        s.responseHeaders = try responseHeaders(o)
+        s.pingIntervalNanos = o.pingIntervalNanos
+        s.pingTimeoutNanos = o.pingTimeoutNanos
         s.once = o.once
         s.protocols = o.protocols
         s.certFile = o.cert
@@ -105,6 +130,21 @@ enum Plan {
         s.maxPrograms = o.maxPrograms
         s.onConnect = try onConnectTemplates(o, server: true)
         return s
+    }
+
+    /// -H and --header-file in server mode: headers of the 101 response,
+    /// except those the handshake writes itself (or that a 101 may not carry).
+    static func responseHeaders(_ o: Options) throws(UsageError) -> [(name: String, value: String)] {
+        var headers = o.headers
+        if let file = o.headerFile { headers += try OptionFiles.headers(fromFile: file) }
+        let owned = ["upgrade", "connection", "sec-websocket-accept", "sec-websocket-protocol",
+                     "sec-websocket-extensions", "content-length", "transfer-encoding"]
+        if let header = headers.first(where: { owned.contains($0.name.lowercased()) }) {
+            let instead = header.name.lowercased() == "sec-websocket-protocol" ? " (use --protocol)"
+                : header.name.lowercased() == "sec-websocket-extensions" ? " (use --compress)" : ""
+            throw UsageError("--header: the 101 response writes \(header.name) itself\(instead)")
+        }
+        return headers
     }
 
     static func clientOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> ClientOptions {
@@ -193,6 +233,7 @@ enum Plan {
         p.until = o.until.map { UntilCondition(path: $0.path, value: $0.value) }
         p.idleTimeoutNanos = o.idleTimeoutNanos
         p.lingerNanos = o.lingerNanos
+        p.replyPath = o.replyPath
         return p
     }
 }

@@ -179,6 +179,7 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(flagTable.filter { !$0.doc.isEmpty }.count, 20)
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-jitter\\fR \\fIFRACTION\\fR\n"
                                    + "Vary each reconnect delay at random by up to this fraction either way (default: 0.2).\n"
+                                   + "Client mode only: refused with \\fB\\-\\-listen\\fR.\n"
                                    + ".IP\nWith 0.2, a delay of 10s becomes anything from 8s to 12s,"))
         XCTAssertTrue(man.contains("\n.IP\nDEST is one of:\n.RS\n.TP\n\\fBstdout, stderr\\fR\nThe standard streams.\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fBany other path\\fR\nA file, appended to, created if missing.\n.RE\n"))

@@ -24,6 +24,7 @@ final class FlagTableTests: XCTestCase {
             "max-clients", "max-programs", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
             "location", "max-redirs", "location-downgrade", "cookie", "cookie-jar", "user", "user-file", "ipv4", "ipv6",
             "write-out",
+            "reply",
             "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
         ]
         XCTAssertEqual(longs, expected)
@@ -71,10 +72,10 @@ final class FlagTableTests: XCTestCase {
     private func sample(_ long: String, short: Character? = nil, valueName: String? = nil,
                         help: String = "Does a thing.", completion: CompletionKind = .none,
                         defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-                        rules: [FlagRule] = [], doc: [DocBlock] = []) -> Flag {
+                        rules: [FlagRule] = [], modes: FlagModes? = .all, doc: [DocBlock] = []) -> Flag {
         Flag(long: long, short: short, valueName: valueName, help: help, category: .general,
              completion: completion, defaultValue: defaultValue, defaultNote: defaultNote, repeatable: repeatable,
-             rules: rules, doc: doc, apply: { _, _ in })
+             rules: rules, modes: modes, doc: doc, apply: { _, _ in })
     }
 
     func testValidatorAcceptsAGoodTable() {
@@ -142,10 +143,22 @@ final class FlagTableTests: XCTestCase {
                        ["--a: requires unknown flag --zzz"])
         XCTAssertEqual(FlagTable.validate([sample("a", rules: [.requires("listen")]), sample("listen")]),
                        ["--a: requires --listen (use .serverOnly)"])
-        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .serverOnly])]),
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .serverOnly], modes: nil)]),
                        ["--a: client-only with a server-mode rule"])
-        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .requiresInServerMode("b")]), sample("b")]),
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .requiresInServerMode("b")], modes: nil),
+                                           sample("b")]),
                        ["--a: client-only with a server-mode rule"])
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.requiresInServerMode("b")], modes: .clients), sample("b")]),
+                       ["--a: client-only with a server-mode rule"])
+    }
+
+    /// A flag names its modes once: in `modes`, or as the rule that stands for them.
+    func testValidatorFindsModesSaidTwiceOrNone() {
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly], modes: .clients)]),
+                       ["--a: modes given twice (modes and .clientOnly/.serverOnly)"])
+        XCTAssertEqual(FlagTable.validate([sample("a", modes: [])]), ["--a: works in no mode"])
+        XCTAssertEqual(sample("a", modes: nil).modes, .clients, "the default: refused with --listen")
+        XCTAssertEqual(sample("a", rules: [.serverOnly], modes: nil).modes, .servers)
         XCTAssertEqual(FlagTable.validate([sample("a", rules: [.conflicts("b"), .requires("c")]),
                                            sample("b", rules: [.conflicts("a")]), sample("c")]), [])
     }

@@ -176,7 +176,7 @@ final class HelpRendererTests: XCTestCase {
         let start = lines.firstIndex(of: "Exit status:")!
         let block = lines[(start + 1)...].prefix { !$0.isEmpty }
         XCTAssertEqual(block.count, HelpRenderer.exitStatuses.count)
-        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 130, 143])
+        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 7, 130, 143])
         XCTAssertEqual(block.first, "  0    success")
         XCTAssertEqual(block.last, "  143  terminated (SIGTERM), after a clean close")
     }

@@ -88,11 +88,12 @@ final class PlanTests: XCTestCase {
         let headerFile = try temporaryFile("X-File: 1\n")
         let messageFile = try temporaryFile("{\"hello\":1}\n")
         let recording = try temporaryFile(#"{"t_ms":1,"dir":"out","conn":1,"msg":{}}"# + "\n")
+        let pem = try temporaryFile("-----BEGIN CERTIFICATE-----\n")
         let cookieFile = try temporaryFile("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\t1\n")
         let a = try XCTUnwrap(client([
             "-H", "X-A: 1", "--header-file", headerFile, "--origin", "http://o", "--user-agent", "ua/2",
             "--protocol", "chat", "--connect-timeout", "3s", "--max-message-size", "1K", "--compress",
-            "-k", "--cacert", "ca.pem", "--cert", "c.pem", "--key", "k.pem",
+            "-k", "--cacert", pem, "--cert", pem, "--key", pem,
             "-b", "-0", "--binary-output", "base64", "--lenient", "-n", "--max-messages", "3", "-u",
             "--close-timeout", "5s", "--type-key", "kind", "--route", "chat=stderr", "--route-errors", "ignore",
             "--ping-interval", "5s", "--ping-timeout", "2s", "--backoff", "2s:1m:3", "--jitter", "0.5",
@@ -100,19 +101,20 @@ final class PlanTests: XCTestCase {
             "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile, "--on-reconnect", "{\"b\":2}",
             "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
             "--header-command", "echo X-T: 1", "--until", "type=done", "--idle-timeout", "5s",
-            "--close-code", "4000:bye", "--rate", "10/s", "--events", "--stats", "--trace",
+            "--close-code", "4000:bye", "--reply", "id", "--events", "--stats", "--trace",
             "-L", "--max-redirs", "3", "--location-downgrade", "--cookie", cookieFile, "-c", cookieFile,
             "--user", "ann:pw", "-4", "-w", "%{json}",
             "--answer", "ping={\"type\":\"pong\"}", "--heartbeat", "{}", "--heartbeat-interval", "5s",
             "--heartbeat-timeout", "9s", "--record", "r.ndjson", url,
         ], terminal))
         let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", url]))
-        let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b",
+        let b = try XCTUnwrap(client(["-t", "--strict", "--rate", "10/s", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b",
                                       "--wrap", "{\"t\":${line}}", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
-                                      "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress",
-                                      "--cacert", "ca.pem", "--allow-origin", "https://o.example",
-                                      "--max-clients", "3", "--relay", "--on-connect", "{}"]))
+                                      "--cert", pem, "--key", pem, "--tag", "--send-timeout", "2s", "--compress",
+                                      "--cacert", pem, "--allow-origin", "https://o.example",
+                                      "--max-clients", "3", "--relay", "-H", "X-Server: 1",
+                                      "--ping-interval", "1s", "--ping-timeout", "2s", "--on-connect", "{}"]))
         let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat", "--max-programs", "3"]))
         let url = a.0.url
         // The route for a redirect is a function of the options (ProxySelection), not a value.
@@ -129,13 +131,14 @@ final class PlanTests: XCTestCase {
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
                        ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect",
-                        "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "until", "waitForFirstConnection"])
+                        "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyPath", "until", "waitForFirstConnection"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }
 
     func testValuesAreCarriedOver() throws {
         let headerFile = try temporaryFile("X-File: 1\n")
         let messageFile = try temporaryFile("{\"hello\":1}\n")
+        let pem = try temporaryFile("-----BEGIN CERTIFICATE-----\n")
         let (c, p, b) = try XCTUnwrap(client(["-H", "X-A: 1", "--header-file", headerFile,
                                               "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile,
                                               "--backoff", "2s:1m:3", "--route", "chat=stderr", "-t", "-0", url]))

@@ -131,10 +131,11 @@ final class RoutingServerFlagsTests: XCTestCase {
         for long in ["tag", "send-timeout", "type-key", "route", "route-errors", "generate"] {
             XCTAssertEqual(FlagTable.flag(long: long)?.clientOnly, false, long)
         }
-        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.serverOnly, .conflicts("exec")])
-        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.rules, [.serverOnly, .conflicts("exec")])
+        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.conflicts("exec")])
+        XCTAssertEqual(FlagTable.flag(long: "tag")?.modes, .server)
+        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.modes, .server)
         XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)),
-                       ["once", "exec", "relay", "tag", "send-timeout", "max-clients", "max-programs", "allow-origin"])
+                       ["listen", "once", "exec", "relay", "tag", "send-timeout", "max-clients", "max-programs", "allow-origin"])
     }
 
     // MARK: --generate

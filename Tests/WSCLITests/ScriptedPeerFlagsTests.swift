@@ -9,7 +9,9 @@ final class ScriptedPeerFlagsTests: XCTestCase {
     private let terminal = Environment(stdoutIsTerminal: true, noColor: false, stdinIsTerminal: true)
 
     private func plan(_ args: [String], _ environment: Environment? = nil) throws(UsageError) -> Plan {
-        try Plan.resolve(try ArgumentParser.parse(args), environment ?? pipe)
+        let environment = environment ?? pipe
+        let terminal = environment.stdinIsTerminal && environment.stdoutIsTerminal
+        return try Plan.resolve(try ArgumentParser.parse(args, terminal: terminal), environment)
     }
 
     private func assertPlanError(_ args: [String], _ message: String, _ environment: Environment? = nil,
@@ -88,9 +90,9 @@ final class ScriptedPeerFlagsTests: XCTestCase {
         assertPlanError(["--wrap", "${line}", "-b", url], "--wrap and --binary cannot be used together")
         assertPlanError(["--wrap", "${line}", "--lenient", url], "--wrap and --lenient cannot be used together")
         assertPlanError(["--listen", "9000", "--exec", "cat", "--answer", "a={}"],
-                        "--answer: not with --exec (each client talks to its program)")
+                        "--answer does nothing with --exec (the programs take the place of stdin and stdout)")
         assertPlanError(["--listen", "9000", "--exec", "cat", "--record", "r"],
-                        "--record: not with --exec (each client talks to its program)")
+                        "--record does nothing with --exec (the programs take the place of stdin and stdout)")
         assertPlanError(["-U", "--replay", "/dev/null", url],
                         "--replay: not with -U in client mode (the recording is what is sent)")
         assertPlanError(["--replay", "/dev/null", "--replay-speed", "2", "--rate", "2/s", url],
@@ -98,7 +100,7 @@ final class ScriptedPeerFlagsTests: XCTestCase {
         assertPlanError(["--replay", "/dev/null", "--wrap", "${line}", url],
                         "--wrap: not with --replay in client mode (the recording is the input, not stdin)")
         assertPlanError(["-i", "--wrap", "${line}", url],
-                        "--wrap: not with -i (the line editor sends what is typed as it is)", terminal)
+                        "--wrap does nothing in interactive mode (stdin and stdout are a terminal, or -i)", terminal)
     }
 
     /// At a terminal, --wrap and --replay take the place of the line editor.

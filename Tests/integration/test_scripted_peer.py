@@ -237,7 +237,7 @@ def test_server_drops_a_silent_client_with_an_event(spawn):
         gone = wait_events(server, "client_disconnected")
         quiet_id = evs[0]["id"]
         assert [(e["id"], e["code"], e["reason"]) for e in gone if e["$event"] == "client_disconnected"] == [
-            (quiet_id, 1006, "heartbeat timeout")]
+            (quiet_id, 1001, "heartbeat timeout")]
         assert J(server.wait_stdout_lines(1)[0]) == {"alive": True}
         server.close_stdin()
         assert server.finish().code == 0

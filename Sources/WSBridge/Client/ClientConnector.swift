@@ -346,8 +346,9 @@ final class ClientConnector {
     }
 
     /// The first bytes of a rejection's body, where servers say why: what
-    /// came with the head, plus what one more read finds. Control
-    /// characters escaped, cut at about 200 bytes.
+    /// came with the head, plus what one more read finds, cut at about 200
+    /// bytes. Its line breaks (CR LF or LF) stay line breaks; every other
+    /// control character is escaped, line by line.
     private func rejectionBody(_ stream: ByteStream) -> String {
         var body = handshake.response?.rest ?? []
         if body.count < Self.bodyExcerpt {
@@ -357,7 +358,16 @@ final class ClientConnector {
         var text = String(decoding: body.prefix(Self.bodyExcerpt), as: UTF8.self)
         while text.last?.isWhitespace == true { text.removeLast() }
         if body.count > Self.bodyExcerpt { text += "..." }
-        return TerminalEscaping.escaping(text)
+        // "\r\n" is one Character in Swift.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        return lines.map { TerminalEscaping.escaping(String($0)) }.joined(separator: "\n")
+    }
+
+    /// Whether this attempt's request carried a credential (-H, --header-file,
+    /// --header-command, --user, the URL's user): a 401 then says it was refused.
+    var sentAuthorization: Bool {
+        let head = String(decoding: handshake.requestBytes, as: UTF8.self).lowercased()
+        return head.contains("\r\nauthorization:")
     }
 
     private static let bodyExcerpt = 200
@@ -398,8 +408,12 @@ final class ClientConnector {
 
     private func closeFD(_ fd: Int32) { TCPStream(fd: fd).close() }
 
+    /// "10s", "250ms", "1.5s": whole milliseconds, seconds from 1 s on.
     static func seconds(_ nanos: Int64) -> String {
-        if nanos % 1_000_000_000 == 0 { return "\(nanos / 1_000_000_000)s" }
-        return "\(nanos / 1_000_000)ms"
+        let ms = nanos / 1_000_000
+        if ms < 1000 { return "\(ms)ms" }
+        if ms % 1000 == 0 { return "\(ms / 1000)s" }
+        let tenths = (ms + 50) / 100
+        return tenths % 10 == 0 ? "\(tenths / 10)s" : "\(tenths / 10).\(tenths % 10)s"
     }
 }

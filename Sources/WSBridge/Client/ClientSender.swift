@@ -18,7 +18,7 @@ final class ClientSender {
     private var queue = OutboundQueue()
     /// The connection being written to, while there is one.
     var channel: WebSocketChannel?
-    /// Messages sent and received on the connection, for the reply linger.
+    /// Messages sent and received, for the reply linger (set by the session).
     var replies = ReplyTracker()
     /// A held message went out again (the interactive transcript shows it).
     var onResent: ((UnsafeRawBufferPointer) -> Void)?
@@ -64,7 +64,7 @@ final class ClientSender {
     /// `line` is its stdin line (0 for others), said if the server refuses it.
     func transmit(_ message: OutgoingMessage, line: Int = 0, on channel: WebSocketChannel) {
         channel.send(message, tag: line)
-        replies.sent(now: monotonicNanos())
+        replies.sent(message, now: monotonicNanos())
         switch message {
         case .text(let bytes):
             shell.sent(bytes: bytes.count)
@@ -79,7 +79,7 @@ final class ClientSender {
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
         if recording { onSent?(.text(text), .input) }
-        replies.sent(now: monotonicNanos())
+        replies.sent(.text(text), now: monotonicNanos())
         shell.sent(bytes: text.count)
     }
 

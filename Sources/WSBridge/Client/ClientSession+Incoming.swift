@@ -25,12 +25,12 @@ extension ClientSession {
         switch event {
         case .text(let payload):
             metrics.messageArrived()
-            sender.replies.received()
+            sender.replies.received(text: payload)
             received(text: payload)
             if watchesMessages { watch(text: payload) }
         case .binary(let payload):
             metrics.messageArrived()
-            sender.replies.received()
+            sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if watchesMessages { watch(binary: payload) }
         case .ping(let payload):
@@ -113,6 +113,6 @@ extension ClientSession {
         scriptEnded()
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
-        handle(.connectionEnded(cause, now: monotonicNanos()))
+        handle(.connectionEnded(cause, now: monotonicNanos(), progress: progress()))
     }
 }

@@ -8,7 +8,7 @@ import WSTransport
 /// Returns the exit status.
 public final class ClientSession: SessionDriver {
     let client: ClientOptions
-    private let policy: SessionPolicy
+    let policy: SessionPolicy
     let shell: SessionShell
     private(set) var lifecycle: ClientLifecycle
     /// The timer of the current phase (`ClientLifecycle.timerNanos`).
@@ -23,6 +23,8 @@ public final class ClientSession: SessionDriver {
     var keepAlive: KeepAlive?
     /// Why the current connection is ending, once known.
     var disconnect: Disconnect?
+    /// The last attempt's request carried a credential (for the hint after a 401).
+    var lastAttemptAuthorized = false
     /// --until and --idle-timeout.
     lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, loop: loop) {
         [unowned self] reason in
@@ -64,6 +66,8 @@ public final class ClientSession: SessionDriver {
                                    sequence: script?.sequence ?? SequenceCounter())
         script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
+        sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,
+                                      readsJSON: bridge.format == .json)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
         interactive = client.interactive.map { [shell] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events)
@@ -80,6 +84,10 @@ public final class ClientSession: SessionDriver {
             try script?.openRecording()
             try startInteractive()
             handle(.start)
+            // stdin is read while the first attempt runs: its lines wait in
+            // the queue, and its end is known when the connection opens (a
+            // server that closes at once is then answered at once).
+            if interactive == nil && !bridge.receiveOnly && script?.options.replay == nil { startStdin() }
         }
     }
 
@@ -112,12 +120,16 @@ public final class ClientSession: SessionDriver {
     /// What the lifecycle needs to know about delivery. Replies owed matter
     /// only once the input is over and everything is out.
     func progress() -> ClientLifecycle.Progress {
-        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending)
-        if progress.queueEmpty && !progress.acksPending && inputFinished {
-            progress.repliesOwed = sender.replies.owed(at: monotonicNanos())
+        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending,
+                                                inputOver: inputOver)
+        if progress.queueEmpty && !progress.acksPending && inputOver && channel != nil {
+            progress.replyWaitNanos = sender.replies.wait(now: monotonicNanos())
         }
         return progress
     }
+
+    /// The input is over: stdin (or the terminal, or the --replay) ended.
+    var inputOver: Bool { shell.stdin?.finished ?? interactive?.inputEnded ?? script?.player?.finished ?? false }
 
     func reportProgress() {
         if lifecycle.wantsProgress { handle(.progressed(progress())) }
@@ -129,9 +141,12 @@ public final class ClientSession: SessionDriver {
             connect(attempt: attempt)
         case .announceRetry(let attempt, let delay, let cause, let wasOpen):
             shell.events.emit(EventLine.reconnecting(attempt: attempt, delayMs: delay / 1_000_000))
-            // The interactive transcript shows this as its disconnected and reconnecting notes.
-            if wasOpen && observer == nil { log.warning("connection lost (\(cause)); reconnecting") }
-            log.info("retrying in \(delay / 1_000_000)ms: \(cause)")
+            // One line per attempt (the interactive transcript shows its own notes).
+            if observer == nil {
+                let next = "in \(ClientConnector.seconds(delay)) (attempt \(attempt))"
+                log.warning(wasOpen ? "connection lost (\(cause)); reconnecting \(next)"
+                                    : "attempt \(attempt - 1) failed (\(cause)); retrying \(next)")
+            }
             observer?.retrying(attempt: attempt, delayNanos: delay, cause: cause, wasOpen: wasOpen)
         case .sendClose(let code, let reason):
             channel?.close(code: code, reason: reason)
@@ -161,8 +176,9 @@ public final class ClientSession: SessionDriver {
         let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log)
         self.connector = connector
         watchHandshakes(connector)
-        connector.start { [unowned self] result in
+        connector.start { [unowned self, connector] result in
             self.connector = nil
+            self.lastAttemptAuthorized = connector.sentAuthorization
             switch result {
             case .success(let opened): self.opened(opened)
             case .failure(let failure):
@@ -204,14 +220,17 @@ public final class ClientSession: SessionDriver {
                       send: { sender.transmit($0, on: channel); observer?.sent($0) })
         sender.source = .input
         sender.pump()
-        handle(.connected(now: monotonicNanos(), inputEnded: inputFinished, progress: progress()))
+        handle(.connected(now: monotonicNanos(), inputEnded: inputOver, progress: progress()))
+        guard lifecycle.phase != .ended else { return }
         ending.connected()
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
-        if shell.stdin == nil && script?.player == nil && interactive == nil && !bridge.receiveOnly
-            && lifecycle.phase == .open(.streaming) {
-            if script?.options.replay != nil { startReplay() } else { startStdin() }
+        // The --replay takes the place of stdin from the first connection on.
+        if script?.options.replay != nil && script?.player == nil && !bridge.receiveOnly { startReplay() }
+        // A person typing gets one short hint; scripts get nothing extra.
+        if !isReconnect && shell.stdin?.finished == false && StdioMode.isTerminal(0) && !log.enabled(.info) {
+            log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
         }
         pump()
     }
@@ -237,16 +256,7 @@ public final class ClientSession: SessionDriver {
 
     // MARK: stdin -> socket
 
-    /// The input is over: stdin (or the terminal, or the --replay) ended.
-    var inputFinished: Bool {
-        shell.stdin?.finished ?? interactive?.inputEnded ?? script?.player?.finished ?? false
-    }
-
     private func startStdin() {
-        // A person typing gets one short hint; scripts get nothing extra.
-        if StdioMode.isTerminal(0) && !log.enabled(.info) {
-            log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
-        }
         // The per-message closures (here and the channel's handler) hold the
         // session unretained and call it without a retain/release pair (nor
         // the checked unowned load); the session owns the pump and the

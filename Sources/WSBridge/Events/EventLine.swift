@@ -93,6 +93,13 @@ public enum EventLine {
         return line.finishLine()
     }
 
+    /// --reply: the values no reply came for, in sent order (raw JSON).
+    public static func unreplied(keys: [[UInt8]]) -> [UInt8] {
+        var line = start("unreplied")
+        line.rawArray("keys", keys)
+        return line.finishLine()
+    }
+
     /// Server mode: client `id` (as in --tag's "$client") connected from `peer`.
     public static func clientConnected(id: Int, peer: String) -> [UInt8] {
         var line = start("client_connected")

@@ -32,6 +32,18 @@ public final class Diagnostics {
     public func enabled(_ level: Level) -> Bool { level <= threshold }
 
     public func fatal(_ message: String) { emit(.fatal, message) }
+
+    /// A fatal error with lines of detail below it (a rejected handshake's
+    /// body), each escaped on its own and indented, so that none of them can
+    /// pass for a line of wspipe's own.
+    public func fatal(_ message: String, details: [String]) {
+        emit(.fatal, message)
+        for detail in details {
+            let text = "  " + TerminalEscaping.escaping(detail)
+            if let divert { divert(.fatal, text); continue }
+            Array((text + "\n").utf8).withUnsafeBytes { Diagnostics.writeAll(2, $0) }
+        }
+    }
     public func warning(_ message: String) { emit(.warning, message) }
     public func info(_ message: @autoclosure () -> String) { if enabled(.info) { emit(.info, message()) } }
     public func debug(_ message: @autoclosure () -> String) { if enabled(.debug) { emit(.debug, message()) } }

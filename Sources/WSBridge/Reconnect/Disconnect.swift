@@ -37,7 +37,8 @@ extension Disconnect: CustomStringConvertible {
         switch self {
         case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
         case .handshakeRejected(_, let line, let body):
-            let said = body.isEmpty ? "" : ": \(body)"
+            // One line: the body's lines joined (`details` keeps them apart).
+            let said = body.isEmpty ? "" : ": " + bodyLines(body).filter { !$0.isEmpty }.joined(separator: " ")
             return "handshake rejected by the server: \(TerminalEscaping.escaping(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         case .redirectRefused(_, let reason): return reason
@@ -54,6 +55,17 @@ extension Disconnect: CustomStringConvertible {
         }
     }
 
+    /// The final report of the run's last failure: a headline, and lines to
+    /// show below it (a rejection's body of several lines, as lines).
+    var report: (headline: String, details: [String]) {
+        guard case .handshakeRejected(_, let line, let body) = self, body.contains("\n") else { return (description, []) }
+        return ("handshake rejected by the server: \(TerminalEscaping.escaping(line)):", bodyLines(body))
+    }
+
+    private func bodyLines(_ body: String) -> [String] {
+        body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
     /// The `disconnected` event's reason: a Close frame's own reason, exact
     /// (the event is JSON, escaped as JSON, like `client_disconnected`'s;
     /// code and `by` say the rest), else what happened, as a user reads it.
@@ -62,6 +74,21 @@ extension Disconnect: CustomStringConvertible {
         case .closedByServer(_, let reason), .closedByClient(_, let reason): return reason
         default: return description
         }
+    }
+
+    /// The code of a server's Close that is an error (wspipe(1): EXIT
+    /// STATUS, 7): anything but 1000, 1001 and no code at all.
+    var errorCloseCode: CloseCode? {
+        guard case .closedByServer(let code?, _) = self, code != .normal, code != .goingAway else { return nil }
+        return code
+    }
+
+    /// A server's Close that refuses the connection rather than ending it
+    /// for now: an error code other than 1012 (service restart) and 1013
+    /// (try again later), which ask the client to come back.
+    var isRefusal: Bool {
+        guard let code = errorCloseCode else { return false }
+        return code.rawValue != 1012 && code.rawValue != 1013
     }
 
     /// The close code and wasClean of the `disconnected` event (RFC 6455

@@ -20,6 +20,10 @@ final class ServerClient {
     private let maxMessageSize: Int
     /// --compress: accept a permessage-deflate offer (RFC 7692).
     private let compress: Bool
+    /// -H, --header-file: more headers in the 101 response.
+    private let responseHeaders: [(name: String, value: String)]
+    /// --ping-interval: this client's pings, once it is open.
+    var keepAlive: KeepAlive?
 
     /// Where the client is, as the session sees it.
     enum Phase {
@@ -73,7 +77,7 @@ final class ServerClient {
     }
 
     init(id: Int, fd: Int32, peer: String, tlsContext: TLSContext?, loop: EventLoop, maxMessageSize: Int,
-         compress: Bool = false, handshakeTimeoutNanos: Int64,
+         compress: Bool = false, responseHeaders: [(name: String, value: String)] = [], handshakeTimeoutNanos: Int64,
          accept: @escaping (ServerClient, UpgradeRequest) -> Result<String?, HTTPRefusal>,
          events: @escaping (ServerClient, WebSocketChannel.Event) -> Void,
          opened: @escaping (ServerClient) -> Void,
@@ -87,6 +91,7 @@ final class ServerClient {
         self.opened = opened
         self.maxMessageSize = maxMessageSize
         self.compress = compress
+        self.responseHeaders = responseHeaders
         if let tlsContext {
             let t = try TLSStream(fd: fd, context: tlsContext, serverName: nil)
             tls = t
@@ -146,7 +151,8 @@ final class ServerClient {
                                            loop: loop) { [unowned self] event in self.events(self, event) }
             self.channel = channel
             channel.sendFirst(ServerHandshake.acceptResponse(key: request.key, protocol: subprotocol,
-                                                             extensions: compression?.headerValue))
+                                                             extensions: compression?.headerValue,
+                                                             headers: responseHeaders))
             opened(self)
             channel.start(leftover: leftover)
         }

@@ -37,6 +37,7 @@ extension ServerSession {
                 upgrading[id] = try ServerClient(
                     id: id, fd: fd, peer: peer, tlsContext: tlsContext, loop: loop,
                     maxMessageSize: bridge.maxMessageSize, compress: options.compress,
+                    responseHeaders: options.responseHeaders,
                     handshakeTimeoutNanos: options.handshakeTimeoutNanos,
                     accept: { [unowned self] client, request in self.accept(request, from: client) },
                     events: { [unowned self] client, event in self.clientEvent(client, event) },

@@ -71,13 +71,15 @@ extension ServerSession {
     }
 
     /// --heartbeat-timeout: nothing came from this client for that long. It
-    /// is dropped at once (no Close handshake, as the client does), with an event.
+    /// is dropped at once, with an event and a Close 1001 it may never read,
+    /// as --ping-timeout drops one.
     private func heartbeatSilent(_ client: ServerClient) {
         guard client.phase == .open, let channel = client.channel else { return }
         log.warning("client \(client.id) (\(client.peer)): nothing received within --heartbeat-timeout; dropping it")
         shell.events.emit(ServerEvents.heartbeatTimeout(id: client.id))
-        client.closeInfo = (.abnormal, "heartbeat timeout", false)
+        if client.closeInfo == nil { client.closeInfo = (.goingAway, "heartbeat timeout", false) }
         registry.retire(client)
+        channel.close(code: .goingAway, reason: "heartbeat timeout")
         channel.terminate()
     }
 
@@ -121,7 +123,7 @@ extension ServerSession {
 extension ServerEvents {
     /// `{"$event":"heartbeat_timeout","id":N}`: nothing came from client N
     /// within --heartbeat-timeout; it is dropped (a client_disconnected
-    /// event with code 1006 follows).
+    /// event with code 1001 follows).
     static func heartbeatTimeout(id: Int) -> [UInt8] {
         var line = JSONObjectWriter()
         line.string("$event", "heartbeat_timeout")

@@ -34,6 +34,12 @@ public struct ServerOptions: Sendable {
     /// --exec: each client gets its own `sh -c COMMAND`, which takes the
     /// place of stdin and stdout for that client.
     public var exec: String? = nil
+    /// -H, --header-file: more headers in every 101 response.
+    public var responseHeaders: [(name: String, value: String)] = []
+    /// --ping-interval: ping every client this often; one whose pong does not
+    /// come within `pingTimeoutNanos` (nil: the interval) is dropped with 1001.
+    public var pingIntervalNanos: Int64? = nil
+    public var pingTimeoutNanos: Int64? = nil
     /// --max-programs: --exec programs at once (running, or winding down
     /// after their client left); past it an upgrade is answered 503.
     public var maxPrograms = 256
@@ -155,7 +161,30 @@ public final class ServerSession: SessionDriver {
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
         if bridge.format == .json { client.channel?.readsTextAsJSON() }
         execs?.start(for: client)
+        startKeepAlive(client)
         scriptOpened(client)
+    }
+
+    /// --ping-interval: a client that does not answer our ping in time is
+    /// gone (wspipe(1): RECONNECT AND REPLAY): dropped at once, with a Close
+    /// 1001 it may never read, and reported as client_disconnected.
+    private func startKeepAlive(_ client: ServerClient) {
+        guard let interval = options.pingIntervalNanos, let channel = client.channel, channel.isOpen else { return }
+        let keepAlive = KeepAlive(
+            scheduler: loop, intervalNanos: interval, timeoutNanos: options.pingTimeoutNanos ?? interval,
+            sendPing: { [weak channel] payload in channel?.sendPing(payload) },
+            onDead: { [unowned self, unowned client] in self.clientSilent(client) })
+        client.keepAlive = keepAlive
+        keepAlive.start()
+    }
+
+    private func clientSilent(_ client: ServerClient) {
+        guard let channel = client.channel else { return }
+        log.info("client \(client.id): no pong within the ping timeout; dropping it")
+        if client.closeInfo == nil { client.closeInfo = (.goingAway, "ping timeout", false) }
+        registry.retire(client)
+        channel.close(code: .goingAway, reason: "ping timeout")
+        channel.terminate()
     }
 
     /// Clients still connected, and --exec programs still winding down after
@@ -199,8 +228,10 @@ public final class ServerSession: SessionDriver {
             let start = destination.pending.count
             shell.output.appendBinary(payload)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
-        case .ping, .pong:
+        case .ping:
             break
+        case .pong(let payload):
+            client.keepAlive?.pongReceived(payload)
         case .closeReceived(let code, let reason):
             // Our echo is queued; nothing more can be sent to it.
             if client.closeInfo == nil { client.closeInfo = (code ?? .noStatus, reason, true) }
@@ -258,6 +289,8 @@ public final class ServerSession: SessionDriver {
     }
 
     private func clientEnded(_ client: ServerClient) {
+        client.keepAlive?.stop()
+        client.keepAlive = nil
         registry.remove(client)
         scriptEnded(client)
         let info = client.closeInfo ?? (.abnormal, "", false)

@@ -5,7 +5,8 @@ import WSTransport
 /// category. This list is the single source of the parser, `--help`, the man
 /// page and the shell completions: adding a flag is adding an entry here,
 /// with a one-sentence `help`, its `defaultValue` (the parser applies it:
-/// `Options` holds no defaults), its `rules` with other flags, a `doc` for
+/// `Options` holds no defaults), its `rules` with other flags, the `modes`
+/// it works in (client and interactive unless it says; see `FlagModes`), a `doc` for
 /// the man page when one sentence is not enough, and an `apply` that only
 /// validates and stores into an `Options` field (which `Plan` then hands to
 /// the session). Then regenerate man/ and completions/ with
@@ -14,15 +15,22 @@ public let flagTable: [Flag] = [
     // MARK: Connection (wspipe(1): OPTIONS, Connection)
     Flag(long: "header", short: "H", valueName: "NAME: VALUE",
          help: "Send this header with the handshake request; repeat for more headers.",
-         category: .connection, repeatable: true,
+         category: .connection, repeatable: true, modes: .all,
+         doc: [
+             """
+             With --listen, the headers go into every 101 response instead; those the handshake \
+             writes itself (Upgrade, Connection, Sec-WebSocket-Accept, Sec-WebSocket-Protocol, \
+             Sec-WebSocket-Extensions) and Content-Length or Transfer-Encoding are refused.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.headers.append(try FlagValue.header("header", v)) }),
     Flag(long: "header-file", valueName: "FILE",
          help: "Read handshake headers from FILE, one 'Name: value' a line (keeps secrets out of ps).",
-         category: .connection, completion: .file,
+         category: .connection, completion: .file, modes: .all,
          doc: [
              """
              Blank lines and lines starting with # are skipped. The file is read once, when wspipe \
-             starts, and its headers are sent after those of -H.
+             starts, and its headers are sent after those of -H (with --listen, in every 101 response).
              """,
              """
              For -H, --header-file and --header-command alike: a Host, Origin or User-Agent header \
@@ -59,7 +67,7 @@ public let flagTable: [Flag] = [
          apply: { o, v in o.userAgent = v }),
     Flag(long: "protocol", valueName: "NAME",
          help: "Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several.",
-         category: .connection, repeatable: true,
+         category: .connection, repeatable: true, modes: .all,
          apply: { o, v throws(UsageError) in
              guard FlagValue.isToken(v) else {
                  throw UsageError("--protocol: invalid subprotocol name '\(v)'")
@@ -110,11 +118,11 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.unixSocket = try FlagValue.nonEmpty("unix-socket", v) }),
     Flag(long: "max-message-size", valueName: "SIZE",
          help: "Close the connection with 1009 when an incoming message is larger than this.",
-         category: .connection, defaultValue: "64M",
+         category: .connection, defaultValue: "64M", modes: .all,
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
     .toggle("compress", nil, .connection,
             help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
-                + "--max-message-size counts the decompressed size.",
+                + "--max-message-size counts the decompressed size.", modes: .all,
             apply: { $0.compress = true }),
     .toggle("location", "L", .connection,
             help: "Follow redirects (301, 302, 303, 307, 308), as curl -L does.",
@@ -242,7 +250,7 @@ public let flagTable: [Flag] = [
             apply: { $0.insecure = true }),
     Flag(long: "cacert", valueName: "FILE",
          help: "Trust the CA certificates in FILE (PEM) instead of the system store.",
-         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")],
+         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")], modes: .all,
          doc: [
              """
              With --listen, it turns on mutual TLS: every client must present a certificate issued \
@@ -253,20 +261,20 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.cacert = try FlagValue.nonEmpty("cacert", v) }),
     Flag(long: "cert", valueName: "FILE",
          help: "Certificate (PEM) to present: the client's, or the server's with --listen.",
-         category: .tls, completion: .file, rules: [.requiresInServerMode("key")],
+         category: .tls, completion: .file, rules: [.requiresInServerMode("key")], modes: .all,
          doc: [
              "A client may keep its private key in the same file and leave out --key.",
          ],
          apply: { o, v throws(UsageError) in o.cert = try FlagValue.nonEmpty("cert", v) }),
     Flag(long: "key", valueName: "FILE",
          help: "Private key (PEM) for --cert.",
-         category: .tls, completion: .file, rules: [.requires("cert")],
+         category: .tls, completion: .file, rules: [.requires("cert")], modes: .all,
          apply: { o, v throws(UsageError) in o.key = try FlagValue.nonEmpty("key", v) }),
 
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            rules: [.conflicts("binary")],
+            rules: [.conflicts("binary")], modes: .all,
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
@@ -278,14 +286,14 @@ public let flagTable: [Flag] = [
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            rules: [.conflicts("text")],
+            rules: [.conflicts("text")], modes: .all,
             doc: [
                 "Incoming messages are written as with --text.",
             ],
             apply: { $0.lineFormat = .binary }),
     .toggle("nul", "0", .dataMode,
             help: "Separate lines with NUL instead of newline in raw line mode.",
-            rules: [.conflicts("no-line")],
+            rules: [.conflicts("no-line")], modes: .all,
             doc: [
                 """
                 Stdin lines end at a NUL byte, and each incoming message is written followed by one, \
@@ -295,7 +303,7 @@ public let flagTable: [Flag] = [
             apply: { $0.nulSeparator = true }),
     .toggle("no-line", nil, .dataMode,
             help: "Raw mode without lines: all of stdin is one message, and messages are written with no separator.",
-            rules: [.conflicts("nul")],
+            rules: [.conflicts("nul")], modes: [.client, .server, .exec],
             doc: [
                 """
                 Selects raw mode (text messages, or binary ones with --binary) and turns line splitting \
@@ -309,7 +317,7 @@ public let flagTable: [Flag] = [
     Flag(long: "binary-output", valueName: "raw|base64|drop",
          help: "How raw line mode writes incoming binary messages.",
          category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map(\.rawValue)),
-         defaultValue: "raw",
+         defaultValue: "raw", modes: .all,
          doc: [
              .list([
                  DocItem("raw", "The bytes as they came, followed by the separator."),
@@ -326,19 +334,19 @@ public let flagTable: [Flag] = [
          }),
     .toggle("lenient", nil, .dataMode,
             help: "Send lines that are not valid JSON as raw text instead of rejecting them.",
-            rules: [.conflicts("strict")],
+            rules: [.conflicts("strict")], modes: .all,
             doc: [
                 "Such a line is then not counted as rejected: it does not make the exit status 6.",
             ],
             apply: { $0.lenient = true }),
     .toggle("strict", nil, .dataMode,
             help: "Stop at the first line that is not valid JSON.",
-            rules: [.conflicts("lenient")],
+            rules: [.conflicts("lenient")], modes: [.client, .server],
             apply: { $0.strict = true }),
     .toggle("interactive", "i", .dataMode,
             help: "Run the interactive line editor even when stdout is not a terminal "
                 + "(the default when stdin and stdout both are).",
-            rules: [.clientOnly, .conflicts("unidirectional-reverse")],
+            rules: [.conflicts("unidirectional-reverse")], modes: .interactive,
             doc: [
                 """
                 Needs a terminal on stdin. The edit area is drawn on stdout, or on stderr when stdout \
@@ -351,7 +359,7 @@ public let flagTable: [Flag] = [
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
          help: "Read the type that --route matches at this dotted key path of incoming JSON messages.",
-         category: .routing, defaultValue: "type",
+         category: .routing, defaultValue: "type", modes: [.client, .interactive, .server],
          doc: [
              """
              A dotted path such as event.kind reaches into nested objects. A message where the key \
@@ -362,7 +370,7 @@ public let flagTable: [Flag] = [
     Flag(long: "route", valueName: "VALUE=DEST",
          help: "Write messages of type VALUE ($binary, $text, $event, * for the rest) to DEST: "
              + "stdout, stderr, drop, fd:N, a file, or |COMMAND; repeat for more routes.",
-         category: .routing, repeatable: true,
+         category: .routing, repeatable: true, modes: .all,
          doc: [
              "VALUE is a type read at --type-key, or one of:",
              .list([
@@ -390,7 +398,7 @@ public let flagTable: [Flag] = [
     Flag(long: "route-errors", valueName: RouteErrors.allCases.map(\.rawValue).joined(separator: "|"),
          help: "Whether a failing route destination (full disk, exited command) is reported on stderr.",
          category: .routing, completion: .choices(RouteErrors.allCases.map(\.rawValue)),
-         defaultValue: "report",
+         defaultValue: "report", modes: .all,
          doc: [
              """
              With ignore, a destination that fails is not reported and does not change the exit \
@@ -406,26 +414,26 @@ public let flagTable: [Flag] = [
 
     // MARK: Ending (wspipe(1): OPTIONS, Ending)
     .toggle("no-close", "n", .ending,
-            help: "At stdin EOF keep receiving until the server closes.",
+            help: "At stdin EOF keep receiving until the server closes.", modes: [.client, .interactive, .server],
             apply: { $0.noClose = true }),
     .toggle("one-message", "1", .ending,
-            help: "Exit after one incoming message (same as --max-messages 1).",
+            help: "Exit after one incoming message (same as --max-messages 1).", modes: .all,
             apply: { $0.maxMessages = 1 }),
     Flag(long: "max-messages", valueName: "N",
          help: "Exit after N incoming messages.",
-         category: .ending,
+         category: .ending, modes: .all,
          apply: { o, v throws(UsageError) in o.maxMessages = try FlagValue.positiveInteger("max-messages", v) }),
     .toggle("unidirectional", "u", .ending,
             help: "Only send stdin to the socket; ignore incoming messages.",
-            rules: [.conflicts("unidirectional-reverse"), .conflicts("exec")],
+            rules: [.conflicts("unidirectional-reverse"), .conflicts("exec")], modes: [.client, .interactive, .server],
             apply: { $0.unidirectional = true }),
     .toggle("unidirectional-reverse", "U", .ending,
             help: "Only write incoming messages to stdout; do not read stdin.",
-            rules: [.conflicts("unidirectional"), .conflicts("interactive"), .conflicts("exec")],
+            rules: [.conflicts("unidirectional"), .conflicts("interactive"), .conflicts("exec")], modes: [.client, .server],
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
-         category: .ending, defaultValue: "2s",
+         category: .ending, defaultValue: "2s", modes: .all,
          doc: [
              """
              It bounds the rest of the ending too. What the messages left for stdout and the \
@@ -441,20 +449,50 @@ public let flagTable: [Flag] = [
          doc: [
              """
              A request/response server stops answering once it has a Close, so at stdin EOF wspipe \
-             gives replies a chance first: while fewer messages have arrived on the connection than \
-             it sent, it waits for them, at most this long, then sends its Close. \
-             echo REQUEST | wspipe URL therefore prints the reply, and costs nothing more when the \
-             server answers every message.
+             gives the replies a chance first, counted from the moment everything is sent. Without \
+             --reply, the rule for each connection is: a sent JSON object with a top-level "id" is \
+             owed an incoming message with the same "id", so that a greeting or a push does not pay \
+             for it (the first 64 ids sent are followed); any other sent message is owed one \
+             incoming message that came after the first send and matched no id; once nothing is \
+             owed, wspipe still waits until nothing has arrived for the larger of 15 ms and four \
+             handshake round trips, so that a second message right behind the first (an ack, then \
+             the result; a greeting, then the answer) is not cut off. Then it sends its Close. \
+             echo REQUEST | wspipe URL therefore prints the reply, and costs about 15 ms more than \
+             closing at once.
              """,
              """
-             It does not wait for a server that had answered nothing although the first message went \
-             out more than ten handshake round trips (at least 10 ms) before stdin ended, such as a \
-             server that only collects an upload: a pipeline pays the linger only when it sent a few \
-             messages to a server that stays quiet. With 0 the Close goes out as soon as everything \
-             is sent. See also --no-close.
+             It can still close early: when a message the script needs comes more than that quiet \
+             time after the message before it, and it answers no "id" (its request had none, the \
+             server does not echo it, or the server sent 1024 messages without echoing one). It \
+             does not wait for a server that had answered none of at least 8 messages although the \
+             first went out more than ten handshake round trips (at least 10 ms) before everything \
+             was sent, such as a server that only collects an upload. When the script knows what it waits \
+             for, say so: --reply KEYPATH for the reply to each request, --until for the one \
+             message that ends the exchange, -n with --idle-timeout to keep everything until the \
+             server falls silent. A request with an "id" that the server answers without it is \
+             waited for the whole linger (nothing is lost, it is only slower). With 0 the Close goes \
+             out as soon as everything is sent.
              """,
          ],
          apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
+    Flag(long: "reply", valueName: "KEYPATH",
+         help: "Owe each sent message with a value at KEYPATH the incoming message with the same value there: "
+             + "at stdin EOF close as soon as all have come, and exit 1 naming those that did not.",
+         category: .ending,
+         doc: [
+             """
+             Values compare as the raw JSON text, as with --ack: "id":7 is answered by the first \
+             message with 7 at KEYPATH. Sent messages without a value at KEYPATH are owed nothing, \
+             and messages that answer none are written as usual. At stdin EOF the Close goes out as \
+             soon as no reply is owed, at most --linger after everything was sent (and at \
+             --idle-timeout when given). The values still owed then, or when the run ends another \
+             way, are named on stderr and in an unreplied event, and the exit status is 1. A reply \
+             owed when the connection drops stays owed on the next one. A server that acknowledges \
+             before it answers (an ack, then the result, both with the key) needs --until or \
+             -n --idle-timeout instead: the ack is the reply.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.replyPath = try FlagValue.keyPath("reply", v) }),
     Flag(long: "until", valueName: "KEYPATH=VALUE",
          help: "Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI.",
          category: .ending, rules: [.clientOnly],
@@ -485,7 +523,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.idleTimeoutNanos = try FlagValue.positiveDurationOrOff("idle-timeout", v) }),
     Flag(long: "rate", valueName: "N/s|N/m",
          help: "Send stdin messages at most N a second (N/s) or a minute (N/m), evenly spaced.",
-         category: .ending, defaultValue: "off",
+         category: .ending, defaultValue: "off", modes: [.client, .server],
          doc: [
              """
              For replaying a recorded session at its pace. N may be a decimal (0.5/s is one message \
@@ -498,7 +536,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.rateIntervalNanos = try FlagValue.rateOrOff("rate", v) }),
     Flag(long: "close-code", valueName: "CODE[:REASON]",
          help: "The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages.",
-         category: .ending, defaultValue: "1000",
+         category: .ending, defaultValue: "1000", modes: .all,
          doc: [
              """
              CODE is 1000-1003, 1007-1014 or 3000-4999 (RFC 6455 §7.4; the others may not be sent); \
@@ -516,14 +554,19 @@ public let flagTable: [Flag] = [
     // MARK: Keepalive, reconnect and replay (wspipe(1): RECONNECT AND REPLAY)
     Flag(long: "ping-interval", valueName: "DURATION",
          help: "Send a ping this often to keep the connection alive.",
-         category: .reconnect, defaultValue: "off",
+         category: .reconnect, defaultValue: "off", modes: .all,
          doc: [
-             "Pings from the peer are always answered, with or without this flag.",
+             """
+             Pings from the peer are always answered, with or without this flag. With --listen, \
+             every client is pinged, and one whose pong does not come within --ping-timeout is \
+             dropped at once (a Close 1001 it may never read; a client_disconnected event with \
+             reason "ping timeout"); the others go on.
+             """,
          ],
          apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
-         category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")],
+         category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")], modes: .all,
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
@@ -582,7 +625,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
     Flag(long: "on-connect", valueName: "MSG",
          help: "Send MSG first on each connection, ${NAME} replaced by its --capture; repeat for more.",
-         category: .reconnect, repeatable: true,
+         category: .reconnect, repeatable: true, modes: [.clients, .server],
          doc: [
              """
              On reconnections the --on-reconnect messages are sent instead, when there are any. \
@@ -593,7 +636,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.onConnect.append(try FlagValue.nonEmpty("on-connect", v)) }),
     Flag(long: "on-connect-file", valueName: "FILE",
          help: "Send the messages in FILE, one a line, first on each connection.",
-         category: .reconnect, completion: .file,
+         category: .reconnect, completion: .file, modes: [.clients, .server],
          doc: [
              """
              Blank lines are skipped. The file is read once, when wspipe starts, and its messages are \
@@ -647,7 +690,7 @@ public let flagTable: [Flag] = [
     Flag(long: "answer", valueName: "TYPE=TEMPLATE",
          help: "Answer each incoming JSON message of type TYPE (at --type-key) with TEMPLATE on its connection; "
              + "repeat for more types.",
-         category: .scripting, repeatable: true,
+         category: .scripting, repeatable: true, modes: [.clients, .server],
          doc: [
              """
              The answer goes out after the read that brought the message, ahead of the stdin lines \
@@ -664,7 +707,7 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "heartbeat", valueName: "TEMPLATE",
          help: "Send TEMPLATE every --heartbeat-interval on each connection: an application-level keepalive.",
-         category: .scripting,
+         category: .scripting, modes: [.clients, .server],
          doc: [
              """
              The first one goes an interval after the connection opens. With --listen each client \
@@ -676,19 +719,20 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.heartbeat = try FlagValue.nonEmpty("heartbeat", v) }),
     Flag(long: "heartbeat-interval", valueName: "DURATION",
          help: "How often --heartbeat is sent.",
-         category: .scripting, defaultValue: "20s", rules: [.requires("heartbeat")],
+         category: .scripting, defaultValue: "20s", rules: [.requires("heartbeat")], modes: [.clients, .server],
          apply: { o, v throws(UsageError) in
              o.heartbeatIntervalNanos = try FlagValue.positiveDuration("heartbeat-interval", v)
          }),
     Flag(long: "heartbeat-timeout", valueName: "DURATION",
          help: "Drop a connection on which nothing at all arrives from the peer for this long.",
-         category: .scripting, defaultValue: "off",
+         category: .scripting, defaultValue: "off", modes: [.clients, .server],
          doc: [
              """
              Any data counts: a message of any kind, a ping, a pong, part of a large frame. The \
              client then reconnects, as with --ping-timeout (the disconnected event's reason is \
-             "heartbeat timeout"); with --listen the client is dropped, with a heartbeat_timeout \
-             event. It needs no --heartbeat: alone it watches a server that pushes regularly.
+             "heartbeat timeout"); with --listen the client is dropped with 1001, as with \
+             --ping-timeout, and a heartbeat_timeout event. It needs no --heartbeat: alone it \
+             watches a peer that pushes regularly.
              """,
          ],
          apply: { o, v throws(UsageError) in
@@ -696,7 +740,7 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "wrap", valueName: "TEMPLATE",
          help: "Take each stdin line as raw text and send it as TEMPLATE, with ${line} the line as a JSON string.",
-         category: .scripting,
+         category: .scripting, modes: [.client, .server],
          doc: [
              """
              tail -f chat.txt | wspipe --wrap '{"type":"chat","text":${line}}' URL sends each line \
@@ -710,7 +754,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.wrap = try FlagValue.nonEmpty("wrap", v) }),
     Flag(long: "record", valueName: "FILE",
          help: "Append every message sent and received, and every lifecycle event, to FILE as JSON lines.",
-         category: .scripting, completion: .file,
+         category: .scripting, completion: .file, modes: [.clients, .server],
          doc: [
              """
              Each line is {"t_ms":T,"dir":"out","conn":C,"msg":M}: T milliseconds since wspipe \
@@ -732,7 +776,7 @@ public let flagTable: [Flag] = [
     Flag(long: "replay", valueName: "FILE",
          help: "Play a --record file: a client sends its out messages in place of stdin, "
              + "a server (--listen) plays its in messages to each client that connects.",
-         category: .scripting, completion: .file,
+         category: .scripting, completion: .file, modes: [.client, .server],
          doc: [
              """
              Messages keep their recorded spacing (divided by --replay-speed), or go evenly spaced \
@@ -758,7 +802,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.replay = try FlagValue.nonEmpty("replay", v) }),
     Flag(long: "replay-speed", valueName: "FACTOR",
          help: "Play --replay this many times faster than recorded (0.5 is half as fast).",
-         category: .scripting, defaultValue: "1", rules: [.requires("replay")],
+         category: .scripting, defaultValue: "1", rules: [.requires("replay")], modes: [.client, .server],
          doc: [
              "Not with --rate, which spaces the messages evenly instead.",
          ],
@@ -768,7 +812,7 @@ public let flagTable: [Flag] = [
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
          help: "Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH "
              + "(removed at exit), instead of connecting to a URL.",
-         category: .server,
+         category: .server, modes: .servers,
          doc: [
              """
              A slow client gets back-pressure: wspipe stops reading stdin until it catches up, so \
@@ -792,8 +836,8 @@ public let flagTable: [Flag] = [
     Flag(long: "exec", valueName: "COMMAND",
          help: "Give each client its own sh -c COMMAND: its messages become the program's stdin lines, the program's stdout lines go to that client only.",
          category: .server,
-         rules: [.serverOnly, .conflicts("relay"), .conflicts("tag"), .conflicts("send-timeout"),
-                 .conflicts("unidirectional"), .conflicts("unidirectional-reverse")],
+         rules: [.conflicts("relay"), .conflicts("tag"), .conflicts("send-timeout"),
+                 .conflicts("unidirectional"), .conflicts("unidirectional-reverse")], modes: .exec,
          doc: [
              """
              The program takes the place of stdin and stdout for its client, as with websocketd: \
@@ -828,7 +872,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.exec = try FlagValue.nonEmpty("exec", v) }),
     .toggle("relay", nil, .server,
             help: "Send every client's messages to every other client as well: a chat room without a script.",
-            rules: [.serverOnly, .conflicts("exec")],
+            rules: [.conflicts("exec")], modes: .server,
             doc: [
                 """
                 stdout still gets every message, and stdin lines still go to every client. A client \
@@ -840,7 +884,7 @@ public let flagTable: [Flag] = [
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
-            rules: [.serverOnly, .conflicts("exec")],
+            rules: [.conflicts("exec")], modes: .server,
             doc: [
                 """
                 The member is added first in the object, and a stdin line is sent without it. \
@@ -854,7 +898,7 @@ public let flagTable: [Flag] = [
             apply: { $0.tag = true }),
     Flag(long: "send-timeout", valueName: "DURATION",
          help: "Disconnect a client that has taken no data for this long instead of holding back the others; 0 waits for ever.",
-         category: .server, defaultValue: "10s", rules: [.serverOnly, .conflicts("exec")],
+         category: .server, defaultValue: "10s", rules: [.conflicts("exec")], modes: .server,
          doc: [
              """
              A client that does not read what it is sent holds back stdin (and, with --relay, the \
@@ -885,7 +929,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.maxClients = try FlagValue.positiveIntegerOrUnlimited("max-clients", v) }),
     Flag(long: "max-programs", valueName: "N",
          help: "With --exec, run at most N programs at once; past that, an upgrade is answered 503.",
-         category: .server, defaultValue: "256", rules: [.serverOnly, .requires("exec")],
+         category: .server, defaultValue: "256", rules: [.requires("exec")], modes: .exec,
          doc: [
              """
              A program counts from its client's upgrade until it is reaped, also while it winds \
@@ -911,7 +955,7 @@ public let flagTable: [Flag] = [
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,
-            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.",
+            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.", modes: .all,
             doc: [
                 """
                 Each event is one JSON object, such as \
@@ -921,12 +965,13 @@ public let flagTable: [Flag] = [
                 """
                 A disconnected event has the close code, its reason (the Close frame's own reason, exactly \
                 as the peer sent it; what happened when no Close came), clean, by (client or server) \
-                and unconfirmed; client_disconnected, in server mode, has the client's id, code, reason and clean.
+                and unconfirmed; client_disconnected, in server mode, has the client's id, code, reason and clean. \
+                With --reply, an unreplied event lists the values no reply came for.
                 """,
             ],
             apply: { $0.events = true }),
     .toggle("stats", nil, .output,
-            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.",
+            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.", modes: .all,
             doc: [
                 """
                 One {"$stats":{...}} line: messages_out, bytes_out, messages_in, bytes_in, reconnects, \
@@ -937,7 +982,7 @@ public let flagTable: [Flag] = [
             ],
             apply: { $0.stats = true }),
     .toggle("trace", nil, .output,
-            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.",
+            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.", modes: .all,
             doc: [
                 """
                 Like curl --trace for WebSocket frames: > for frames wspipe sends, < for frames it \
@@ -974,14 +1019,14 @@ public let flagTable: [Flag] = [
 
     // MARK: General (wspipe(1): SYNOPSIS; OPTIONS, Diagnostics)
     .toggle("help", "h", .general,
-            help: "Print this help and exit.",
+            help: "Print this help and exit.", modes: .all,
             apply: { $0.showHelp = true }),
     .toggle("version", "V", .general,
-            help: "Print the version and exit.",
+            help: "Print the version and exit.", modes: .all,
             apply: { $0.showVersion = true }),
     Flag(long: "generate", valueName: DocGenerator.kinds.joined(separator: "|"),
          help: "Print the man page or the completion script for this shell and exit.",
-         category: .general, completion: .choices(DocGenerator.kinds),
+         category: .general, completion: .choices(DocGenerator.kinds), modes: .all,
          apply: { o, v throws(UsageError) in
              guard DocGenerator.kinds.contains(v) else {
                  throw .invalidChoice("generate", v, choices: DocGenerator.kinds)
@@ -990,10 +1035,10 @@ public let flagTable: [Flag] = [
          }),
     .toggle("verbose", "v", .general,
             help: "Print lifecycle notices on stderr; repeat for more detail.",
-            repeatable: true,
+            repeatable: true, modes: .all,
             apply: { $0.verbose += 1 }),
     .toggle("quiet", "q", .general,
-            help: "Print nothing on stderr but fatal errors.",
+            help: "Print nothing on stderr but fatal errors.", modes: .all,
             apply: { $0.quiet = true }),
 ]
 
@@ -1113,8 +1158,13 @@ public enum FlagTable {
                 break
             }
         }
-        if flag.clientOnly && (flag.serverOnly || flag.rules.contains(where: isServerRequirement)) {
+        let saysClient = flag.clientOnly || flag.rules.contains(.clientOnly)
+        if saysClient && (flag.rules.contains(.serverOnly) || flag.rules.contains(where: isServerRequirement)) {
             problems.append("\(name): client-only with a server-mode rule")
+        }
+        if flag.modes.isEmpty { problems.append("\(name): works in no mode") }
+        if flag.explicitModes && (flag.rules.contains(.clientOnly) || flag.rules.contains(.serverOnly)) {
+            problems.append("\(name): modes given twice (modes and .clientOnly/.serverOnly)")
         }
         return problems
     }

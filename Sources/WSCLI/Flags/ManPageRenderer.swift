@@ -87,7 +87,8 @@ public enum ManPageRenderer {
         if let valueName = flag.valueName { tag += " " + Roff.italic(valueName) }
         page.tagged(tag)
         page.text(flag.fullHelp)
-        for rule in flag.rules { page.text(sentence(rule)) }
+        if let modes = sentence(flag.modes) { page.text(modes) }
+        for rule in flag.rules { if let text = sentence(rule) { page.text(text) } }
         for block in flag.doc {
             switch block {
             case .paragraph(let prose): page.indentedParagraph(prose)
@@ -96,15 +97,32 @@ public enum ManPageRenderer {
         }
     }
 
-    /// What a rule means, for the reader of the man page.
-    static func sentence(_ rule: FlagRule) -> String {
+    /// What a rule means, for the reader of the man page (the modes say
+    /// the rest: `sentence(_: FlagModes)`).
+    static func sentence(_ rule: FlagRule) -> String? {
         switch rule {
         case .conflicts(let other): return "Not with --\(other)."
         case .requires(let other): return "Needs --\(other)."
         case .requiresInServerMode(let other): return "With --listen, needs --\(other)."
-        case .clientOnly: return "Client mode only: refused with --listen."
-        case .serverOnly: return "Server mode only: needs --listen."
+        case .clientOnly, .serverOnly: return nil
         }
+    }
+
+    /// Where a flag is refused, for the reader of the man page; nil when it
+    /// works in every mode.
+    static func sentence(_ modes: FlagModes) -> String? {
+        if modes == .all { return nil }
+        if modes.isDisjoint(with: .servers) {
+            return modes.contains(.client) ? "Client mode only: refused with --listen."
+                : "Interactive mode only: refused with --listen."
+        }
+        if modes.isDisjoint(with: .clients) {
+            return modes.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
+        }
+        var not: [String] = []
+        if !modes.contains(.interactive) { not.append("in interactive mode") }
+        if !modes.contains(.exec) { not.append("with --exec") }
+        return "Refused " + not.joined(separator: " and ") + ", which would ignore it."
     }
 
     static let description = [
@@ -148,8 +166,14 @@ public enum ManPageRenderer {
         page.paragraphs([
             "So \"wspipe A | wspipe B\" relays losslessly, and \"wspipe URL <>fifo >fifo\" is an exact echo client "
                 + "(<> because a FIFO opened only for reading waits for a writer: <fifo >fifo would never start).",
-            "At stdin EOF, replies still owed get a chance before the Close (see --linger): "
-                + "\"echo REQUEST | wspipe URL\" prints the reply of a request/response server.",
+            "At stdin EOF, replies still owed get a chance before the Close: "
+                + "\"echo REQUEST | wspipe URL\" prints the reply of a request/response server. "
+                + "--linger says exactly what the default rule waits for and when it can still close early; "
+                + "--reply KEYPATH waits for the reply of each request and exits 1 naming those that never came, "
+                + "--until for the one message that ends the exchange, and -n with --idle-timeout for everything "
+                + "until the server falls silent. "
+                + "Once stdin is over and nothing is left to send, a server's Close ends the run without a reconnect: "
+                + "exit status 0 for 1000 and 1001, 7 for any other code.",
             "Raw line mode (-t or -b) is for servers that do not speak JSON: lines and messages are passed "
                 + "through as they are, see --text, --binary, --binary-output and --nul.",
             "At a terminal, in every mode, what a peer sends cannot drive the terminal: C0 controls, DEL, "
@@ -180,7 +204,14 @@ public enum ManPageRenderer {
             + "--max-retries gives up after that many failures in a row, and --no-reconnect exits instead. "
             + "The first connection fails fast with exit status 3 unless --wait retries it the same way. "
             + "A connection resets the backoff and the retry count only once it has stayed open 5 seconds, so a "
-            + "server that accepts and then closes at once sees growing delays and --max-retries ends the run.",
+            + "server that accepts and then closes at once sees growing delays. Without --max-retries, a server that "
+            + "closes three connections in a row within 5 seconds of accepting them, with a code other than 1000, "
+            + "1001, 1012 (service restart) or 1013 (try again later), ends the run after the third; the exit status "
+            + "is then 7, as when --max-retries gives up after such a Close. Each attempt is one line on stderr.",
+        "A server's Close with a code other than 1000 and 1001 that ends the run (with --no-reconnect, with stdin "
+            + "over and nothing left to send, or as the last of the attempts) makes the exit status 7; its code and "
+            + "reason are on stderr and in the disconnected event. With stdin over and nothing left to send, no "
+            + "reconnect is made only to say goodbye, whatever the code.",
         "While disconnected, stdin lines are queued in order, up to --queue-limit, and sent after the reconnect.",
         "Every connection starts with the --on-connect messages and those in --on-connect-file, or on "
             + "reconnections the --on-reconnect messages when there are any, with the values of --capture "

@@ -116,6 +116,8 @@ public struct Options: Sendable {
     public var ackPath: [String]? = nil
     /// `--ack-timeout`: at stdin EOF, how long to wait for the outstanding acks.
     public var ackTimeoutNanos: Int64 = 0
+    /// `--reply KEYPATH` split at the dots: the value that pairs a reply with its request.
+    public var replyPath: [String]? = nil
     /// `--until KEYPATH=VALUE`, split: the message that ends a scripted check.
     public var until: (path: [String], value: String)? = nil
     /// `--idle-timeout`: nil = off.

@@ -17,6 +17,9 @@ final class ExecClient {
     private var phaseTimer: EventLoop.TimerID?
     /// The pair is over: the program was reaped and the client is gone.
     var onReleased: (ExecClient) -> Void = { _ in }
+    /// A program line was not sent; true for the server's first (which
+    /// says how to send such lines).
+    var onRejected: () -> Bool = { false }
 
     private var loop: EventLoop { shell.loop }
     private var log: Diagnostics { shell.log }
@@ -94,7 +97,11 @@ final class ExecClient {
     }
 
     private func rejected(_ rejection: InputTranslator.Rejection) {
-        log.warning("client \(client.id): program output:\(rejection.line):\(rejection.column): \(rejection.reason) (line not sent)")
+        // The first report says what to do; the server goes on either way.
+        let how = onRejected()
+            ? "; in JSON mode the program must print JSON lines: -t sends each line as text (--lenient only those that are not JSON)"
+            : ""
+        log.warning("client \(client.id): program output:\(rejection.line):\(rejection.column): \(rejection.reason) (line not sent\(how))")
     }
 
     // MARK: ending

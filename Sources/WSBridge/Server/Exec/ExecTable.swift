@@ -17,6 +17,10 @@ final class ExecTable {
     private var starting: [Int: CommandProcess] = [:]
     /// A pair was released (its client gone, its program reaped).
     var onReleased: () -> Void = {}
+    /// Program lines that were not sent, all programs together: the first
+    /// report says how to send them (a program that prints plain text is
+    /// the commonest case: websocketd's scripts do).
+    private(set) var rejectedLines = 0
 
     init(command: String, shell: SessionShell, tls: Bool, maxPrograms: Int, serverPort: @escaping () -> UInt16) {
         self.command = command
@@ -60,6 +64,10 @@ final class ExecTable {
     func start(for client: ServerClient) {
         guard let process = starting.removeValue(forKey: client.id) else { return }
         let pair = ExecClient(client: client, process: process, shell: shell, graceNanos: shell.bridge.closeTimeoutNanos)
+        pair.onRejected = { [unowned self] in
+            self.rejectedLines += 1
+            return self.rejectedLines == 1
+        }
         pair.onReleased = { [unowned self] pair in
             self.pairs[pair.client.id] = nil
             self.onReleased()
