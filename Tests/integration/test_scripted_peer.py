@@ -379,6 +379,25 @@ def test_listen_replay_with_rate_keeps_the_order(spawn, tmp_path):
     assert server.finish().code == 130
 
 
+def test_listen_replay_while_stdin_still_broadcasts(spawn, tmp_path):
+    rec = tmp_path / "slow.ndjson"
+    write_recording(rec, [(0, "event", 1, {"$event": "connected"})]
+                    + [(100 * n, "in", 1, {"replayed": n}) for n in range(1, 6)])
+    server, port = listen(spawn, ["--replay", str(rec), "--events"])
+    with ws_client(port) as ws:
+        r = Receiver(ws)
+        wait_events(server, "client_connected")
+        r.wait(1)
+        server.write(b'{"from":"stdin"}\n')
+        got = [J(m) for m in r.wait(6, timeout=15)]
+        assert {"from": "stdin"} in got, got
+        assert [m for m in got if "replayed" in m] == [{"replayed": n} for n in range(1, 6)]
+        server.close_stdin()
+    assert server.proc.poll() is None, "a replaying server serves on after stdin ends"
+    server.signal()
+    assert server.finish().code == 130
+
+
 def test_client_replay_goes_on_across_a_reconnect(run, fault_server, tmp_path):
     rec = tmp_path / "out.ndjson"
     write_recording(rec, [(10 * n, "out", 1, {"n": n}) for n in range(10)])
