@@ -299,8 +299,7 @@ final class InteractiveConsoleTests: XCTestCase {
         let path = temporaryDirectory() + "/config/wspipe/messages.ndjson"
         var captured: [String: [UInt8]] = [:]
         let c = console(columns: 120, saved: path) {
-            $0.captureNames = ["sid"]
-            $0.capture = { captured[$0] }
+            $0.templates = .init(captureNames: ["sid"], captures: { Captured(values: captured) })
         }
         _ = feed(c, "{\"type\":\"hello\"}\r")
         XCTAssertTrue(feed(c, "/save hi\r").0.contains("saved as hi in \(path); /send hi sends it"))
@@ -316,9 +315,10 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
 
         // A second session (the file is read at each use).
+        var sequence = 0
         let d = console(columns: 120, saved: path) {
-            $0.captureNames = ["sid"]
-            $0.capture = { captured[$0] }
+            $0.templates = .init(captureNames: ["sid"], captures: { Captured(values: captured) },
+                                 nextSequence: { sequence += 1; return sequence }, nowMillis: { 1_700_000_000_123 })
         }
         XCTAssertEqual(feed(d, "/send hi\r").1, [.sendText(Array(#"{"type":"hello"}"#.utf8))])
         XCTAssertEqual(feed(d, "/send join\r").1, [.sendText(Array(#"{"type":"join","session":null,"room":null}"#.utf8))],
@@ -334,11 +334,18 @@ final class InteractiveConsoleTests: XCTestCase {
         // Saving again replaces; a template that cannot become JSON is refused.
         _ = feed(d, "/save hi [1]\r")
         XCTAssertEqual(feed(d, "/send hi\r").1, [.sendText(Array("[1]".utf8))])
-        XCTAssertTrue(feed(d, "/save bad {\"a\":${sid}\r").0.contains("/save: not JSON even once its ${...} are filled in"))
+        let bad = feed(d, "/save bad {\"a\":${sid}\r").0
+        XCTAssertTrue(bad.contains("/save: column 12: not valid JSON: unexpected end of input; not saved"), bad)
+        XCTAssertTrue(bad.contains("; not saved"), bad)
         _ = feed(d, "\u{15}")
         XCTAssertTrue(feed(d, "/save later {\"a\":${nope}}\r").0.contains("saved as later"),
                       "a capture of a later run is fine to save")
-        XCTAssertTrue(feed(d, "/send later\r").0.contains("/send later: unknown variable ${nope}: ${NAME} needs --capture"))
+        XCTAssertTrue(feed(d, "/send later\r").0.contains("/send later: column 6: unknown variable ${nope} (no --capture nope"))
+        _ = feed(d, "\u{15}")
+        _ = feed(d, "/save counted {\"n\":${seq},\"at\":${now_ms}}\r")
+        XCTAssertEqual(feed(d, "/send counted\r").1, [.sendText(Array(#"{"n":1,"at":1700000000123}"#.utf8))])
+        XCTAssertEqual(feed(d, "/send counted\r").1, [.sendText(Array(#"{"n":2,"at":1700000000123}"#.utf8))],
+                       "${seq} from the session's counter")
     }
 
     func testSavedMessagesFileLinesThatCannotBeReadAreKept() throws {
@@ -389,4 +396,10 @@ final class InteractiveConsoleTests: XCTestCase {
         _ = feed(c, "\u{15}")
         XCTAssertEqual(feed(c, "{\"a\":\t").0, "\r\(esc)[J> {\"a\":\r\(esc)[7C", "nothing to complete in a message")
     }
+}
+
+/// --capture values for the console's templates.
+private struct Captured: TemplateCaptures {
+    var values: [String: [UInt8]]
+    func value(_ name: String) -> [UInt8]? { values[name] }
 }

@@ -10,6 +10,7 @@ extension ClientSession {
         case .message(let message):
             incoming(message)
         case .processed:
+            script?.connection?.processed()
             shell.output.routes.flushAll()
             channel?.setReadPaused(shell.output.routes.isBackedUp)
             // Acks release held messages: stdin may read on.
@@ -26,12 +27,12 @@ extension ClientSession {
             metrics.messageArrived()
             sender.replies.received(text: payload)
             received(text: payload)
-            if endingWatchesMessages { ending.received(text: payload) }
+            if watchesMessages { watch(text: payload) }
         case .binary(let payload):
             metrics.messageArrived()
             sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
-            if endingWatchesMessages { ending.received() }
+            if watchesMessages { watch(binary: payload) }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -72,13 +73,24 @@ extension ClientSession {
         }
     }
 
+    /// What --until, --idle-timeout and the scripted peer see of a message.
+    private func watch(text payload: UnsafeRawBufferPointer) {
+        if let script { script.connection?.received(text: payload) }
+        if endingWatchesMessages { ending.received(text: payload) }
+    }
+
+    private func watch(binary payload: UnsafeRawBufferPointer) {
+        if let script { script.connection?.received(binary: payload) }
+        if endingWatchesMessages { ending.received() }
+    }
+
     func channelEnded(_ reason: WebSocketChannel.EndReason) {
         keepAlive?.stop()
         keepAlive = nil
         // wspipe started the ending when it was closing (its Close, a
         // violation it detected) or had ended, or the peer went silent.
         let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
-            || lifecycle.phase == .ended || disconnect == .pingTimeout
+            || lifecycle.phase == .ended || disconnect == .pingTimeout || disconnect == .heartbeatTimeout
         var cause = disconnect ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
@@ -98,6 +110,7 @@ extension ClientSession {
         metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+        scriptEnded()
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
         handle(.connectionEnded(cause, now: monotonicNanos(), progress: progress()))

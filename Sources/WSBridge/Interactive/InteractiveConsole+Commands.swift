@@ -147,7 +147,9 @@ extension InteractiveConsole {
         }
         let text: String
         if let message {
-            if options.format == .json, let error = checkTemplate(message) { return refuse("/save: \(error)") }
+            if options.format == .json, let error = checkTemplate(message) {
+                return refuse("/save: \(error); not saved")
+            }
             text = message
         } else {
             guard let lastSent else { return refuse("/save: no message sent yet (/save NAME MESSAGE saves MESSAGE)") }
@@ -176,25 +178,59 @@ extension InteractiveConsole {
         return String(decoding: envelope, as: UTF8.self)
     }
 
-    /// Whether a template to save will be JSON once filled (each variable
-    /// taken as null); the reason when not.
+    /// Why a message to save could not become JSON whatever its variables
+    /// hold (a malformed ${...}, a ${line}, JSON broken around them), nil
+    /// when it can (TemplateCheck). Any ${NAME} is taken: the run that sends
+    /// it may have the --capture this one has not.
     private func checkTemplate(_ message: String) -> String? {
-        var values = templateValues
-        values.capture = { _ in nil }
-        values.lastReceived = nil
-        values.anyCaptureName = true
-        switch SavedMessageTemplate.render(message, values) {
-        case .failure(let error): return error.message
-        case .success(let filled):
-            let validation = filled.withUnsafeBytes { JSONScanner.validate($0) }
-            guard let error = validation.error else { return nil }
-            return "not JSON even once its ${...} are filled in: \(error.reason) (line \(error.line), column \(error.column))"
+        do throws(TemplateError) {
+            _ = try MessageTemplate(message, scope: Self.templateScope, captures: Self.variableNames(in: message))
+            return nil
+        } catch {
+            return error.description
         }
     }
 
-    private var templateValues: SavedMessageTemplate.Values {
-        SavedMessageTemplate.Values(captureNames: options.captureNames, capture: options.capture,
-                                    lastReceived: lastReceived)
+    /// A saved message's variables: the --capture values and ${.KEYPATH}
+    /// of the last message received, beside ${seq} and ${now_ms}.
+    static let templateScope: TemplateScope = [.captures, .message]
+
+    /// The NAMEs of the ${NAME} in `text`.
+    private static func variableNames(in text: String) -> [String] {
+        let bytes = Array(text.utf8)
+        var names: [String] = []
+        var i = 0
+        while i + 1 < bytes.count {
+            guard bytes[i] == UInt8(ascii: "$"), bytes[i + 1] == UInt8(ascii: "{"),
+                  let close = bytes[(i + 2)...].firstIndex(of: UInt8(ascii: "}")) else {
+                i += 1
+                continue
+            }
+            let body = String(decoding: bytes[(i + 2)..<close], as: UTF8.self)
+            if MessageTemplate.isIdentifier(body) && !TemplateVariable.builtInNames.contains(body) { names.append(body) }
+            i = close + 1
+        }
+        return names
+    }
+
+    /// A saved message with its variables filled in (JSON mode; in the raw
+    /// modes a message is sent as saved), or why it cannot be.
+    private func filled(_ message: String) -> Result<[UInt8], Rejection> {
+        guard options.format == .json else { return .success(Array(message.utf8)) }
+        let template: MessageTemplate
+        do throws(TemplateError) {
+            template = try MessageTemplate(message, scope: Self.templateScope, captures: options.templates.captureNames)
+        } catch {
+            return .failure(Rejection(message: error.description, offset: Int.max))
+        }
+        var values = TemplateValues(seq: template.usesSeq ? options.templates.nextSequence() : 0,
+                                    nowMs: options.templates.nowMillis())
+        values.captures = options.templates.captures()
+        guard let lastReceived else { return .success(template.render(values)) }
+        return .success(lastReceived.withUnsafeBytes { message in
+            values.message = message
+            return template.render(values)
+        })
     }
 
     private func sendSaved(_ name: String, line: String, above: inout [UInt8], actions: inout [Action]) -> Bool {
@@ -205,21 +241,16 @@ extension InteractiveConsole {
         case .success(let loaded): contents = loaded
         }
         let safeName = TerminalEscaping.escaping(name)
-        guard let template = contents.message(named: name) else {
+        guard let saved = contents.message(named: name) else {
             return refuse("/send: no saved message \(safeName) (/send alone lists them)")
         }
-        let filled: [UInt8]
-        switch SavedMessageTemplate.render(template, templateValues) {
-        case .failure(let error): return refuse("/send \(safeName): \(error.message)")
-        case .success(let bytes): filled = bytes
+        let sends: [Action]
+        switch filled(saved).flatMap({ messages($0) }) {
+        case .failure(let rejection): return refuse("/send \(safeName): \(rejection.message)")
+        case .success(let made): sends = made
         }
-        switch messages(filled) {
-        case .failure(let rejection):
-            return refuse("/send \(safeName): \(rejection.message)")
-        case .success(let sends):
-            for action in sends { send(action, above: &above, actions: &actions) }
-            return true
-        }
+        for action in sends { send(action, above: &above, actions: &actions) }
+        return true
     }
 
     private func listSaved(above: inout [UInt8]) -> Bool {

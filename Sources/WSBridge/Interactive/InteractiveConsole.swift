@@ -75,9 +75,8 @@ public final class InteractiveConsole {
         public var savedMessagesPath: String?
         /// --type-key's path, which /filter's type= reads.
         public var typeKey = ["type"]
-        /// The --capture names, and their latest values, for ${NAME} in /send.
-        public var captureNames: [String] = []
-        public var capture: (String) -> [UInt8]? = { _ in nil }
+        /// What /send fills a saved message's ${...} with.
+        public var templates = TemplateSource()
         /// The names in a directory, for Tab after /binary (nil: unreadable).
         public var listDirectory: (String) -> [FileSystem.DirectoryEntry]? = { _ in nil }
 
@@ -92,6 +91,26 @@ public final class InteractiveConsole {
         /// `$XDG_CONFIG_HOME/wspipe/messages.ndjson`, else `~/.config/wspipe/messages.ndjson`.
         public static func savedMessagesPath(configHome: String?, home: String?) -> String? {
             SavedMessages.defaultPath(configHome: configHome, home: home)
+        }
+    }
+
+    /// Where the values of a saved message's variables come from
+    /// (wspipe(1): TEMPLATES): the session's --capture values and its
+    /// ${seq}, shared with its other templates; ${.KEYPATH} reads the last
+    /// message received, which the console keeps itself.
+    public struct TemplateSource {
+        public var captureNames: [String]
+        public var captures: () -> (any TemplateCaptures)?
+        public var nextSequence: () -> Int
+        public var nowMillis: () -> Int64
+
+        public init(captureNames: [String] = [], captures: @escaping () -> (any TemplateCaptures)? = { nil },
+                    nextSequence: @escaping () -> Int = { 0 },
+                    nowMillis: @escaping () -> Int64 = { wallClockNanos() / 1_000_000 }) {
+            self.captureNames = captureNames
+            self.captures = captures
+            self.nextSequence = nextSequence
+            self.nowMillis = nowMillis
         }
     }
 

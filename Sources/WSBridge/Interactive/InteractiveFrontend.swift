@@ -67,7 +67,7 @@ final class InteractiveFrontend {
     private var size: (columns: Int, rows: Int)
 
     init(settings: InteractiveSettings, bridge: BridgeOptions, loop: EventLoop, log: Diagnostics, events: EventSink,
-         captureNames: [String] = [], capture: @escaping (String) -> [UInt8]? = { _ in nil }) {
+         templates: InteractiveConsole.TemplateSource = .init()) {
         self.settings = settings
         self.loop = loop
         self.log = log
@@ -87,8 +87,7 @@ final class InteractiveFrontend {
         options.statusLine = settings.statusLine
         options.savedMessagesPath = settings.savedMessagesPath
         options.typeKey = bridge.typeKey
-        options.captureNames = captureNames
-        options.capture = capture
+        options.templates = templates
         options.listDirectory = { FileSystem.list($0) }
         console = InteractiveConsole(options: options)
     }

@@ -25,7 +25,8 @@ public enum InteractiveHelp {
               + "(the default)."),
         entry("/compact", "Every message on one row, cut at the edge of the terminal (/show N prints one whole)."),
         entry("/save NAME [MESSAGE]", "Save MESSAGE (by default the last message sent) under NAME in the saved "
-              + "messages file; it may hold ${NAME} of a --capture and ${.KEYPATH} of the last message received."),
+              + "messages file; it may hold ${NAME} of a --capture, ${.KEYPATH} of the last message received, "
+              + "${seq} and ${now_ms}."),
         entry("/send [NAME]", "Send the saved message NAME, its ${...} filled in; alone, list the saved messages."),
         entry("/reconnect", "Close the connection and connect again at once, without the --backoff delay."),
         entry("/help", "List the commands and keys."),

@@ -40,6 +40,12 @@ public enum ManPageRenderer {
         page.request("SH", "RECONNECT AND REPLAY")
         page.paragraphs(reconnect)
 
+        page.request("SH", "SCRIPTED PEER")
+        page.paragraphs(scriptedPeer)
+
+        page.request("SH", "TEMPLATES")
+        page.paragraphs(templates)
+
         page.request("SH", "INTERACTIVE MODE")
         interactiveMode(&page)
 
@@ -282,9 +288,11 @@ public enum ManPageRenderer {
         "Saved messages (/save, /send) are kept in $XDG_CONFIG_HOME/wspipe/messages.ndjson, one "
             + "{\"name\":NAME,\"message\":TEXT} a line, created with mode 0600; the file is read at every "
             + "use and may be edited by hand. /save NAME keeps the last message sent; /save NAME MESSAGE keeps "
-            + "MESSAGE as typed, which may hold ${NAME}, the latest value of --capture NAME, and ${.KEYPATH}, "
-            + "the value at KEYPATH of the last JSON message received (${.} all of it): /send fills them in, "
-            + "each as JSON (null while there is none), and sends the result as a typed line.",
+            + "MESSAGE as typed, which may be a template (see TEMPLATES): ${NAME}, the latest value of "
+            + "--capture NAME; ${.KEYPATH}, the value at KEYPATH of the last JSON message received (${.} all "
+            + "of it); ${seq} and ${now_ms}. /save refuses a template that could not be JSON once filled in; "
+            + "/send fills it in, each value as JSON (null while there is none), and sends the result as a "
+            + "typed line. With --text or --binary, saved messages are sent as they are.",
         "Lines are added to the history as they are sent; the last 1000 are kept in "
             + "$XDG_STATE_HOME/wspipe/history (see ENVIRONMENT).",
         "Every other option applies: headers, --on-connect messages (shown as sent), reconnects (a line typed "
