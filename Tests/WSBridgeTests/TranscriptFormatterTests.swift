@@ -87,6 +87,9 @@ final class TranscriptFormatterTests: XCTestCase {
         XCTAssertEqual(message("text that is long enough to be cut", columns: 40, mode: .compact),
                        "< 12:01:02.003 text \"text that is long …\r\n")
         XCTAssertEqual(message(#"{"a":1}"#, columns: 40, mode: .compact), #"< 12:01:02.003 {"a":1}"# + "\r\n")
+        // Only the start of a message is read for its row; blanks do not hide that it goes on.
+        let spaced = "[" + String(repeating: " ", count: 200) + "1, 2]"
+        XCTAssertEqual(message(spaced, columns: 40, mode: .compact), "< 12:01:02.003 […\r\n")
     }
 
     func testHugeMessagesShowTheirStartAndSize() {

@@ -60,14 +60,16 @@ struct JSONLayout {
     // MARK: one row
 
     /// The compact form on the writer's current row, cut with "…" where the
-    /// row ends.
-    func writeCompact(into writer: inout RowWriter) {
+    /// row ends. With `more`, what was given is the start of a longer value:
+    /// it ends with "…" even when it all fits.
+    func writeCompact(into writer: inout RowWriter, more: Bool = false) {
         for token in tokens {
             guard writer.writeCut(token.text, columns: token.columns, style: style(of: token)) else {
                 writer.writeEllipsis()
                 return
             }
         }
+        if more { writer.writeEllipsis() }
     }
 
     // MARK: pretty

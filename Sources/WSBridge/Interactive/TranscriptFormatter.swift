@@ -89,21 +89,23 @@ struct TranscriptFormatter {
             writeQuoted(payload, into: &writer, whole: whole)
             return whole
         }
-        if !whole {
-            // Its start, on one row: the tokenizer reads a cut value safely.
+        if !whole || mode == .compact {
+            // One row of its start (a column takes a byte or more): the
+            // tokenizer reads a value cut short safely.
             let start = UnsafeRawBufferPointer(rebasing: payload[..<Self.utf8Prefix(payload, maxBytes: 4 * writer.width)])
-            JSONLayout(start).writeCompact(into: &writer)
-            return false
+            JSONLayout(start).writeCompact(into: &writer, more: start.count < payload.count)
+            return whole
         }
-        if mode == .pretty && writeOneRow(payload, into: &writer) { return true }
-        let layout = JSONLayout(payload)
-        if mode == .compact { layout.writeCompact(into: &writer) } else { layout.writePretty(into: &writer) }
+        if writeOneRow(payload, into: &writer) { return true }
+        JSONLayout(payload).writePretty(into: &writer)
         return true
     }
 
     /// The common case: a compact message that fits on the row, coloured as
     /// stdout colours a line, without laying out tokens. False when it does not fit.
     private func writeOneRow(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter) -> Bool {
+        // Not worth compacting what could only fit with a mass of blanks.
+        guard payload.count <= 64 * writer.width else { return false }
         var compact: [UInt8] = []
         compact.reserveCapacity(payload.count)
         JSONScanner.compact(payload, into: &compact)
@@ -167,7 +169,7 @@ struct TranscriptFormatter {
         if binary { return writeBinary(payload, into: &writer) }
         let start = UnsafeRawBufferPointer(rebasing: payload[..<Self.utf8Prefix(payload, maxBytes: 4 * bodyWidth)])
         if case .valid = JSONScanner.validate(payload) {
-            JSONLayout(start).writeCompact(into: &writer)
+            JSONLayout(start).writeCompact(into: &writer, more: start.count < payload.count)
             return
         }
         var compact = self
