@@ -22,6 +22,30 @@ public enum FileSystem {
         return nil
     }
 
+    /// The whole of a small file: nil when there is no such file (ENOENT),
+    /// the error for any other failure. Reading stops as soon as more than
+    /// `limit` bytes came (the caller sees `count > limit` and refuses it).
+    public static func readFile(_ path: String, limit: Int) -> Result<[UInt8]?, IOError> {
+        let fd: Int32
+        switch FD.open(path, O_RDONLY) {
+        case .success(let opened): fd = opened
+        case .failure(let error): return error.errno == ENOENT ? .success(nil) : .failure(error)
+        }
+        defer { FD.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            switch chunk.withUnsafeMutableBytes({ FD.read(fd, into: $0) }) {
+            case .bytes(let n):
+                bytes.append(contentsOf: chunk[0..<n])
+                if bytes.count > limit { return .success(bytes) }
+            case .wouldBlock: FD.waitUntilReady(fd, .read)
+            case .eof: return .success(bytes)
+            case .error(let error): return .failure(error)
+            }
+        }
+    }
+
     /// One name in a directory.
     public struct DirectoryEntry: Equatable, Sendable {
         public var name: String

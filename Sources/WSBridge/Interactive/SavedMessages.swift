@@ -1,9 +1,4 @@
 import WSTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The saved messages of `/save` and `/send` (wspipe(1): INTERACTIVE MODE),
 /// in `$XDG_CONFIG_HOME/wspipe/messages.ndjson`: one
@@ -51,20 +46,12 @@ struct SavedMessages {
 
     /// The file's saved messages; a missing file has none.
     func load() -> Result<Contents, SavedMessagesError> {
-        let bytes: [UInt8]
-        switch FD.open(path, O_RDONLY) {
-        case .failure(let error):
-            if error.errno == ENOENT { return .success(Contents()) }
-            return .failure(.cannotRead(path: path, reason: error.reason))
-        case .success(let fd):
-            defer { FD.close(fd) }
-            switch FD.readAll(fd) {
-            case .success(let read): bytes = read
-            case .failure(let error): return .failure(.cannotRead(path: path, reason: error.reason))
-            }
+        switch FileSystem.readFile(path, limit: Self.maxFileBytes) {
+        case .success(nil): return .success(Contents())
+        case .success(let bytes?):
+            return bytes.count > Self.maxFileBytes ? .failure(.tooLarge(path: path)) : .success(Self.parse(bytes))
+        case .failure(let error): return .failure(.cannotRead(path: path, reason: error.reason))
         }
-        guard bytes.count <= Self.maxFileBytes else { return .failure(.tooLarge(path: path)) }
-        return .success(Self.parse(bytes))
     }
 
     static func parse(_ bytes: [UInt8]) -> Contents {
