@@ -48,8 +48,13 @@ let package = Package(
         // Layer 2: sockets, TLS and the poll() event loop.
         // (WSCore for the sans-I/O proxy handshakes its dialer drives.)
         .target(name: "WSTransport", dependencies: ["COpenSSL", "WSCore"], swiftSettings: releaseSettings),
+        // Layer 3: JSON without a tree (validate, compact, key paths, string codec, pretty printer).
+        .target(name: "WSJSON", swiftSettings: releaseSettings),
+        // Layer 3: the terminal's text (line editor, key decoder, display width, escaping).
+        .target(name: "WSTerminal", swiftSettings: releaseSettings),
         // Layer 3: JSON lines, base64 framing, client and server sessions.
-        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport"], swiftSettings: releaseSettings),
+        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSTerminal"],
+                swiftSettings: releaseSettings),
         // Layer 4: the flag table, option parsing, help and the program's entry.
         .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSBridge"], swiftSettings: releaseSettings),
         .executableTarget(
@@ -57,6 +62,8 @@ let package = Package(
             linkerSettings: executableLinkSettings),
         .testTarget(name: "WSCoreTests", dependencies: ["WSCore"]),
         .testTarget(name: "WSTransportTests", dependencies: ["WSTransport"]),
+        .testTarget(name: "WSJSONTests", dependencies: ["WSJSON"]),
+        .testTarget(name: "WSTerminalTests", dependencies: ["WSTerminal"]),
         .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge"]),
         .testTarget(name: "WSCLITests", dependencies: ["WSCLI"]),
     ]
