@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "WSTransportTests", dependencies: ["WSTransport"]),
         .testTarget(name: "WSJSONTests", dependencies: ["WSJSON"]),
         .testTarget(name: "WSTerminalTests", dependencies: ["WSTerminal"]),
-        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge"]),
+        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge", "WSJSON", "WSTerminal"]),
         .testTarget(name: "WSCLITests", dependencies: ["WSCLI"]),
     ]
 )

@@ -1,4 +1,5 @@
 import WSCore
+import WSJSON
 
 /// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.

@@ -5,7 +5,7 @@
 /// answers from here for that same payload. The channel forgets the verdict
 /// as soon as the delivery is over (`forget`), so no other bytes ever get it,
 /// even at the same address.
-enum DeliveredText {
+public enum DeliveredText {
     private struct Verdict {
         let base: UnsafeRawPointer
         let count: Int
@@ -20,7 +20,7 @@ enum DeliveredText {
     /// output reads text as JSON: true, with the verdict kept, when the bytes
     /// are valid JSON. Text the fast path cannot vouch for gets the core's
     /// UTF-8 pass (and, later, the full scan that says why it is not JSON).
-    static func check(_ base: UnsafeRawPointer?, _ count: Int) -> Bool {
+    public static func check(_ base: UnsafeRawPointer?, _ count: Int) -> Bool {
         guard let base, count > 0 else { return false }
         let quick = JSONFastPath.check(base.assumingMemoryBound(to: UInt8.self), count)
         guard quick >= 0 else { return false }
@@ -38,7 +38,7 @@ enum DeliveredText {
 
     /// The delivery is over: its bytes may change from now on.
     @inline(__always)
-    static func forget() {
+    public static func forget() {
         current = nil
     }
 }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension JSONScanner {
     /// The offset (from the opening quote) of the first `\u` escape in a valid
     /// JSON string token that is an unpaired surrogate, or nil when every
@@ -13,14 +7,14 @@ extension JSONScanner {
     /// software that receives [it] is unpredictable"; it has no UTF-8 form
     /// (RFC 3629 §3), so a `$text` envelope holding one cannot become a text
     /// message and is refused rather than sent as U+FFFD. Only the backslashes
-    /// are looked at: a token without one costs one memchr pass.
-    static func firstLoneSurrogate(inStringToken token: UnsafeRawBufferPointer) -> Int? {
-        guard let base = token.baseAddress else { return nil }
+    /// are looked at: a token without one costs one pass, 16 bytes a step.
+    public static func firstLoneSurrogate(inStringToken token: UnsafeRawBufferPointer) -> Int? {
+        guard let base = token.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         let end = token.count - 1   // the closing quote
         var i = 1
         while i < end {
-            guard let found = memchr(base + i, 0x5C, end - i) else { return nil }
-            i = UnsafeRawPointer(found) - base
+            guard let found = nextBackslash(base, end, from: i) else { return nil }
+            i = found
             guard i + 1 < end, token[i + 1] == UInt8(ascii: "u"), let unit = unit(token, at: i + 2, end) else {
                 i += 2   // a one-character escape (the token is valid)
                 continue
@@ -33,6 +27,17 @@ extension JSONScanner {
                 continue
             }
             i += 6
+        }
+        return nil
+    }
+
+    /// The index of the first '\\' at or after `start` and before `end`.
+    private static func nextBackslash(_ p: UnsafePointer<UInt8>, _ end: Int, from start: Int) -> Int? {
+        var i = start
+        if SWAR.findStop(p, end, &i, { SWAR.equal($0, 0x5C) }) { return i }
+        while i < end {
+            if p[i] == 0x5C { return i }
+            i &+= 1
         }
         return nil
     }

@@ -6,7 +6,7 @@ extension JSONScanner {
     /// It walks the tokens without building a tree: whitespace outside
     /// strings is dropped (RFC 8259 §2) and every token is copied unchanged,
     /// so the output is the same JSON value.
-    static func appendPretty(_ json: UnsafeRawBufferPointer, indent: Int = 2, newline: [UInt8] = [0x0A],
+    public static func appendPretty(_ json: UnsafeRawBufferPointer, indent: Int = 2, newline: [UInt8] = [0x0A],
                              into out: inout [UInt8]) -> Int {
         guard let raw = json.baseAddress, json.count > 0 else { return 0 }
         let p = raw.assumingMemoryBound(to: UInt8.self)

@@ -2,17 +2,17 @@
 /// values, without checking anything on the way. Shared by compaction and key
 /// lookup. Every read is bounds-checked against `n`, so invalid input gives
 /// a wrong answer, never a bad memory access.
-enum JSONSkipper {
+public enum JSONSkipper {
     /// RFC 8259 §2 insignificant whitespace.
     @inline(__always)
-    static func isWhitespace(_ b: UInt8) -> Bool {
+    public static func isWhitespace(_ b: UInt8) -> Bool {
         b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09
     }
 
     /// Index of the first non-whitespace byte at or after `i` (or `n`).
     @inline(__always)
     /// `range` without JSON whitespace at either end (RFC 8259 §2).
-    static func trimmingWhitespace(_ range: Range<Int>, in json: UnsafeRawBufferPointer) -> Range<Int> {
+    public static func trimmingWhitespace(_ range: Range<Int>, in json: UnsafeRawBufferPointer) -> Range<Int> {
         var lower = range.lowerBound
         var upper = range.upperBound
         while lower < upper && isWhitespace(json[lower]) { lower += 1 }

@@ -8,7 +8,7 @@
 /// rows anyway. An area taller than the screen shows the rows around the
 /// cursor (the cursor cannot move above the top of the screen, so the
 /// renderer never draws what it could not erase).
-struct EditorRenderer {
+public struct EditorRenderer {
     private(set) var columns: Int
     /// Screen height; 0 when unknown (then the area is never cut).
     private(set) var screenRows: Int
@@ -21,14 +21,14 @@ struct EditorRenderer {
     /// First layout row shown when the area is cut to the screen.
     private var top = 0
 
-    init(columns: Int, screenRows: Int, colors: Bool) {
+    public init(columns: Int, screenRows: Int, colors: Bool) {
         self.columns = max(columns, 2)
         self.screenRows = max(screenRows, 0)
         self.colors = colors
     }
 
     /// Erases what was drawn and draws `view`.
-    mutating func draw(_ view: EditorView, into out: inout [UInt8]) {
+    public mutating func draw(_ view: EditorView, into out: inout [UInt8]) {
         erase(into: &out)
         paint(view, into: &out)
     }
@@ -36,7 +36,7 @@ struct EditorRenderer {
     /// Removes the area: the cursor goes to where its first row was, column
     /// 0, and everything from there down is cleared. Output written next
     /// appears where the prompt was (`printAbove`).
-    mutating func erase(into out: inout [UInt8]) {
+    public mutating func erase(into out: inout [UInt8]) {
         guard !drawnWidths.isEmpty else { return }
         Self.cursorUp(cursorRow, into: &out)
         out.append(contentsOf: [0x0D] + Self.clearToEnd)
@@ -48,14 +48,14 @@ struct EditorRenderer {
     /// Writes `bytes` (whole lines, each ending in CR LF) where the area was,
     /// then draws the area again below them: an incoming message never
     /// breaks the line being typed.
-    mutating func printAbove(_ bytes: [UInt8], view: EditorView, into out: inout [UInt8]) {
+    public mutating func printAbove(_ bytes: [UInt8], view: EditorView, into out: inout [UInt8]) {
         erase(into: &out)
         out.append(contentsOf: bytes)
         paint(view, into: &out)
     }
 
     /// Ctrl-L: clears the screen and draws the area at the top.
-    mutating func clearScreen(_ view: EditorView, into out: inout [UInt8]) {
+    public mutating func clearScreen(_ view: EditorView, into out: inout [UInt8]) {
         out.append(contentsOf: Array("\u{1B}[H\u{1B}[2J".utf8))
         drawnWidths = []
         cursorRow = 0
@@ -67,7 +67,7 @@ struct EditorRenderer {
     /// hard line break, so rows never join on a wider one): the cursor's row
     /// is recomputed as such a terminal would have moved it, so that the
     /// next `erase` starts from the area's first row. Redraw afterwards.
-    mutating func resize(columns newColumns: Int, screenRows newRows: Int) {
+    public mutating func resize(columns newColumns: Int, screenRows newRows: Int) {
         let newColumns = max(newColumns, 2)
         if newColumns < columns && !drawnWidths.isEmpty {
             var above = 0

@@ -1,6 +1,6 @@
 /// What the edit area shows, computed from `LineEditor`'s state: everything
 /// `EditorRenderer` needs and nothing else.
-struct EditorView: Equatable {
+public struct EditorView: Equatable {
     var prompt: String
     /// The prompt of an incremental search, drawn differently from the normal one.
     var isSearch: Bool

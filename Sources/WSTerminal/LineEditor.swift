@@ -11,9 +11,9 @@
 /// word, Up/Down and Ctrl-P/N through the history (or between the lines of a
 /// multi-line text), Ctrl-R search, Alt-Enter a line break, Ctrl-L clear screen,
 /// Ctrl-C clear the line, Ctrl-Z suspend.
-struct LineEditor {
+public struct LineEditor {
     /// What the caller does after a key.
-    enum Action: Equatable {
+    public enum Action: Equatable {
         case none
         /// Enter on a non-empty text: send it, then `accept()` or `reject(...)`.
         case submit(String)
@@ -27,8 +27,8 @@ struct LineEditor {
         case suspend
     }
 
-    var prompt: String
-    var history: HistoryList
+    public var prompt: String
+    public var history: HistoryList
     private(set) var text: [Character] = []
     private(set) var cursor = 0
     /// Shown under the edit area until the text changes.
@@ -42,13 +42,13 @@ struct LineEditor {
     private var killed: [Character] = []
     private var lastQuery: [Character] = []
 
-    init(prompt: String = "> ", history: HistoryList) {
+    public init(prompt: String = "> ", history: HistoryList) {
         self.prompt = prompt
         self.history = history
         self.historyIndex = history.count
     }
 
-    var view: EditorView {
+    public var view: EditorView {
         let indent = DisplayWidth.of(Array(prompt))
         guard let search else {
             return EditorView(prompt: prompt, isSearch: false, text: text, cursor: cursor, status: status, indent: indent)
@@ -64,7 +64,7 @@ struct LineEditor {
     // MARK: after a submit
 
     /// The submitted text was sent: start a new, empty line.
-    mutating func accept() {
+    public mutating func accept() {
         text = []
         cursor = 0
         status = nil
@@ -74,19 +74,19 @@ struct LineEditor {
 
     /// The submitted text was not sent: keep it, show why, put the cursor on
     /// the offending byte (an offset in the text's UTF-8).
-    mutating func reject(_ message: String, atUTF8Offset offset: Int) {
+    public mutating func reject(_ message: String, atUTF8Offset offset: Int) {
         cursor = Self.characterIndex(in: text, utf8Offset: offset)
         status = message
     }
 
     /// Shows (or with nil removes) a message under the edit area.
-    mutating func setStatus(_ message: String?) {
+    public mutating func setStatus(_ message: String?) {
         status = message
     }
 
     // MARK: keys
 
-    mutating func handle(_ key: Key) -> Action {
+    public mutating func handle(_ key: Key) -> Action {
         if search != nil { return handleSearch(key) }
         switch key {
         case .text(let s), .paste(let s): insert(s)

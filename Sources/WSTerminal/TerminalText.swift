@@ -1,9 +1,9 @@
 /// Text that goes to a terminal but came from elsewhere (a peer's close
 /// reason, a subprotocol name, a file name typed by the user) must not be able
 /// to move the cursor or change colours: control characters are escaped.
-enum TerminalText {
+public enum TerminalText {
     /// `text` with C0 controls, DEL and C1 controls written as `\xHH`.
-    static func escapingControls(_ text: String) -> String {
+    public static func escapingControls(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: DisplayWidth.isControl) else { return text }
         var out = String.UnicodeScalarView()
         for s in text.unicodeScalars {
@@ -22,7 +22,7 @@ enum TerminalText {
     /// inside strings, where the escape means the same character (RFC 8259
     /// §7): the text shown is still the same JSON value, and the terminal
     /// never receives them raw (C1 0x9B is CSI for some terminals).
-    static func escapeDisplayControls(inJSON bytes: inout [UInt8]) {
+    public static func escapeDisplayControls(inJSON bytes: inout [UInt8]) {
         guard bytes.contains(where: { $0 == 0x7F || $0 == 0xC2 }) else { return }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
@@ -47,7 +47,7 @@ enum TerminalText {
         out.append(contentsOf: Array(hex(value).utf8))
     }
 
-    static func hex(_ b: UInt8) -> String {
+    public static func hex(_ b: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])
     }

@@ -15,32 +15,46 @@ import Darwin
 /// large heap. The write end is non-blocking (a slow command must not stall
 /// the loop) and close-on-exec (a second command must not inherit it, or the
 /// first would never see EOF).
-final class CommandProcess {
-    let command: String
-    let pid: pid_t
+public final class Subprocess {
+    public let command: String
+    public let pid: pid_t
     /// Write end of the child's stdin pipe; -1 once closed (or never a pipe).
-    private(set) var inputFD: Int32
+    public private(set) var inputFD: Int32
     /// Read end of the child's stdout pipe (non-blocking) when spawned with
     /// `Wiring.capturesOutput`; -1 otherwise or once closed.
-    private(set) var outputFD: Int32
+    public private(set) var outputFD: Int32
     /// Raw waitpid status once reaped.
-    private(set) var waitStatus: Int32?
+    public private(set) var waitStatus: Int32?
 
     /// How the child's stdio and environment are set up.
-    struct Wiring {
+    public struct Wiring {
         /// stdin: a pipe we write (`inputFD`), else /dev/null.
-        var feedsInput = true
+        public var feedsInput = true
         /// stdout: a pipe we read (`outputFD`), else wspipe's stdout.
-        var capturesOutput = false
+        public var capturesOutput = false
         /// "NAME=value" entries added to wspipe's environment (replacing
         /// variables of the same name).
-        var environment: [String] = []
+        public var environment: [String] = []
         /// A process group of its own, which `send(signal:)` signals whole:
         /// a pipeline or a command the shell did not exec is stopped with it.
-        var ownProcessGroup = false
+        public var ownProcessGroup = false
+
+        public init(feedsInput: Bool = true, capturesOutput: Bool = false, environment: [String] = [],
+                    ownProcessGroup: Bool = false) {
+            self.feedsInput = feedsInput
+            self.capturesOutput = capturesOutput
+            self.environment = environment
+            self.ownProcessGroup = ownProcessGroup
+        }
     }
 
     private let signalsGroup: Bool
+
+    /// Why a child could not be started: the command and the call that failed.
+    public struct SpawnError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
 
     private init(command: String, pid: pid_t, inputFD: Int32, outputFD: Int32, signalsGroup: Bool) {
         self.command = command
@@ -58,14 +72,14 @@ final class CommandProcess {
     }
 
     /// Starts `sh -c command` for a route. Errors name the command and the failed call.
-    static func spawn(_ command: String) throws(RouteSpecError) -> CommandProcess {
+    public static func spawn(_ command: String) throws(SpawnError) -> Subprocess {
         try spawn(command, Wiring())
     }
 
     /// Starts `sh -c command` wired as `wiring` says. Our ends of the pipes
     /// are non-blocking and close-on-exec (no other child inherits them);
     /// the child's ends are blocking, as programs expect.
-    static func spawn(_ command: String, _ wiring: Wiring) throws(RouteSpecError) -> CommandProcess {
+    public static func spawn(_ command: String, _ wiring: Wiring) throws(SpawnError) -> Subprocess {
         var input: (child: Int32, ours: Int32) = (-1, -1)
         var output: (child: Int32, ours: Int32) = (-1, -1)
         func closeAll() { for fd in [input.child, input.ours, output.child, output.ours] where fd >= 0 { close(fd) } }
@@ -101,7 +115,7 @@ final class CommandProcess {
             for fd in [input.ours, output.ours] where fd >= 0 { close(fd) }
             throw failure("posix_spawn", command, rc)
         }
-        return CommandProcess(command: command, pid: pid, inputFD: input.ours, outputFD: output.ours,
+        return Subprocess(command: command, pid: pid, inputFD: input.ours, outputFD: output.ours,
                               signalsGroup: wiring.ownProcessGroup)
     }
 
@@ -118,14 +132,14 @@ final class CommandProcess {
     }
 
     /// Closes the pipe: the child reads EOF and (normally) exits.
-    func closeInput() {
+    public func closeInput() {
         guard inputFD >= 0 else { return }
         close(inputFD)
         inputFD = -1
     }
 
     /// Closes our end of the child's stdout pipe.
-    func closeOutput() {
+    public func closeOutput() {
         guard outputFD >= 0 else { return }
         close(outputFD)
         outputFD = -1
@@ -134,7 +148,7 @@ final class CommandProcess {
     /// Sends `signal` to the child (and its process group, when it has its
     /// own) unless it has been reaped: its pid may belong to another process
     /// by then. The group outlives a reaped leader only in its stragglers.
-    func send(signal: Int32) {
+    public func send(signal: Int32) {
         guard waitStatus == nil else { return }
         _ = kill(signalsGroup ? -pid : pid, signal)
     }
@@ -142,7 +156,7 @@ final class CommandProcess {
     /// Reaps the child if it has exited, without waiting (SIGCHLD, or a
     /// poll); true once reaped.
     @discardableResult
-    func reapIfExited() -> Bool {
+    public func reapIfExited() -> Bool {
         if waitStatus != nil { return true }
         var status: Int32 = 0
         var rc: pid_t
@@ -155,7 +169,7 @@ final class CommandProcess {
     /// Closes the pipe if still open and blocks until the child has exited,
     /// so everything it wrote is out. Returns the raw wait status.
     @discardableResult
-    func wait() -> Int32 {
+    public func wait() -> Int32 {
         closeInput()
         if let waitStatus { return waitStatus }
         var status: Int32 = 0
@@ -167,13 +181,13 @@ final class CommandProcess {
     }
 
     /// Exit code when the child exited normally (WIFEXITED), else nil.
-    var exitCode: Int32? {
+    public var exitCode: Int32? {
         guard let status = waitStatus, status >= 0, status & 0x7f == 0 else { return nil }
         return (status >> 8) & 0xff
     }
 
-    private static func failure(_ call: String, _ command: String, _ code: Int32) -> RouteSpecError {
-        RouteSpecError("cannot start command '\(command)': \(call): \(String(cString: strerror(code)))")
+    private static func failure(_ call: String, _ command: String, _ code: Int32) -> SpawnError {
+        SpawnError(message: "cannot start command '\(command)': \(call): \(String(cString: strerror(code)))")
     }
 
     /// fd itself when > 2, else a close-on-exec duplicate above 2 (the

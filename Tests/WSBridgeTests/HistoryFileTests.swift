@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 @testable import WSBridge
+import WSTerminal
 
 final class HistoryFileTests: XCTestCase {
     private var directory = ""

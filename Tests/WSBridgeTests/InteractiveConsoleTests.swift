@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+import WSTransport
 
 final class InteractiveConsoleTests: XCTestCase {
     private let esc = "\u{1B}"

@@ -1,5 +1,5 @@
 import XCTest
-import WSTransport
+@testable import WSTransport
 @testable import WSBridge
 #if canImport(Glibc)
 import Glibc
@@ -396,7 +396,7 @@ final class RouteTableTests: XCTestCase {
         XCTAssertEqual(pipe(&fds), 0)
         defer { close(fds[0]); close(fds[1]) }
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
-        let reopened = CommandProcess.blockingReopen(fds[1])
+        let reopened = Subprocess.blockingReopen(fds[1])
         XCTAssertGreaterThan(reopened, 2)
         defer { close(reopened) }
         XCTAssertEqual(fcntl(reopened, F_GETFL) & O_NONBLOCK, 0)
@@ -433,12 +433,12 @@ final class RouteTableTests: XCTestCase {
         var fds: [Int32] = [-1, -1]
         XCTAssertEqual(pipe(&fds), 0)
         defer { close(fds[1]) }
-        XCTAssertEqual(CommandProcess.blockingReopen(fds[1]), -1, "already blocking: inherited as is")
+        XCTAssertEqual(Subprocess.blockingReopen(fds[1]), -1, "already blocking: inherited as is")
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
         close(fds[0])
         // No reader: must not hang in open (anonymous pipes open anyway; the
         // child then gets EPIPE just as it would from the inherited fd).
-        let reopened = CommandProcess.blockingReopen(fds[1])
+        let reopened = Subprocess.blockingReopen(fds[1])
         if reopened >= 0 { close(reopened) }
     }
     #endif

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 /// The verdict made once before delivery is the answer for exactly the
 /// delivered bytes, and only until the delivery is over.

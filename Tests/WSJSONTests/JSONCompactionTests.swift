@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 /// JSONScanner.compact: whitespace outside strings goes, every token stays.
 final class JSONCompactionTests: XCTestCase {

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 /// The validator's fast path against the full scan: on every input the fast
 /// path either says "valid" exactly when the full scan does (with the same

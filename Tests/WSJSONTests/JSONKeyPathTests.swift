@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 /// JSONScanner.valueRange(atPath:in:) and soleStringMember.
 final class JSONKeyPathTests: XCTestCase {

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 final class JSONPrettyPrinterTests: XCTestCase {
     private func pretty(_ json: String, newline: String = "\n") -> (String, Int) {

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 /// Random damage to valid documents: the scanner never crashes, its verdicts
 /// are consistent with compaction, and every error points inside the input.

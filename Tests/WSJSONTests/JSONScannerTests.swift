@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 /// JSONScanner.validate: RFC 8259 acceptance, exact error positions and reasons,
 /// incomplete input, nesting limits and large inputs.

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 /// JSONScanner.appendUnescaped and appendQuoted.
 final class JSONStringCodecTests: XCTestCase {

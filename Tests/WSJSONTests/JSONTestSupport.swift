@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSJSON
 
 /// Helpers shared by the JSON scanner tests: run the scanner on a String or on
 /// raw bytes, and assert the exact outcome with the caller's file and line.

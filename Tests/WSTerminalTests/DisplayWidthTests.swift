@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSTerminal
 
 final class DisplayWidthTests: XCTestCase {
     func testASCIIAndLatin() {

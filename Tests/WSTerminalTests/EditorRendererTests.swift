@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSTerminal
 
 final class EditorRendererTests: XCTestCase {
     private func view(_ text: String, cursor: Int? = nil, status: String? = nil) -> EditorView {

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSTerminal
 
 final class KeyDecoderTests: XCTestCase {
     private func decode(_ s: String) -> [Key] {

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSTerminal
 
 final class LineEditorTests: XCTestCase {
     /// The text with "|" where the cursor is.

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSTerminal
 
 /// What the client needs to open a connection (wspipe(1): OPTIONS, Connection).
 public struct ClientOptions {

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSJSON
 
 /// Socket to stdout: each incoming message goes through the acks and captures
 /// to its destination, and the end of a connection becomes a lifecycle event

@@ -22,7 +22,7 @@ final class HeaderCommand {
 
     private let command: String
     private let loop: EventLoop
-    private var process: CommandProcess?
+    private var process: Subprocess?
     private var output: [UInt8] = []
     private var watching = false
     private var pollTimer: EventLoop.TimerID?
@@ -42,7 +42,7 @@ final class HeaderCommand {
     func start(_ completion: @escaping (Result<[(name: String, value: String)], Failure>) -> Void) {
         self.completion = completion
         do {
-            let process = try CommandProcess.spawn(command, .init(feedsInput: false, capturesOutput: true,
+            let process = try Subprocess.spawn(command, .init(feedsInput: false, capturesOutput: true,
                                                                               ownProcessGroup: true))
             self.process = process
             watching = true

@@ -1,4 +1,5 @@
 import WSTransport
+import WSJSON
 
 /// The endings a scripted check asks for (wspipe(1): OPTIONS, Ending):
 /// `--until` (the first incoming message with a value at a key path) and

@@ -1,4 +1,5 @@
 import WSTransport
+import WSJSON
 
 /// Where the lines of incoming messages go (wspipe(1): LINES AND MESSAGES; ROUTING), shared by the
 /// client and the server: the route table, the formatters, and what a failed

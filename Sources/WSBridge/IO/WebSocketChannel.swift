@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSJSON
 
 /// One open WebSocket over a byte stream, driven by the event loop: reads go
 /// through the sans-I/O `Connection`, whose events are handed to the owner;

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WSTerminal
 
 /// The history on disk: one entry a line, appended as each line is sent, so
 /// that a crash loses nothing and two sessions at once both keep theirs.

@@ -1,4 +1,7 @@
 import WSCore
+import WSJSON
+import WSTerminal
+import WSTransport
 
 /// The interactive mode's terminal side (wspipe(1): INTERACTIVE MODE), for
 /// the client session to drive: a line editor with history, a transcript of

@@ -1,4 +1,5 @@
 import WSCore
+import WSJSON
 
 /// Turns incoming messages into stdout bytes (wspipe(1): LINES AND MESSAGES, "Incoming"): in JSON
 /// mode exactly one NDJSON line per message; in raw mode the payload and the

@@ -1,3 +1,4 @@
+import WSJSON
 /// --capture NAME=KEYPATH: remembers the latest raw JSON value seen at each path.
 ///
 /// wspipe(1): RECONNECT AND REPLAY: `${NAME}` in --on-connect and --on-reconnect messages is replaced

@@ -56,7 +56,7 @@ public final class Destination {
         case borrowed(Int32)
         /// A file we opened; closed by finish().
         case owned(Int32)
-        case command(CommandProcess)
+        case command(Subprocess)
     }
 
     /// A writer for an fd wspipe inherited (stdout, stderr, fd:N); pipes and

@@ -33,7 +33,8 @@ struct DestinationOpener {
             if fileDestinations.contains(where: { $0 === destination }) { return destination }
             fileDestinations.append(destination)
         case .command(let command):
-            let process = try CommandProcess.spawn(command)
+            let process: Subprocess
+            do { process = try Subprocess.spawn(command) } catch { throw RouteSpecError(error.message) }
             destination = Destination(name: spec.description, spec: spec, target: .command(process), loop: loop)
         }
         opened.append(destination)

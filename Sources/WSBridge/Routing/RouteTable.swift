@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import WSTransport
+import WSJSON
 
 /// Routing by message type (wspipe(1): ROUTING): which `Destination` each incoming
 /// message's line goes to. Every line goes to exactly one place; a destination

@@ -1,5 +1,7 @@
 import WSCore
 import WSTransport
+import WSJSON
+import WSTerminal
 
 /// What the server needs (wspipe(1): OPTIONS, Server mode).
 public struct ServerOptions: Sendable {

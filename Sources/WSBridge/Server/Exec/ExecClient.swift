@@ -8,7 +8,7 @@ import WSTransport
 /// class turns I/O into its events and performs its actions.
 final class ExecClient {
     let client: ServerClient
-    private let process: CommandProcess
+    private let process: Subprocess
     private let shell: SessionShell
     private let input: ProgramInput
     private var output: ProgramOutput!
@@ -28,8 +28,12 @@ final class ExecClient {
          graceNanos: Int64) throws(RouteSpecError) {
         self.client = client
         self.shell = shell
-        process = try CommandProcess.spawn(command, .init(feedsInput: true, capturesOutput: true,
+        do {
+            process = try Subprocess.spawn(command, .init(feedsInput: true, capturesOutput: true,
                                                           environment: environment, ownProcessGroup: true))
+        } catch {
+            throw RouteSpecError(error.message)
+        }
         input = ProgramInput(process: process, loop: shell.loop)
         let bridge = shell.bridge
         formatter = OutputFormatter(format: bridge.format, binaryOutput: bridge.binaryOutput, separator: bridge.separator)
