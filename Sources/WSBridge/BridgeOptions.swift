@@ -62,23 +62,24 @@ struct LineFormatters {
     let colorize: Bool
 
     @inline(__always)
-    func appendText(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to destination: Destination) {
         let formatter = colorize && destination.spec == .stdout ? terminal : plain
         if payload.count >= Destination.writeThroughSize && !formatter.colorize {
-            return appendLarge(payload, formatter, destination)
+            return appendLarge(payload, verdict, formatter, destination)
         }
-        formatter.appendText(payload, to: &destination.pending)
+        formatter.appendText(payload, verdict: verdict, to: &destination.pending)
     }
 
     /// A large message whose line is the payload itself and a terminator
     /// (valid compact JSON, or raw text) is written from where it is.
     @inline(never)
-    private func appendLarge(_ payload: UnsafeRawBufferPointer, _ formatter: OutputFormatter, _ destination: Destination) {
+    private func appendLarge(_ payload: UnsafeRawBufferPointer, _ verdict: Int, _ formatter: OutputFormatter,
+                             _ destination: Destination) {
         guard formatter.format == .json else {
             if destination.writeThrough(payload, terminator: formatter.separator) { return }
-            return formatter.appendText(payload, to: &destination.pending)
+            return formatter.appendText(payload, verdict: verdict, to: &destination.pending)
         }
-        let validation = JSONScanner.validate(payload)
+        let validation = JSONScanner.validate(payload, verdict: verdict)
         if validation == .valid(needsCompaction: false) && destination.writeThrough(payload, terminator: 10) { return }
         formatter.appendJSONLine(payload, validation, to: &destination.pending)
     }

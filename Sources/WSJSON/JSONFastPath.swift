@@ -13,6 +13,7 @@ import _Builtin_intrinsics.intel
 /// deeper than 64 levels) the caller runs the full scan, which finds the
 /// exact position and reason; the full scan is also the reference this path
 /// is tested against.
+@usableFromInline
 enum JSONFastPath {
     /// 0: valid; 1: valid, and the whitespace outside strings holds '\n' or
     /// '\r' (needs compaction); -1: not known valid (run the full scan).
@@ -21,6 +22,7 @@ enum JSONFastPath {
     /// an object key, or whatever may follow a value. Strings (keys and
     /// values) are scanned in one place, so the vector constants stay in
     /// registers for the whole text.
+    @usableFromInline
     static func check(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
         var i = 0
         var lineBreak = false

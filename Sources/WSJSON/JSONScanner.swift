@@ -13,16 +13,13 @@ public enum JSONScanner {
     ///
     /// Empty input (or only whitespace) is `.invalid("empty input")`. Input that
     /// ends inside a value is `.incomplete("unexpected end of input")`.
-    /// Inlined: every message takes it, and a call that returns the whole
-    /// enum (with room for the error) costs more than the fast path's answer.
-    @inline(__always)
+    /// Inlined (in other modules too): every message takes it, and a call
+    /// that returns the whole enum (with room for the error) costs more than
+    /// the fast path's answer.
+    @inlinable @inline(__always)
     public static func validate(_ json: UnsafeRawBufferPointer) -> JSONValidation {
         // (Empty input: the full scan says so.)
         guard let raw = json.baseAddress, json.count > 0 else { return validateFully(json) }
-        // The message being delivered was checked once already (before the
-        // core skipped its UTF-8 pass for it).
-        let known = DeliveredText.verdict(on: json)
-        if known >= 0 { return .valid(needsCompaction: known == 1) }
         // Almost every text is valid: the fast path says so; the full scan
         // runs only to say where and why a text is not.
         let quick = JSONFastPath.check(raw.assumingMemoryBound(to: UInt8.self), json.count)
@@ -30,8 +27,28 @@ public enum JSONScanner {
         return validateFully(json)
     }
 
+    /// `validate` for bytes whose `verdict` is known: what `quickCheck`
+    /// answered for exactly these bytes (an incoming message carries it, see
+    /// `Connection.textCheck`), or -1 when it was not asked or could not
+    /// vouch, and the text is scanned.
+    @inlinable @inline(__always)
+    public static func validate(_ json: UnsafeRawBufferPointer, verdict: Int) -> JSONValidation {
+        if verdict >= 0 { return .valid(needsCompaction: verdict == 1) }
+        return validate(json)
+    }
+
+    /// The fast path's answer alone, for a caller that keeps it with the
+    /// bytes: 0, valid; 1, valid and the whitespace outside strings holds a
+    /// line break (needs compaction); -1, not known valid (`validate` says
+    /// why). Valid JSON is valid UTF-8, so 0 or 1 vouches for that too.
+    @inlinable
+    public static func quickCheck(_ base: UnsafeRawPointer?, _ count: Int) -> Int {
+        guard let base, count > 0 else { return -1 }
+        return JSONFastPath.check(base.assumingMemoryBound(to: UInt8.self), count)
+    }
+
     /// The full scan alone: the reference the fast path is tested against.
-    @inline(never)
+    @inline(never) @usableFromInline
     static func validateFully(_ json: UnsafeRawBufferPointer) -> JSONValidation {
         guard let raw = json.baseAddress, json.count > 0 else {
             return .invalid(JSONError(offset: 0, line: 1, column: 1, reason: "empty input"))

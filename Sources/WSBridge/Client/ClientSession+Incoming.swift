@@ -23,10 +23,10 @@ extension ClientSession {
 
     func incoming(_ event: ConnectionEvent) {
         switch event {
-        case .text(let payload):
+        case .text(let payload, let verdict):
             sender.replies.received()
-            received(text: payload)
-            if endingWatchesMessages { ending.received(text: payload) }
+            received(text: payload, verdict: verdict)
+            if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
         case .binary(let payload):
             sender.replies.received()
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
@@ -49,25 +49,29 @@ extension ClientSession {
         }
     }
 
-    func received(text payload: UnsafeRawBufferPointer) {
+    /// `verdict`: the JSON check's answer that came with the message (see
+    /// `JSONScanner.validate(_:verdict:)`), so the text is validated once.
+    func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
         // Unretained: the shell owns the output for the whole run, and a
         // retain/release pair per message is measurable.
         let plain = Unmanaged.passUnretained(shell.output!)
         guard replay.watchesIncoming || plain._withUnsafeGuaranteedRef({ $0.classifiesText }) else {
-            if shell.admit(bytes: payload.count) { plain._withUnsafeGuaranteedRef { $0.appendToFallback(payload) } }
+            if shell.admit(bytes: payload.count) {
+                plain._withUnsafeGuaranteedRef { $0.appendToFallback(payload, verdict: verdict) }
+            }
             return
         }
         let output = shell.output!
-        var valid = false
-        if case .valid = JSONScanner.validate(payload) {
-            valid = true
+        var known = -1
+        if case .valid(let needsCompaction) = JSONScanner.validate(payload, verdict: verdict) {
+            known = needsCompaction ? 1 : 0
             if let key = replay.received(json: payload) {
                 shell.events.emit(EventLine.acked(key: key))
                 log.debug("acknowledged: \(String(decoding: key, as: UTF8.self))")
             }
         }
         if shell.admit(bytes: payload.count) {
-            output.appendText(payload, to: output.destination(forText: payload, isValidJSON: valid))
+            output.appendText(payload, verdict: known, to: output.destination(forText: payload, isValidJSON: known >= 0))
         }
     }
 

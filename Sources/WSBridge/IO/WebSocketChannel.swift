@@ -75,9 +75,9 @@ final class WebSocketChannel {
 
     /// Incoming text is validated as JSON by what reads it (the default
     /// output): that check, made once before delivery, stands in for the
-    /// core's UTF-8 pass (`DeliveredText`).
+    /// core's UTF-8 pass, and its answer comes with the message (`verdict`).
     func readsTextAsJSON() {
-        connection.textCheck = { DeliveredText.check($0, $1) }
+        connection.textCheck = { JSONScanner.quickCheck($0, $1) }
     }
 
     /// A client keeps a copy of every frame the kernel holds until the
@@ -275,7 +275,6 @@ final class WebSocketChannel {
                 }
             }
             handler(.message(event))
-            DeliveredText.forget()
         }
         inReceive = false
         applyDeferredClose()

@@ -171,12 +171,12 @@ public final class ServerSession: SessionDriver {
 
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
-        case .text(let payload):
+        case .text(let payload, let verdict):
             if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
-            let destination = shell.output.destination(forText: payload)
+            let destination = shell.output.destination(forText: payload, isValidJSON: verdict >= 0 ? true : nil)
             let start = destination.pending.count
-            shell.output.appendText(payload, to: destination)
+            shell.output.appendText(payload, verdict: verdict, to: destination)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
         case .binary(let payload):
             if options.relay { registry.relay(.binary(payload), from: client) }
@@ -207,7 +207,7 @@ public final class ServerSession: SessionDriver {
         switch event {
         case .message(let message):
             switch message {
-            case .text(let payload), .binary(let payload):
+            case .text(let payload, _), .binary(let payload):
                 if shell.admit(bytes: payload.count) { pair.deliver(message) }
             default:
                 clientMessage(message, from: pair.client)

@@ -64,7 +64,7 @@ final class ExecClient {
     /// A data message from the client, as one line on the program's stdin.
     func deliver(_ message: ConnectionEvent) {
         switch message {
-        case .text(let payload): formatter.appendText(payload, to: &input.pending)
+        case .text(let payload, let verdict): formatter.appendText(payload, verdict: verdict, to: &input.pending)
         case .binary(let payload): formatter.appendBinary(payload, to: &input.pending)
         default: return
         }
