@@ -52,13 +52,11 @@ extension ClientSession {
     /// `verdict`: the JSON check's answer that came with the message (see
     /// `JSONScanner.validate(_:verdict:)`), so the text is validated once.
     func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
-        // Unretained: the shell owns the output for the whole run, and a
-        // retain/release pair per message is measurable.
-        let plain = Unmanaged.passUnretained(shell.output!)
-        guard replay.watchesIncoming || plain._withUnsafeGuaranteedRef({ $0.classifiesText }) else {
-            if shell.admit(bytes: payload.count) {
-                plain._withUnsafeGuaranteedRef { $0.appendToFallback(payload, verdict: verdict) }
-            }
+        // Unretained (UnretainedReferences.swift): a retain/release pair per
+        // message is measurable.
+        let plain = shell.unretainedOutput
+        guard replay.watchesIncoming || plain.use({ $0.classifiesText }) else {
+            if shell.admit(bytes: payload.count) { plain.use { $0.appendToFallback(payload, verdict: verdict) } }
             return
         }
         let output = shell.output!

@@ -169,8 +169,8 @@ public final class ClientSession: SessionDriver {
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
-                                       loop: loop) { [session = Unmanaged.passUnretained(self)] event in
-            session._withUnsafeGuaranteedRef { $0.channelEvent(event) }
+                                       loop: loop) { [session = unretainedSelf] event in
+            session.use { $0.channelEvent(event) }
         }
         self.channel = channel
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
@@ -222,12 +222,10 @@ public final class ClientSession: SessionDriver {
             log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
         }
         // The per-message closures (here and the channel's handler) hold the
-        // session unretained and call it without a retain/release pair (nor
-        // the checked unowned load); the session owns the pump and the
-        // channel and outlives both.
+        // session unretained (UnretainedReferences.swift).
         let pump = shell.makeStdin(
-            deliver: { [session = Unmanaged.passUnretained(self)] message in
-                session._withUnsafeGuaranteedRef { $0.deliver(message) }
+            deliver: { [session = unretainedSelf] message in
+                session.use { $0.deliver(message) }
             },
             afterBatch: { [unowned self] in
                 self.channel?.flush()

@@ -45,11 +45,10 @@ final class MessageOutput {
         formatters.appendText(payload, verdict: verdict, to: destination)
     }
 
-    /// A text message that needs no classification: to the fallback route.
-    /// (The route table holds its destinations for the whole run: the
-    /// fallback is used without a retain/release pair.)
+    /// A text message that needs no classification: to the fallback route
+    /// (used without a retain/release pair: UnretainedReferences.swift).
     func appendToFallback(_ payload: UnsafeRawBufferPointer, verdict: Int) {
-        Unmanaged.passUnretained(routes.fallback)._withUnsafeGuaranteedRef { appendText(payload, verdict: verdict, to: $0) }
+        unretainedFallback.use { appendText(payload, verdict: verdict, to: $0) }
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer) {

@@ -36,10 +36,9 @@ final class SessionShell {
     private(set) var output: MessageOutput!
     private(set) var stdin: StdinPump?
     private var signals: SignalWatcher?
-    /// Not weak: a weak reference gives the session a side table, which
-    /// makes every retain and release of it (several per message) the slow
-    /// kind. The session owns this shell and outlives it.
-    private unowned(unsafe) var driver: SessionDriver?
+    /// Not weak, nor retained (UnretainedReferences.swift).
+    private var driverReference: DriverReference?
+    private var driver: SessionDriver? { driverReference?.driver }
     var status = ExitStatus.success
     /// Interactive mode (set before `run`): SIGHUP ends the run like SIGTERM,
     /// and SIGWINCH calls this.
@@ -65,7 +64,7 @@ final class SessionShell {
     /// a listener); the loop runs until the driver stops it.
     func run(_ driver: SessionDriver, start: () throws -> Void) -> ExitStatus {
         defer { StdioMode.restoreAll() }
-        self.driver = driver
+        driverReference = DriverReference(driver)
         do {
             output = try MessageOutput(bridge: bridge, loop: loop, log: log, events: events)
             output.onStdoutLost = { [unowned self] error in self.stdoutLost(error) }
