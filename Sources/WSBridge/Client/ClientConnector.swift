@@ -86,12 +86,16 @@ final class ClientConnector {
     private var completion: ((Result<OpenedConnection, ConnectFailure>) -> Void)?
     private let log: Diagnostics
     private var headerCommand: HeaderCommand?
+    /// Where --header-command's stderr goes when it cannot share wspipe's.
+    private let childErrors: () -> Destination?
 
-    init(options: ClientOptions, tlsContext: TLSContext?, loop: EventLoop, log: Diagnostics) {
+    init(options: ClientOptions, tlsContext: TLSContext?, loop: EventLoop, log: Diagnostics,
+         childErrors: @escaping () -> Destination? = { nil }) {
         self.options = options
         self.tlsContext = tlsContext
         self.loop = loop
         self.log = log
+        self.childErrors = childErrors
         (handshake, request) = Self.request(options, extraHeaders: [])
     }
 
@@ -128,7 +132,7 @@ final class ClientConnector {
     /// this attempt's request. A failing command fails the attempt.
     private func runHeaderCommand(_ command: String) {
         log.info("running --header-command")
-        let runner = HeaderCommand(command: command, loop: loop)
+        let runner = HeaderCommand(command: command, loop: loop, errors: childErrors)
         headerCommand = runner
         runner.start { [weak self] result in
             guard let self else { return }

@@ -144,7 +144,8 @@ public final class ClientSession: SessionDriver {
         shell.events.emit(EventLine.connecting(url: client.url.display, attempt: attempt))
         observer?.connecting(url: client.url.display, attempt: attempt)
         log.info("connecting to \(client.url.display)" + (attempt > 1 ? " (attempt \(attempt))" : ""))
-        let connector = ClientConnector(options: client, tlsContext: tls, loop: loop, log: log)
+        let connector = ClientConnector(options: client, tlsContext: tls, loop: loop, log: log,
+                                        childErrors: { [unowned self] in try? self.shell.output.routes.inheritedDestination(.stderr) })
         self.connector = connector
         connector.start { [unowned self] result in
             self.connector = nil

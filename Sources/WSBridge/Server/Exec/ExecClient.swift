@@ -12,6 +12,8 @@ final class ExecClient {
     private let shell: SessionShell
     private let input: ProgramInput
     private var output: ProgramOutput!
+    /// The program's stderr, copied to wspipe's when it could not share it.
+    private var errorCopy: ChildOutput?
     private let formatter: OutputFormatter
     private var lifecycle: ExecLifecycle
     private var phaseTimer: EventLoop.TimerID?
@@ -29,10 +31,16 @@ final class ExecClient {
         self.client = client
         self.shell = shell
         do {
-            process = try Subprocess.spawn(command, .init(feedsInput: true, capturesOutput: true,
-                                                          environment: environment, ownProcessGroup: true))
+            process = try Subprocess.spawn(command, .init(input: .pipe, output: .pipe, environment: environment))
         } catch {
             throw RouteSpecError(error.message)
+        }
+        if process.errorFD >= 0 {
+            if let destination = try? shell.output.routes.inheritedDestination(.stderr) {
+                errorCopy = ChildOutput(.errors, of: process, to: destination, loop: shell.loop)
+            } else {
+                process.closeErrors()
+            }
         }
         input = ProgramInput(process: process, loop: shell.loop)
         let bridge = shell.bridge
@@ -112,28 +120,21 @@ final class ExecClient {
     /// SIGCHLD: reap the program if it is the one that exited.
     func childrenExited() {
         guard lifecycle.programRunning, process.reapIfExited() else { return }
+        errorCopy?.finishAfterExit()
         let success = process.exitCode == 0
-        if !success { log.info("client \(client.id): the program \(exitDescription)") }
+        if !success { log.info("client \(client.id): the program \(process.exitDescription)") }
         handle(.programExited(success: success, outputOver: output.finished))
     }
 
     /// After the loop: make sure the program is gone and reaped. SIGTERM,
-    /// a short wait, then SIGKILL; never leaves a zombie.
+    /// a second for it to exit, then SIGKILL; never leaves a zombie.
     func reapBlocking() {
         output.stop()
         input.close()
         process.closeOutput()
-        guard process.waitStatus == nil else { return }
-        process.send(signal: SIGTERM)
-        for _ in 0..<100 where !process.reapIfExited() { usleep(10_000) }
-        process.send(signal: SIGKILL)
-        process.wait()
-    }
-
-    private var exitDescription: String {
-        if let code = process.exitCode { return "exited with status \(code)" }
-        guard let status = process.waitStatus, status >= 0 else { return "ended" }
-        return "was killed by signal \(status & 0x7f)"
+        process.terminate(graceNanos: 1_000_000_000)
+        errorCopy?.finishAfterExit()
+        errorCopy?.destination.writePendingBlocking()
     }
 
     private func handle(_ event: ExecLifecycle.Event) {
@@ -165,10 +166,10 @@ final class ExecClient {
             output.discard()
         case .terminateProgram:
             log.info("client \(client.id): the program did not exit after its client left; SIGTERM")
-            process.send(signal: SIGTERM)
+            process.send(.terminate)
         case .killProgram:
             log.info("client \(client.id): the program did not exit after SIGTERM; SIGKILL")
-            process.send(signal: SIGKILL)
+            process.send(.kill)
         case .release:
             output.stop()
             input.close()
@@ -178,8 +179,3 @@ final class ExecClient {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
