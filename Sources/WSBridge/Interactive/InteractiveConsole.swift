@@ -311,9 +311,11 @@ public final class InteractiveConsole {
         }
     }
 
-    /// The line was handled: into the history (memory and file), and a new line.
+    /// The line was handled: into the history (memory and file), and a new
+    /// line. A line typed with a leading space stays out of the history, as
+    /// with bash's ignorespace (wspipe(1): INTERACTIVE MODE).
     private func accept(_ line: String, above: inout [UInt8]) {
-        if editor.history.add(line), var file = historyFile {
+        if line.first != " ", editor.history.add(line), var file = historyFile {
             if let warning = file.append(line, entries: editor.history.entries) {
                 above += formatter.note(.warning(warning), at: options.clock())
             }
