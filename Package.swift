@@ -12,7 +12,7 @@ let releaseSettings: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked", "-Xfrontend", "-function-sections"], .when(configuration: .release)),
 ]
 
-// How the program is linked (see Tests/bench/README.md for the measurements).
+// How the program is linked (Sources/README.md, "The release executable").
 // Debug: the Swift runtime static, the C libraries shared.
 // Release on Linux: one static executable (Swift runtime, OpenSSL, zlib,
 // libstdc++ and glibc), so start-up maps no shared library and binds no

@@ -3,13 +3,14 @@ import WSTransport
 import WSTerminal
 
 /// What the client needs to open a connection (wspipe(1): OPTIONS, Connection).
+/// The defaults of the flags are the flag table's, which `Plan` sets here.
 public struct ClientOptions {
     public var url: WebSocketURL
     public var headers: [(name: String, value: String)] = []
     public var protocols: [String] = []
     public var origin: String? = nil
     public var userAgent: String? = nil
-    public var connectTimeoutNanos: Int64 = 10_000_000_000
+    public var connectTimeoutNanos: Int64 = 0
     public var tls = TLSClientOptions()
     /// Direct, a Unix socket, or a proxy (wspipe(1): OPTIONS, Connection).
     public var route = DialRoute.direct

@@ -55,8 +55,9 @@ public final class InteractiveConsole {
         /// The history file; nil keeps the history in memory only.
         public var historyPath: String?
         public var historyLimit = 1000
-        /// Largest message a /binary file or a joined value may be.
-        public var maxMessageSize = 64 << 20
+        /// Largest message a /binary file or a joined value may be
+        /// (--max-message-size: the session sets it).
+        public var maxMessageSize = 0
         public var prompt = "> "
         /// For "~/" in /binary paths.
         public var home: String?

@@ -1,5 +1,8 @@
 /// How a client session survives the network (wspipe(1): RECONNECT AND REPLAY): reconnection,
 /// keepalive, the queue, replay on connect and acknowledgements.
+///
+/// The defaults of the flags are the flag table's, which `Plan` sets here:
+/// these fields start out zero, empty or nil.
 public struct SessionPolicy {
     /// Reconnect after a connection that had succeeded is lost (not --no-reconnect).
     public var reconnect = true
@@ -10,16 +13,16 @@ public struct SessionPolicy {
     public var maxRetries: Int? = nil
     public var pingIntervalNanos: Int64? = nil
     public var pingTimeoutNanos: Int64? = nil
-    public var queueLimit = 16 << 20
+    public var queueLimit = 0
     /// Sent first on every connection (--on-connect, --on-connect-file lines).
     public var onConnect: [String] = []
     /// Sent instead of `onConnect` on reconnections, when given.
     public var onReconnect: [String] = []
     public var captures: [(name: String, path: [String])] = []
     public var ackPath: [String]? = nil
-    public var ackTimeoutNanos: Int64 = 10_000_000_000
+    public var ackTimeoutNanos: Int64 = 0
     /// --linger: at stdin EOF, how long replies still owed may take before the Close.
-    public var lingerNanos: Int64 = 1_000_000_000
+    public var lingerNanos: Int64 = 0
     /// --until: end (exit 0) once this message has been written; a run that
     /// ends without it exits 1.
     public var until: UntilCondition? = nil
