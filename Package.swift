@@ -6,14 +6,16 @@ import PackageDescription
 
 // Release builds skip the run-time exclusivity checks: the event loop is
 // single-threaded and the checks cost a call per message on the hot path.
-// Debug builds (and so the unit tests) keep them. Each function gets its own
-// section, so the linker can place the code a run executes together (below).
+// Debug builds (and so the unit tests) keep them. On Linux each function gets
+// its own section, so the linker can place the code a run executes together
+// (below); Mach-O already splits code per symbol (subsections via symbols).
 let releaseSettings: [SwiftSetting] = [
-    .unsafeFlags(["-enforce-exclusivity=unchecked", "-Xfrontend", "-function-sections"], .when(configuration: .release)),
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
 ]
 
 // How the program is linked (Sources/README.md, "The release executable").
-// Debug: the Swift runtime static, the C libraries shared.
+// Linux debug: the Swift runtime static, the C libraries shared.
 // Release on Linux: one static executable (Swift runtime, OpenSSL, zlib,
 // libstdc++ and glibc), so start-up maps no shared library and binds no
 // symbol; lld places the functions a run executes next to each other
@@ -22,9 +24,10 @@ let releaseSettings: [SwiftSetting] = [
 // which is what the resident size of the executable's pages measures.
 // (glibc's name service modules are still loaded from the system at run
 // time for host names, which needs the glibc the program was built with.)
+// Elsewhere the toolchain's defaults: Apple's links the Swift runtime of
+// the system and has no static stdlib to offer (Sources/README.md, "Porting").
 let symbolOrder = Context.packageDirectory + "/Sources/wspipe/symbol-order.txt"
 let executableLinkSettings: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib"], .when(platforms: [.macOS])),
     .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .debug)),
     .unsafeFlags(["-static-executable", "-use-ld=lld",
                   "-Xlinker", "--symbol-ordering-file=" + symbolOrder, "-Xlinker", "--no-warn-symbol-ordering"],
