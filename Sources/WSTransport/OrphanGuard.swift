@@ -73,7 +73,7 @@ final class OrphanGuard {
         if null >= 0 { close(null) }
         guard rc == 0 else { close(ends.write); return }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = FD.retryingEINTR { Int(waitpid(pid, &status, 0)) }
         pipeFD = ends.write
     }
 

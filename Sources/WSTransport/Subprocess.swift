@@ -163,9 +163,8 @@ public final class Subprocess {
     public func reapIfExited() -> Bool {
         if waitStatus != nil { return true }
         var status: Int32 = 0
-        var rc: pid_t
-        repeat { rc = waitpid(pid, &status, WNOHANG) } while rc < 0 && errno == EINTR
-        if rc == pid { reaped(status); return true }
+        let rc = FD.retryingEINTR { Int(waitpid(pid, &status, WNOHANG)) }.result
+        if rc == Int(pid) { reaped(status); return true }
         if rc < 0 { reaped(-1); return true }   // ECHILD: reaped elsewhere; nothing left to wait for
         return false
     }
@@ -177,9 +176,7 @@ public final class Subprocess {
         closeInput()
         if let waitStatus { return waitStatus }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { status = -1; break }
-        }
+        if FD.retryingEINTR({ Int(waitpid(pid, &status, 0)) }).result < 0 { status = -1 }
         reaped(status)
         return status
     }
