@@ -165,7 +165,9 @@ public final class Subprocess {
         var status: Int32 = 0
         let rc = FD.retryingEINTR { Int(waitpid(pid, &status, WNOHANG)) }.result
         if rc == Int(pid) { reaped(status); return true }
-        if rc < 0 { reaped(-1); return true }   // ECHILD: reaped elsewhere; nothing left to wait for
+        // ECHILD: reaped elsewhere; nothing left to wait for (and the pid may
+        // be another process's by now: no signal to its group).
+        if rc < 0 { waitStatus = -1; OrphanGuard.shared.release(group: pid); return true }
         return false
     }
 
@@ -176,7 +178,11 @@ public final class Subprocess {
         closeInput()
         if let waitStatus { return waitStatus }
         var status: Int32 = 0
-        if FD.retryingEINTR({ Int(waitpid(pid, &status, 0)) }).result < 0 { status = -1 }
+        guard FD.retryingEINTR({ Int(waitpid(pid, &status, 0)) }).result >= 0 else {
+            waitStatus = -1   // ECHILD, as in reapIfExited
+            OrphanGuard.shared.release(group: pid)
+            return -1
+        }
         reaped(status)
         return status
     }
