@@ -11,86 +11,110 @@ import WSTransport
 /// up the pipe is not read, so the child blocks on it; `resume` reads again.
 /// When the destination has failed (its reader is gone) the pipe is closed,
 /// so the child gets EPIPE as it would have on the shared fd.
+///
+///     reading ─destination backed up─▶ paused ─resume─▶ reading
+///        │ pumpBlocking (off the loop) ─▶ blocking
+///        └ EOF, failure, the child reaped (the rest read) ─▶ finished   (from any phase)
 final class ChildOutput {
     enum Stream { case output, errors }
+
+    enum Phase: Equatable {
+        /// Read when the loop says the pipe is readable.
+        case reading
+        /// Not read until the destination drains (`resume`).
+        case paused
+        /// Read by `pumpBlocking`, not by the loop.
+        case blocking
+        /// The pipe is closed.
+        case finished
+    }
 
     let process: Subprocess
     let destination: Destination
     private let stream: Stream
     private let loop: EventLoop?
+    private(set) var phase = Phase.blocking
     /// The end of a line not yet complete.
     private var carry: [UInt8] = []
-    private var watching = false
-    private var paused = false
-    /// EOF, a failed read or destination, or the rest taken after the child's exit.
-    private(set) var finished = false
 
     static let maxLineBytes = 64 << 10
 
-    /// Copies `process`'s `stream` pipe (which must exist) to `destination`;
-    /// reads on `loop` when given (a blocking caller uses `pumpBlocking`).
+    /// Copies `process`'s `stream` pipe (which must exist) to `destination`,
+    /// reading on `loop` (without one, only `pumpBlocking` reads it).
     init(_ stream: Stream, of process: Subprocess, to destination: Destination, loop: EventLoop?) {
         self.stream = stream
         self.process = process
         self.destination = destination
         self.loop = loop
-        watch()
+        if loop != nil { enter(.reading) }
     }
 
     /// The pipe's read end; -1 once closed.
     var fd: Int32 { stream == .output ? process.outputFD : process.errorFD }
 
+    var finished: Bool { phase == .finished }
+
     /// The destination drained below its low water: read again.
     func resume() {
-        guard paused, !finished else { return }
-        paused = false
-        watch()
+        if phase == .paused { enter(.reading) }
     }
 
     /// The child has been reaped: what its pipe holds now is the rest (a
     /// process it left behind holding the pipe is not waited for), then the
     /// pipe is closed.
     func finishAfterExit() {
-        guard !finished else { return }
-        while !finished, readOnce() {}
-        end()
+        guard phase != .finished else { return }
+        while readOnce(ignoringBackPressure: true) {}
+        enter(.finished)
+    }
+
+    /// One phase change, and what it means for the pipe: the loop watches
+    /// it exactly while `reading`; `finished` closes it.
+    private func enter(_ next: Phase) {
+        let was = phase
+        guard next != was else { return }
+        phase = next
+        if was == .reading, let loop, fd >= 0 { loop.unwatch(fd) }
+        if next == .reading, let loop, fd >= 0 {
+            loop.watch(fd, .read) { [unowned self] _ in
+                while self.readOnce(ignoringBackPressure: false) {}
+            }
+        }
+        if next == .finished { closePipe() }
     }
 
     /// Reads once; false when nothing more can be read now (would block,
     /// EOF, failure, or paused for back-pressure).
-    @discardableResult
-    private func readOnce() -> Bool {
-        guard !finished, fd >= 0 else { return false }
+    private func readOnce(ignoringBackPressure: Bool) -> Bool {
+        guard phase != .finished, fd >= 0 else { return false }
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         switch chunk.withUnsafeMutableBytes({ FD.read(fd, into: $0) }) {
         case .bytes(let n):
             carry.append(contentsOf: chunk[..<n])
-            forwardCompleteLines()
-            return !finished && !paused
+            forwardCompleteLines(ignoringBackPressure: ignoringBackPressure)
+            return phase != .finished && (ignoringBackPressure || phase != .paused)
         case .wouldBlock:
             return false
         case .eof, .error:
-            end()
+            enter(.finished)
             return false
         }
     }
 
-    private func forwardCompleteLines() {
+    private func forwardCompleteLines(ignoringBackPressure: Bool) {
         var cut = carry.lastIndex(of: 10).map { $0 + 1 } ?? 0
         if cut == 0 && carry.count >= Self.maxLineBytes { cut = carry.count }
         guard cut > 0 else { return }
         destination.pending.append(contentsOf: carry[..<cut])
         carry.removeFirst(cut)
+        if phase == .blocking { return }   // the blocking caller writes it out
         destination.flush()
-        if destination.failed { return end() }
-        if destination.isBackedUp { pause() }
+        if destination.failed { return enter(.finished) }
+        if !ignoringBackPressure && destination.isBackedUp { enter(.paused) }
     }
 
-    /// No more: the unfinished line goes as it is, the pipe is closed.
-    private func end() {
-        guard !finished else { return }
-        finished = true
-        unwatch()
+    /// The unfinished line goes as it is, and the pipe is closed.
+    private func closePipe() {
         if !carry.isEmpty && !destination.failed {
             destination.pending.append(contentsOf: carry)
             destination.flush()
@@ -99,62 +123,23 @@ final class ChildOutput {
         if stream == .output { process.closeOutput() } else { process.closeErrors() }
     }
 
-    private func pause() {
-        paused = true
-        unwatch()
-    }
-
-    private func watch() {
-        guard let loop, !watching, !finished, fd >= 0 else { return }
-        watching = true
-        loop.watch(fd, .read) { [unowned self] _ in
-            while self.readOnce() {}
-        }
-    }
-
-    private func unwatch() {
-        guard watching else { return }
-        watching = false
-        if fd >= 0 { loop?.unwatch(fd) }
-    }
-
     /// Off the loop, at the end of a run: copies what `relays` read until
-    /// each has ended or its child has been reaped (then the rest), writing
-    /// their destinations out as it goes (blocking). Unreaped children are
-    /// reaped here, which may wait for them.
+    /// each has reached EOF or its child has exited (then the rest), writing
+    /// their destinations out as it goes (blocking). A child is reaped here
+    /// only if its pipe is still open when it exits; the caller waits for
+    /// the others.
     static func pumpBlocking(_ relays: [ChildOutput]) {
-        for relay in relays { relay.unwatch() }
+        for relay in relays where relay.phase != .finished { relay.enter(.blocking) }
         while true {
-            for relay in relays where !relay.finished && relay.process.reapIfExited() {
-                relay.readAll()
-                relay.end()
+            for relay in relays where relay.phase == .blocking && relay.process.reapIfExited() {
+                relay.finishAfterExit()
             }
-            let open = relays.filter { !$0.finished }
+            let open = relays.filter { $0.phase == .blocking }
+            for relay in relays { relay.destination.writePendingBlocking() }
             if open.isEmpty { break }
             for fd in FD.waitUntilReadable(open.map(\.fd), timeoutMillis: 50) {
                 guard let relay = open.first(where: { $0.fd == fd }) else { continue }
-                relay.readAll()
-            }
-            for relay in open { relay.destination.writePendingBlocking() }
-        }
-        for relay in relays { relay.destination.writePendingBlocking() }
-    }
-
-    /// Reads until the pipe would block, ignoring back-pressure (a blocking
-    /// caller writes the destination out itself).
-    private func readAll() {
-        paused = false
-        while !finished, fd >= 0 {
-            var chunk = [UInt8](repeating: 0, count: 16 << 10)
-            switch chunk.withUnsafeMutableBytes({ FD.read(fd, into: $0) }) {
-            case .bytes(let n):
-                destination.pending.append(contentsOf: carry)
-                destination.pending.append(contentsOf: chunk[..<n])
-                carry.removeAll()
-            case .wouldBlock:
-                return
-            case .eof, .error:
-                return end()
+                while relay.readOnce(ignoringBackPressure: true) {}
             }
         }
     }
