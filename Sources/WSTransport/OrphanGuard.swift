@@ -21,10 +21,17 @@ import Darwin
 final class OrphanGuard {
     nonisolated(unsafe) static let shared = OrphanGuard()
 
-    /// Write end of the guard's stdin; -1 until the first child, or when the
-    /// guard could not be started (the children are then unguarded).
-    private var pipeFD: Int32 = -1
-    private var started = false
+    private enum State {
+        /// No child yet.
+        case idle
+        /// The write end of the guard's stdin.
+        case guarding(Int32)
+        /// The guard could not be started, or is gone (killed by hand): the
+        /// children are unguarded; it is not started again.
+        case unavailable
+    }
+
+    private var state = State.idle
 
     /// The guard's script: "+PGID" lists a group, "-PGID" forgets it; at EOF
     /// the groups left are terminated, then killed.
@@ -47,7 +54,7 @@ final class OrphanGuard {
 
     /// Lists a new child's process group, starting the guard with the first.
     func adopt(group: Int32) {
-        if !started { start() }
+        if case .idle = state { state = start() }
         tell("+\(group)\n")
     }
 
@@ -56,9 +63,8 @@ final class OrphanGuard {
         tell("-\(group)\n")
     }
 
-    private func start() {
-        started = true
-        guard let ends = pipeAboveStdio() else { return }
+    private func start() -> State {
+        guard let ends = pipeAboveStdio() else { return .unavailable }
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
         var pid: pid_t = 0
         // A background list's stdin is /dev/null unless redirected: the
@@ -71,19 +77,19 @@ final class OrphanGuard {
         }
         close(ends.read)
         if null >= 0 { close(null) }
-        guard rc == 0 else { close(ends.write); return }
+        guard rc == 0 else { close(ends.write); return .unavailable }
         var status: Int32 = 0
         _ = FD.retryingEINTR { Int(waitpid(pid, &status, 0)) }
-        pipeFD = ends.write
+        return .guarding(ends.write)
     }
 
     /// One short blocking write; the guard reads at once. A guard that is
     /// gone (killed by hand) is not replaced.
     private func tell(_ line: String) {
-        guard pipeFD >= 0 else { return }
-        if Array(line.utf8).withUnsafeBytes({ FD.writeAll(pipeFD, $0) }) != nil {
-            close(pipeFD)
-            pipeFD = -1
+        guard case .guarding(let fd) = state else { return }
+        if Array(line.utf8).withUnsafeBytes({ FD.writeAll(fd, $0) }) != nil {
+            close(fd)
+            state = .unavailable
         }
     }
 }
