@@ -59,7 +59,11 @@ let package = Package(
         .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSTerminal"],
                 swiftSettings: releaseSettings),
         // Layer 4: the flag table, option parsing, help and the program's entry.
-        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSBridge"], swiftSettings: releaseSettings),
+        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSBridge", "BuildInfo"], swiftSettings: releaseSettings),
+        // The commit `wspipe --version` names, stamped at build time by the
+        // CommitStamp plugin (a source file in the build directory, never committed).
+        .target(name: "BuildInfo", plugins: ["CommitStamp"]),
+        .plugin(name: "CommitStamp", capability: .buildTool(), path: "Sources/CommitStamp", exclude: ["stamp.sh"]),
         .executableTarget(
             name: "wspipe", dependencies: ["WSCLI"], exclude: ["symbol-order.txt"],
             linkerSettings: executableLinkSettings),

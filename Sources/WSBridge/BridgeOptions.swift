@@ -49,26 +49,39 @@ public struct BridgeOptions: Sendable {
                            maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos)
     }
 
-    /// Formatters for the lines of incoming messages: colours only ever go to
-    /// stdout at a terminal, never into a routed file or command.
-    var formatters: LineFormatters {
+    /// Formatters for the lines of incoming messages: escapes only ever go to
+    /// a terminal, colours only to stdout at a terminal, never into a pipe, a
+    /// routed file or a command. `anyTerminal`: some destination is one.
+    func formatters(anyTerminal: Bool) -> LineFormatters {
         let plain = OutputFormatter(format: format, binaryOutput: binaryOutput, separator: separator)
         var terminal = plain
-        terminal.colorize = colorize
-        return LineFormatters(plain: plain, terminal: terminal, colorize: colorize)
+        terminal.escapesForTerminal = true
+        var stdoutTerminal = terminal
+        stdoutTerminal.colorize = colorize
+        return LineFormatters(plain: plain, terminal: terminal, stdoutTerminal: stdoutTerminal, anyTerminal: anyTerminal)
     }
 }
 
-/// The plain formatter, and the one for stdout when it is a terminal.
+/// The plain formatter, the one for a destination that is a terminal, and
+/// the one for stdout when it is a terminal (coloured unless NO_COLOR).
 struct LineFormatters {
     let plain: OutputFormatter
     let terminal: OutputFormatter
-    let colorize: Bool
+    let stdoutTerminal: OutputFormatter
+    /// Some destination is a terminal: in a pipeline (no terminal at all) the
+    /// plain formatter is chosen without looking at the destination.
+    let anyTerminal: Bool
+
+    @inline(__always)
+    private func formatter(for destination: Destination) -> OutputFormatter {
+        guard anyTerminal, destination.isTerminal else { return plain }
+        return destination.spec == .stdout ? stdoutTerminal : terminal
+    }
 
     @inline(__always)
     func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to destination: Destination) {
-        let formatter = colorize && destination.spec == .stdout ? terminal : plain
-        if payload.count >= Destination.writeThroughSize && !formatter.colorize {
+        let formatter = formatter(for: destination)
+        if payload.count >= Destination.writeThroughSize && !formatter.forTerminal {
             return appendLarge(payload, verdict, formatter, destination)
         }
         formatter.appendText(payload, verdict: verdict, to: &destination.pending)
@@ -89,7 +102,7 @@ struct LineFormatters {
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
-        let formatter = colorize && destination.spec == .stdout ? terminal : plain
+        let formatter = formatter(for: destination)
         formatter.appendBinary(payload, to: &destination.pending)
     }
 }

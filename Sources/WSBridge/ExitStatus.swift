@@ -8,6 +8,9 @@ public enum ExitStatus: Int32, Sendable {
     case handshakeRejected = 4
     case protocolViolation = 5
     case inputRejected = 6
+    /// The run ended because the server closed with a code other than
+    /// 1000/1001, or refused every attempt that way.
+    case closedWithError = 7
     case interrupted = 130
     /// SIGHUP (the terminal of the interactive mode went away): 128 + 1.
     case hangup = 129
@@ -19,7 +22,7 @@ public enum ExitStatus: Int32, Sendable {
         case .success: return 0
         case .inputRejected: return 1
         case .runtimeError: return 2
-        case .connectFailed, .handshakeRejected, .protocolViolation: return 3
+        case .connectFailed, .handshakeRejected, .protocolViolation, .closedWithError: return 3
         case .usage: return 4
         case .interrupted, .terminated, .hangup: return 5
         }

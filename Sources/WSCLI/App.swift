@@ -13,8 +13,9 @@ public enum App {
         let options: Options
         let plan: Plan
         do {
-            options = try ArgumentParser.parse(args)
-            plan = try Plan.resolve(options, .current())
+            let environment = Environment.current()
+            options = try ArgumentParser.parse(args, terminal: environment.stdinIsTerminal && environment.stdoutIsTerminal)
+            plan = try Plan.resolve(options, environment)
         } catch {
             return usageError(error.message)
         }
@@ -35,8 +36,9 @@ public enum App {
         Diagnostics(verbosity: options.verbose, quiet: options.quiet)
     }
 
+    /// The message may quote an argument or a file: escaped like every diagnostic.
     static func usageError(_ message: String) -> ExitStatus {
-        writeFD(2, "wspipe: \(message)\nTry 'wspipe --help' for more information.\n")
+        writeFD(2, "wspipe: \(TerminalEscaping.escaping(message))\nTry 'wspipe --help' for more information.\n")
         return .usage
     }
 

@@ -23,19 +23,46 @@ enum Plan {
             guard let text = DocGenerator.render(kind) else { throw UsageError("--generate: unknown kind '\(kind)'") }
             return .print(text)
         }
-        let bridge = try bridgeOptions(o, environment)
-        if let listen = o.listen { return .server(try serverOptions(o, listen: listen), bridge) }
+        var bridge = try bridgeOptions(o, environment)
+        try OptionFiles.checkReadable(["cacert": o.cacert, "cert": o.cert, "key": o.key])
+        if let listen = o.listen {
+            let server = try serverOptions(o, listen: listen)
+            if server.exec != nil { try execOnly(&bridge) }
+            return .server(server, bridge)
+        }
         var client = try clientOptions(o, environment)
         client.interactive = try interactiveSettings(o, environment)
+        if client.interactive != nil { interactiveOnly(&bridge) }
         return .client(client, try sessionPolicy(o), bridge)
+    }
+
+    /// What the line editor does not read (it takes typed lines in place of
+    /// stdin): cleared, so that the plan holds exactly what the mode uses,
+    /// which the flag table's modes must agree with (FlagModesTests).
+    static func interactiveOnly(_ b: inout BridgeOptions) {
+        b.strict = false
+        b.rateIntervalNanos = nil
+    }
+
+    /// With --exec the programs take the place of stdin and stdout: what
+    /// only stdin and stdout use is cleared (FlagModesTests), and a route can
+    /// only be for events, the one thing still written.
+    static func execOnly(_ b: inout BridgeOptions) throws(UsageError) {
+        b.noClose = false
+        b.strict = false
+        b.rateIntervalNanos = nil
+        b.typeKey = []
+        if let route = b.routes.first(where: { $0.match != .event }) {
+            throw UsageError("--route \(route.match): with --exec, messages go to the programs; only $event can be routed")
+        }
     }
 
     /// The interactive mode (wspipe(1): INTERACTIVE MODE): with stdin and
     /// stdout both a terminal, or -i with stdin one; never in a pipe, and not
     /// with -U, which reads no stdin.
     static func interactiveSettings(_ o: Options, _ environment: Environment) throws(UsageError) -> InteractiveSettings? {
-        let automatic = environment.stdinIsTerminal && environment.stdoutIsTerminal && !o.reverseUnidirectional
-        guard o.interactive || automatic else { return nil }
+        let mode = RunMode.of(o, stdinIsTerminal: environment.stdinIsTerminal, stdoutIsTerminal: environment.stdoutIsTerminal)
+        guard mode == .interactive else { return nil }
         guard environment.stdinIsTerminal else { throw UsageError("--interactive: stdin is not a terminal") }
         let terminal: Int32
         if environment.stdoutIsTerminal { terminal = 1 }
@@ -88,19 +115,39 @@ enum Plan {
             throw UsageError("--listen: expected [HOST:]PORT[/PATH] or unix:PATH, got '\(listen)'")
         }
         var s = ServerOptions(address: address)
+        s.responseHeaders = try responseHeaders(o)
+        s.pingIntervalNanos = o.pingIntervalNanos
+        s.pingTimeoutNanos = o.pingTimeoutNanos
         s.once = o.once
         s.protocols = o.protocols
         s.certFile = o.cert
         s.keyFile = o.key
         s.tag = o.tag
         s.compress = o.compress
-        s.sendTimeoutNanos = o.sendTimeoutNanos
+        // An --exec client holds back only its own program, never the others.
+        s.sendTimeoutNanos = o.exec == nil ? o.sendTimeoutNanos : nil
         s.clientCAFile = o.cacert
         s.allowedOrigins = o.allowedOrigins
         s.maxClients = o.maxClients
         s.relay = o.relay
         s.exec = o.exec
+        s.maxPrograms = o.maxPrograms
         return s
+    }
+
+    /// -H and --header-file in server mode: headers of the 101 response,
+    /// except those the handshake writes itself (or that a 101 may not carry).
+    static func responseHeaders(_ o: Options) throws(UsageError) -> [(name: String, value: String)] {
+        var headers = o.headers
+        if let file = o.headerFile { headers += try OptionFiles.headers(fromFile: file) }
+        let owned = ["upgrade", "connection", "sec-websocket-accept", "sec-websocket-protocol",
+                     "sec-websocket-extensions", "content-length", "transfer-encoding"]
+        if let header = headers.first(where: { owned.contains($0.name.lowercased()) }) {
+            let instead = header.name.lowercased() == "sec-websocket-protocol" ? " (use --protocol)"
+                : header.name.lowercased() == "sec-websocket-extensions" ? " (use --compress)" : ""
+            throw UsageError("--header: the 101 response writes \(header.name) itself\(instead)")
+        }
+        return headers
     }
 
     static func clientOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> ClientOptions {
@@ -122,9 +169,51 @@ enum Plan {
         c.tls.caFile = o.cacert
         c.tls.certFile = o.cert
         c.tls.keyFile = o.key
-        c.route = try ProxySelection.route(for: url, o, environment: environment.variable)
+        var credentials = o.proxyUser
+        if let file = o.proxyUserFile { credentials = try OptionFiles.proxyUser(fromFile: file) }
+        c.route = try ProxySelection.route(for: url, o, credentials: credentials, environment: environment.variable)
         c.compress = o.compress
+        try curlHabits(o, environment, &c)
         return c
+    }
+
+    /// -L, cookies, --user, -4/-6 and -w (wspipe(1): OPTIONS, Connection and
+    /// Diagnostics): the files they name are read here.
+    static func curlHabits(_ o: Options, _ environment: Environment, _ c: inout ClientOptions) throws(UsageError) {
+        c.redirects.follow = o.location
+        c.redirects.maxRedirects = o.maxRedirects
+        c.redirects.allowDowngrade = o.locationDowngrade
+        // A redirect to another scheme or host may need another proxy (or none).
+        c.routeForRedirect = { target in
+            do throws(UsageError) {
+                return .success(try ProxySelection.route(for: target, o, environment: environment.variable))
+            } catch {
+                return .failure(RouteChoiceError(error.message))
+            }
+        }
+        c.basicAuth = o.user
+        if let file = o.userFile { c.basicAuth = try OptionFiles.credentials(fromFile: file) }
+        // --cookie DATA is a header; --cookie FILE and -c turn the cookie engine on.
+        let cookieData = o.cookie.flatMap { $0.contains("=") ? $0 : nil }
+        c.cookieData = cookieData
+        if o.cookieJar != nil || (o.cookie != nil && cookieData == nil) {
+            var text: String? = nil
+            if let file = o.cookie, cookieData == nil, !file.isEmpty { text = try OptionFiles.cookies(fromFile: file) }
+            c.cookies = CookieJar(fileText: text, url: c.url, savePath: o.cookieJar)
+        }
+        c.family = o.family ?? .any
+        if let format = o.writeOut { c.writeOut = try writeOutFormat(format) }
+    }
+
+    /// -w FORMAT, or @FILE's content.
+    static func writeOutFormat(_ argument: String) throws(UsageError) -> WriteOutFormat {
+        var format = argument
+        if argument.hasPrefix("@") { format = try OptionFiles.text(flag: "write-out", path: String(argument.dropFirst())) }
+        do throws(WriteOutFormat.ParseError) {
+            return try WriteOutFormat(parsing: format)
+        } catch {
+            throw UsageError("--write-out: \(error.message)")
+        }
     }
 
     static func sessionPolicy(_ o: Options) throws(UsageError) -> SessionPolicy {
@@ -148,6 +237,7 @@ enum Plan {
         p.until = o.until.map { UntilCondition(path: $0.path, value: $0.value) }
         p.idleTimeoutNanos = o.idleTimeoutNanos
         p.lingerNanos = o.lingerNanos
+        p.replyPath = o.replyPath
         return p
     }
 }

@@ -5,16 +5,32 @@ import WSTransport
 /// `--proxy`, or the proxy variables read the way curl reads them.
 enum ProxySelection {
     /// `environment` looks a variable up (getenv in the program, a table in tests).
-    static func route(for url: WebSocketURL, _ o: Options,
+    /// `credentials` (--proxy-user, --proxy-user-file) replace those of the
+    /// proxy's URL; with no proxy to give them to they are a usage error.
+    static func route(for url: WebSocketURL, _ o: Options, credentials: (user: String, password: String)? = nil,
                       environment: (String) -> String? = ProxySelection.getenvironment) throws(UsageError) -> DialRoute {
-        if let path = o.unixSocket { return .unixSocket(path) }
-        let proxy: ProxyURL
+        let noProxy = UsageError("--proxy-user: no proxy to authenticate to (give --proxy, or set https_proxy, http_proxy or all_proxy)")
+        if let path = o.unixSocket {
+            if credentials != nil { throw noProxy }
+            return .unixSocket(path)
+        }
+        var proxy: ProxyURL
         if let flag = o.proxy {
-            if flag.isEmpty { return .direct }
+            if flag.isEmpty {
+                if credentials != nil { throw noProxy }
+                return .direct
+            }
             do { proxy = try ProxyURL(parsing: flag) } catch { throw UsageError("--proxy: \(error)") }
         } else {
-            guard let (name, value) = fromEnvironment(secure: url.secure, environment) else { return .direct }
+            guard let (name, value) = fromEnvironment(secure: url.secure, environment) else {
+                if credentials != nil { throw noProxy }
+                return .direct
+            }
             do { proxy = try ProxyURL(parsing: value) } catch { throw UsageError("\(name): \(error)") }
+        }
+        if let credentials {
+            proxy.user = credentials.user
+            proxy.password = credentials.password
         }
         let exceptions = o.noProxy ?? firstSet(["no_proxy", "NO_PROXY"], environment)?.value ?? ""
         return bypasses(url.host, exceptions) ? .direct : .proxy(proxy)

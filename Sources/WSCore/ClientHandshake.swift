@@ -42,17 +42,46 @@ public struct ClientHandshake: Sendable {
                                                protocols: protocols, origin: origin, userAgent: userAgent)
     }
 
+    /// The headers the handshake itself owns (RFC 6455 §4.1: the key and
+    /// version, the upgrade; §9.1: the extensions negotiated, which --compress
+    /// offers), the server's answer, and those that would frame the request
+    /// otherwise (RFC 9112 §6: a GET upgrade has no body). A header given by
+    /// the user (-H, --header-file, --header-command) must not be one: a
+    /// second Sec-WebSocket-Key or `Connection: close` would break the
+    /// handshake, or make it mean something else to a proxy.
+    public static let reservedHeaders = [
+        "Sec-WebSocket-Key", "Sec-WebSocket-Version", "Sec-WebSocket-Accept", "Sec-WebSocket-Extensions",
+        "Upgrade", "Connection", "Content-Length", "Transfer-Encoding",
+    ]
+
+    /// The reserved header `name` is (spelled as in `reservedHeaders`), if it is one.
+    public static func reservedHeader(_ name: String) -> String? {
+        reservedHeaders.first { ASCII.equalsIgnoringCase($0, name) }
+    }
+
     /// §4.1 items 2-10: the request line and the headers the server needs.
+    /// A Host, Origin or User-Agent among `headers` takes the place of ours
+    /// rather than repeating it, as curl does with its own (the last one
+    /// given wins): a server answers 400 to a second Host (RFC 9112 §3.2).
     private static func request(host: String, path: String, key: String, headers: [(name: String, value: String)],
                                 protocols: [String], origin: String?, userAgent: String?) -> [UInt8] {
+        var ours: [(String, String?)] = [("Host", host), ("Origin", origin), ("User-Agent", userAgent)]
+        var extra: [(String, String)] = []
+        for header in headers {
+            if let index = ours.firstIndex(where: { ASCII.equalsIgnoringCase($0.0, header.name) }) {
+                ours[index].1 = header.value
+            } else {
+                extra.append((header.name, header.value))
+            }
+        }
         var fields: [(String, String)] = [
-            ("Host", host), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
+            ("Host", ours[0].1 ?? host), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
             ("Sec-WebSocket-Key", key), ("Sec-WebSocket-Version", "13"),
         ]
-        if let origin { fields.append(("Origin", origin)) }
-        if let userAgent { fields.append(("User-Agent", userAgent)) }
+        if let origin = ours[1].1 { fields.append(("Origin", origin)) }
+        if let userAgent = ours[2].1 { fields.append(("User-Agent", userAgent)) }
         if !protocols.isEmpty { fields.append(("Sec-WebSocket-Protocol", protocols.joined(separator: ", "))) }
-        fields += headers.map { ($0.name, $0.value) }
+        fields += extra
         var text = "GET " + oneLine(path.isEmpty ? "/" : path) + " HTTP/1.1\r\n"
         for (name, value) in fields {
             text += oneLine(name) + ": " + oneLine(value) + "\r\n"

@@ -63,6 +63,13 @@ struct HTTPHeaderParser: Sendable {
         guard let startLine = lines.first, !startLine.isEmpty else {
             return .failure(ParseError(reason: "empty HTTP head"))
         }
+        // RFC 9110 §5.5: CR, LF and NUL in a field value are "invalid and
+        // dangerous" (a CGI variable would end at the NUL, a bare CR may end
+        // a line for another parser); a recipient rejects the message or
+        // replaces them. Rejected here, in the request line too.
+        if lines.contains(where: { $0.contains(0x0D) || $0.contains(0x00) }) {
+            return .failure(ParseError(reason: "CR or NUL inside a line (RFC 9110 §5.5)"))
+        }
         var headers: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
             guard let field = parseField(line) else {

@@ -66,12 +66,16 @@ public struct ServerHandshake: Sendable {
 
     /// 101 response bytes for a valid request (§4.2.2 item 5). `extensions`:
     /// the Sec-WebSocket-Extensions value accepting the extensions in use
-    /// (e.g. `DeflateParameters.headerValue`), nil for none.
-    public static func acceptResponse(key: String, protocol: String?, extensions: String? = nil) -> [UInt8] {
+    /// (e.g. `DeflateParameters.headerValue`), nil for none. `headers`: more
+    /// header lines (§4.2.2 item 5 allows "additional header fields"), after
+    /// the handshake's own; checked by the caller.
+    public static func acceptResponse(key: String, protocol: String?, extensions: String? = nil,
+                                      headers: [(name: String, value: String)] = []) -> [UInt8] {
         var text = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         text += "Sec-WebSocket-Accept: " + webSocketAccept(forKey: key) + "\r\n"
         if let `protocol` { text += "Sec-WebSocket-Protocol: " + `protocol` + "\r\n" }
         if let extensions { text += "Sec-WebSocket-Extensions: " + extensions + "\r\n" }
+        for header in headers { text += header.name + ": " + header.value + "\r\n" }
         text += "\r\n"
         return Array(text.utf8)
     }

@@ -16,15 +16,17 @@ import Darwin
 public final class NameLookup {
     private let host: String
     private let port: UInt16
+    private let family: AddressFamily
     private let loop: EventLoop
     private var readFD: Int32 = -1
     private var job: LookupJob?
     private var kickoff: EventLoop.TimerID?
     private var completion: ((Result<[SocketAddress], TransportError>) -> Void)?
 
-    public init(host: String, port: UInt16, loop: EventLoop) {
+    public init(host: String, port: UInt16, family: AddressFamily = .any, loop: EventLoop) {
         self.host = host
         self.port = port
+        self.family = family
         self.loop = loop
     }
 
@@ -37,10 +39,10 @@ public final class NameLookup {
         precondition(self.completion == nil, "NameLookup.start called twice")
         self.completion = completion
         if Resolver.isIPLiteral(host) {
-            let (host, port) = (self.host, self.port)
+            let (host, port, family) = (self.host, self.port, self.family)
             kickoff = loop.schedule(afterNanos: 0) { [weak self] in
                 self?.kickoff = nil
-                self?.finish(Result { try Resolver.resolve(host: host, port: port) }.mapError(Self.transportError))
+                self?.finish(Result { try Resolver.resolve(host: host, port: port, family: family) }.mapError(Self.transportError))
             }
             return
         }
@@ -71,7 +73,7 @@ public final class NameLookup {
             sysClose(ends[0]); sysClose(ends[1])
             throw e
         }
-        let job = LookupJob(host: host, port: port, doneFD: ends[1])
+        let job = LookupJob(host: host, port: port, family: family, doneFD: ends[1])
         readFD = ends[0]
         self.job = job
         loop.watch(readFD, .read) { [weak self] _ in self?.threadDone() }
@@ -114,13 +116,15 @@ public final class NameLookup {
 private final class LookupJob: @unchecked Sendable {
     let host: String
     let port: UInt16
+    let family: AddressFamily
     private let doneFD: Int32
     private let lock = PThreadMutex()
     private var result: Result<[SocketAddress], TransportError>?
 
-    init(host: String, port: UInt16, doneFD: Int32) {
+    init(host: String, port: UInt16, family: AddressFamily, doneFD: Int32) {
         self.host = host
         self.port = port
+        self.family = family
         self.doneFD = doneFD
     }
 
@@ -131,7 +135,7 @@ private final class LookupJob: @unchecked Sendable {
     /// Resolves, stores the answer, then closes the write end: the loop sees
     /// EOF. After a cancel the read end is gone already and nobody looks.
     func run() {
-        let answer = Result { try Resolver.resolve(host: host, port: port) }.mapError(NameLookup.transportError)
+        let answer = Result { try Resolver.resolve(host: host, port: port, family: family) }.mapError(NameLookup.transportError)
         lock.locked { result = answer }
         sysClose(doneFD)
     }

@@ -10,10 +10,12 @@ import Darwin
 enum Resolver {
     /// Every TCP address for host:port (IPv6 and IPv4) in getaddrinfo's
     /// preference order. Numeric literals ("127.0.0.1", "::1") need no lookup.
-    /// `passive` asks for addresses to bind rather than connect to.
-    static func resolve(host: String, port: UInt16, passive: Bool = false) throws -> [SocketAddress] {
+    /// `passive` asks for addresses to bind rather than connect to; `family`
+    /// keeps one family only (`-4`, `-6`).
+    static func resolve(host: String, port: UInt16, passive: Bool = false,
+                        family: AddressFamily = .any) throws -> [SocketAddress] {
         var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
+        hints.ai_family = family.addrinfoFamily
         hints.ai_socktype = sockStream
         // No AI_ADDRCONFIG: it hides ::1 on hosts whose only IPv6 is loopback.
         hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0)

@@ -79,18 +79,126 @@ final class ClientLifecycleTests: XCTestCase {
                        [.stopInput, .finish(.finishedByServer(.closedByServer(code: .normal, reason: "")))])
     }
 
-    func testOwedRepliesLingerWhenALingerIsSet() {
-        var m = open { $0.lingerNanos = second / 2 }
-        XCTAssertEqual(m.handle(.inputEnded(.init(repliesOwed: true))), [])
-        XCTAssertEqual(m.phase, .open(.lingering))
+    func testOwedRepliesLingerAsLongAsTheTrackerSays() {
+        var m = open()
+        XCTAssertEqual(m.handle(.inputEnded(.init(replyWaitNanos: second / 2))), [])
+        XCTAssertEqual(m.phase, .open(.lingering(forNanos: second / 2)))
         XCTAssertEqual(m.timerNanos, second / 2)
-        XCTAssertEqual(m.handle(.progressed(.init(repliesOwed: false))), closeNormally)
+        // A message came: the tracker wants a moment of quiet now (the timer is re-armed).
+        XCTAssertEqual(m.handle(.progressed(.init(replyWaitNanos: second / 100))), [])
+        XCTAssertEqual(m.timerNanos, second / 100)
+        XCTAssertEqual(m.handle(.progressed(.init(replyWaitNanos: nil))), closeNormally)
     }
 
-    func testLingerTimerCloses() {
-        var m = open { $0.lingerNanos = second / 2 }
-        _ = m.handle(.inputEnded(.init(repliesOwed: true)))
-        XCTAssertEqual(m.handle(.timerFired(.init(repliesOwed: true))), closeNormally)
+    func testTheLingerTimerAsksTheTrackerAgain() {
+        var m = open()
+        _ = m.handle(.inputEnded(.init(replyWaitNanos: second / 2)))
+        XCTAssertEqual(m.handle(.timerFired(.init(replyWaitNanos: second / 10))), [])
+        XCTAssertEqual(m.timerNanos, second / 10)
+        XCTAssertEqual(m.handle(.timerFired(.init(replyWaitNanos: nil))), closeNormally)
+    }
+
+    // MARK: a server's Close once the input is over (exit 7 for an error code)
+
+    func testAServersCloseAfterTheInputEndsTheRunWithoutAReconnect() {
+        for code: CloseCode in [.normal, .goingAway, 4401, .internalError] {
+            var m = open()
+            _ = m.handle(.inputEnded(.init(replyWaitNanos: second)))
+            let cause = Disconnect.closedByServer(code: code, reason: "bye")
+            XCTAssertEqual(m.handle(.connectionEnded(cause, now: 0, progress: .init())),
+                           [.stopInput, .finish(.finishedByServer(cause))], "\(code)")
+            XCTAssertEqual(L.Outcome.finishedByServer(cause).exitStatus,
+                           code == .normal || code == .goingAway ? nil : .closedWithError, "\(code)")
+        }
+    }
+
+    func testWithSomethingLeftToSendTheClientReconnects() {
+        var m = open()
+        _ = m.handle(.inputEnded(.init(queueEmpty: false)))
+        let cause = Disconnect.closedByServer(code: .goingAway, reason: "restart")
+        XCTAssertEqual(m.handle(.connectionEnded(cause, now: 0, progress: .init(queueEmpty: false))),
+                       [.announceRetry(attempt: 2, delayNanos: second, cause: cause, wasOpen: true)])
+        var acks = open()
+        _ = acks.handle(.inputEnded(.init(acksPending: true)))
+        XCTAssertEqual(acks.handle(.connectionEnded(cause, now: 0, progress: .init(acksPending: true))).count, 1)
+        XCTAssertEqual(acks.phase, .waitingToRetry(delayNanos: second))
+    }
+
+    func testWhileStdinIsOpenAServerCloseReconnectsAsBefore() {
+        var m = open()
+        let cause = Disconnect.closedByServer(code: .goingAway, reason: "")
+        XCTAssertEqual(m.handle(.connectionEnded(cause, now: 0)),
+                       [.announceRetry(attempt: 2, delayNanos: second, cause: cause, wasOpen: true)])
+    }
+
+    /// stdin's end read just after the server's Close: the retry it set up
+    /// is not made, and the Close is the run's answer.
+    func testStdinEndingJustAfterAnErrorCloseEndsTheRunWithIt() {
+        let cause = Disconnect.closedByServer(code: .internalError, reason: "boom")
+        var m = open()
+        _ = m.handle(.connectionEnded(cause, now: 0))
+        XCTAssertEqual(m.handle(.inputEnded(.init(queueEmpty: false, inputOver: true))), [], "something to send: retry")
+        XCTAssertEqual(m.handle(.inputEnded(.init(inputOver: true))), [.stopInput, .finish(.finishedByServer(cause))])
+        var timer = open()
+        _ = timer.handle(.connectionEnded(cause, now: 0))
+        XCTAssertEqual(timer.handle(.timerFired(.init(inputOver: true))), [.stopInput, .finish(.finishedByServer(cause))])
+        // After a drop the next connection goes ahead as before.
+        var drop = open()
+        _ = drop.handle(.connectionEnded(.dropped("reset"), now: 0))
+        XCTAssertEqual(drop.handle(.timerFired(.init(inputOver: true))), [.connect(attempt: 2)])
+    }
+
+    func testAnErrorCloseCrossingOursIsTheServersAnswer() {
+        var m = open()
+        XCTAssertEqual(m.handle(.inputEnded(.init())), closeNormally)
+        let crossing = Disconnect.closedByClient(code: 4401, reason: "unauthorized")
+        XCTAssertEqual(m.handle(.connectionEnded(crossing, now: 0)),
+                       [.stopInput, .finish(.finishedByServer(.closedByServer(code: 4401, reason: "unauthorized")))])
+        // An echo of our own code, or a normal one, completes the ending.
+        var echo = open { $0.closeCode = 4000 }
+        _ = echo.handle(.inputEnded(.init()))
+        XCTAssertEqual(echo.handle(.connectionEnded(.closedByClient(code: 4000), now: 0)), [.stopInput, .finish(.completed)])
+        var normal = open()
+        _ = normal.handle(.stop(.maxMessages))
+        XCTAssertEqual(normal.handle(.connectionEnded(.closedByClient(code: .goingAway), now: 0)),
+                       [.stopInput, .finish(.completed)])
+    }
+
+    func testAServerThatRefusesEveryConnectionEndsTheRunAfterThreeAttempts() {
+        var m = machine()
+        _ = m.handle(.start)
+        let cause = Disconnect.closedByServer(code: 4004, reason: "not found")
+        var last: [L.Action] = []
+        for attempt in 1...3 {
+            XCTAssertEqual(m.phase, .connecting, "attempt \(attempt)")
+            _ = m.handle(.connected(now: 0, inputEnded: false, progress: .init()))
+            last = m.handle(.connectionEnded(cause, now: second))
+            _ = m.handle(.timerFired(.init()))
+        }
+        XCTAssertEqual(last, [.stopInput, .finish(.gaveUp(attempts: 3, cause))])
+        XCTAssertEqual(L.Outcome.gaveUp(attempts: 3, cause).exitStatus, .closedWithError)
+    }
+
+    func testCodesThatAskToComeBackAndStableConnectionsAreNoRefusals() {
+        for code: CloseCode in [.goingAway, 1012, 1013] {
+            var m = machine()
+            _ = m.handle(.start)
+            for _ in 1...5 {
+                _ = m.handle(.connected(now: 0, inputEnded: false, progress: .init()))
+                XCTAssertEqual(m.handle(.connectionEnded(.closedByServer(code: code, reason: ""), now: second)).count, 1)
+                _ = m.handle(.timerFired(.init()))
+            }
+            XCTAssertEqual(m.phase, .connecting, "\(code)")
+        }
+        var stable = machine()
+        _ = stable.handle(.start)
+        for at in 0..<5 {
+            let t = Int64(at) * 10 * second
+            _ = stable.handle(.connected(now: t, inputEnded: false, progress: .init()))
+            _ = stable.handle(.connectionEnded(.closedByServer(code: 4000, reason: ""), now: t + 6 * second))
+            _ = stable.handle(.timerFired(.init()))
+        }
+        XCTAssertEqual(stable.phase, .connecting, "each connection lasted 6 s")
     }
 
     func testInputThatEndedWhileDisconnectedFlushesOnTheNextConnection() {
@@ -205,7 +313,8 @@ final class ClientLifecycleTests: XCTestCase {
     }
 
     func testOnlyAConnectionOpen5sResetsTheBackoff() {
-        var m = machine()
+        // (--max-retries counts failures instead of the refusal limit.)
+        var m = machine { $0.maxRetries = 10 }
         _ = m.handle(.start)
         let cause = Disconnect.closedByServer(code: .policyViolation, reason: "invalid token")
         var delays: [Int64] = []
@@ -233,7 +342,10 @@ final class ClientLifecycleTests: XCTestCase {
             _ = m.handle(.timerFired(.init()))
         }
         XCTAssertEqual(last, [.stopInput, .finish(.gaveUp(attempts: 3, cause))])
-        XCTAssertEqual(L.Outcome.gaveUp(attempts: 3, cause).exitStatus, .connectFailed)
+        XCTAssertEqual(L.Outcome.gaveUp(attempts: 3, cause).exitStatus, .closedWithError)
+        XCTAssertEqual(L.Outcome.gaveUp(attempts: 3, .closedByServer(code: .goingAway, reason: "")).exitStatus,
+                       .connectFailed)
+        XCTAssertEqual(L.Outcome.lostWithoutReconnect(cause).exitStatus, .closedWithError)
     }
 
     func testExitStatusSaysRejectedWheneverTheLastFailureWasHTTP() {

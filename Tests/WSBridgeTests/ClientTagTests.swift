@@ -166,3 +166,33 @@ final class ClientTagTests: XCTestCase {
         }
     }
 }
+
+/// --tag: a client's own top-level "$client" is removed before ours goes first.
+final class ClientTagSpoofTests: XCTestCase {
+    private func stripped(_ json: String) -> String? {
+        Array(json.utf8).withUnsafeBytes { ClientTag.removingClientMembers(from: $0) }.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func testEveryTopLevelMemberGoesHoweverSpelled() {
+        XCTAssertEqual(stripped(#"{"type":"whoami","$client":1}"#), #"{"type":"whoami"}"#)
+        XCTAssertEqual(stripped(#"{"$client":1,"type":"x","$client":"2"}"#), #"{"type":"x"}"#)
+        XCTAssertEqual(stripped(#"{"\u0024client":1,"a":2}"#), #"{"a":2}"#)
+        XCTAssertEqual(stripped(#"{"$clien\u0074":1}"#), "{}")
+        XCTAssertEqual(stripped(#"{ "a" : 1 , "$client" : {"x":[1]} }"#), #"{ "a" : 1 }"#)
+    }
+
+    func testOthersAreLeftAlone() {
+        XCTAssertNil(stripped(#"{"type":"chat","text":"$client"}"#), "a value, not a key")
+        XCTAssertNil(stripped(#"{"inner":{"$client":1}}"#), "not at the top level")
+        XCTAssertNil(stripped(#"{"$clients":1,"\u00e9":2}"#))
+        XCTAssertNil(stripped(#"[{"$client":1}]"#))
+    }
+
+    /// With ours put first, the line has one "$client", ours: what a jq or
+    /// Python reader (last duplicate wins) sees is the true client.
+    func testTheTaggedLineNamesTheSender() {
+        var line = Array(stripped(#"{"type":"whoami","$client":1}"#)!.utf8) + [10]
+        XCTAssertTrue(ClientTag.insert(client: 2, into: &line, lineStart: 0))
+        XCTAssertEqual(String(decoding: line, as: UTF8.self), "{\"$client\":2,\"type\":\"whoami\"}\n")
+    }
+}

@@ -78,11 +78,26 @@ final class CGIEnvironmentTests: XCTestCase {
         for expected in ["REMOTE_ADDR=::1", "REMOTE_PORT=5555", "PATH_INFO=/chat/7", "QUERY_STRING=user=ann&x",
                          "REQUEST_URI=/chat/7?user=ann&x", "REQUEST_METHOD=GET", "SERVER_PORT=8080", "HTTPS=on",
                          "WSPIPE_CLIENT_ID=4", "HTTP_HOST=h:1", "HTTP_X_TOKEN=abc",
-                         "HTTP_ACCEPT_ENCODING=gzip, br", "HTTP_WEIRD_NAME_=v"] {
+                         "HTTP_ACCEPT_ENCODING=gzip, br"] {
             XCTAssertTrue(vars.contains(expected), "\(expected) missing from \(vars)")
         }
         XCTAssertFalse(vars.contains { $0.hasPrefix("HTTP_PROXY=") }, "httpoxy")
+        XCTAssertFalse(vars.contains { $0.hasPrefix("HTTP_WEIRD") }, "a name with '.' or '!' is left out")
         XCTAssertEqual(vars.filter { $0.hasPrefix("HTTP_ACCEPT_ENCODING=") }.count, 1)
+        XCTAssertEqual(CGIEnvironment.droppedHeaderNames(request.headers), ["Weird.Name!"])
+    }
+
+    /// A client's X_Forwarded_For (or X.Forwarded.For) would become
+    /// HTTP_X_FORWARDED_FOR, merged ahead of the reverse proxy's X-Forwarded-For.
+    func testNamesThatWouldCollideAreLeftOut() {
+        let request = UpgradeRequest(method: "GET", target: "/", path: "/",
+                                     headers: [(name: "X_Forwarded_For", value: "6.6.6.6"),
+                                               (name: "X.Forwarded.For", value: "6.6.6.7"),
+                                               (name: "X-Forwarded-For", value: "203.0.113.9")],
+                                     key: "k", protocols: [])
+        let vars = CGIEnvironment.variables(for: request, id: 1, peer: "127.0.0.1:9", serverPort: 1, tls: false)
+        XCTAssertEqual(vars.filter { $0.hasPrefix("HTTP_X_FORWARDED_FOR=") }, ["HTTP_X_FORWARDED_FOR=203.0.113.9"])
+        XCTAssertEqual(CGIEnvironment.droppedHeaderNames(request.headers), ["X_Forwarded_For", "X.Forwarded.For"])
     }
 
     func testNoQueryAndPlainTCP() {

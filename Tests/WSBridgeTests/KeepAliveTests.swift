@@ -68,4 +68,21 @@ final class KeepAliveTests: XCTestCase {
         XCTAssertEqual(deaths, 0)
         XCTAssertEqual(pings.count, 1)
     }
+
+    /// The pong to our ping says how long the round trip took (--stats, the
+    /// pong event, -w's rtt_last); other pongs say nothing.
+    func testTheRoundTripOfOurPing() {
+        let k = keepAlive()
+        var trips: [Int64] = []
+        k.clock = { [unowned clock] in clock.now }
+        k.onRoundTrip = { trips.append($0) }
+        clock.advance(by: 100 * ms)
+        clock.advance(by: 7 * ms)
+        Array("unsolicited".utf8).withUnsafeBytes { k.pongReceived($0) }
+        XCTAssertEqual(trips, [])
+        pings[0].withUnsafeBytes { k.pongReceived($0) }
+        XCTAssertEqual(trips, [7 * ms])
+        pings[0].withUnsafeBytes { k.pongReceived($0) }
+        XCTAssertEqual(trips, [7 * ms], "a second pong to the same ping counts once")
+    }
 }

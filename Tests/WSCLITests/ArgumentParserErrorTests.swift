@@ -79,6 +79,28 @@ final class ArgumentParserErrorTests: XCTestCase {
         assertUsageError(["-H", "X: a\nEvil: 1", url], "--header: header value contains a line break")
     }
 
+    /// The headers the handshake owns are refused, whatever their case;
+    /// Host, Origin and User-Agent are accepted (they replace wspipe's own).
+    func testHandshakeHeadersAreRefused() {
+        for name in ["Sec-WebSocket-Key", "Sec-WebSocket-Version", "Sec-WebSocket-Accept", "Upgrade", "Connection",
+                     "Content-Length", "Transfer-Encoding"] {
+            assertUsageError(["-H", "\(name.lowercased()): x", url],
+                             "--header: \(name) belongs to the WebSocket handshake; wspipe sets it and it cannot be given")
+        }
+        assertUsageError(["-H", "Sec-WebSocket-Extensions: permessage-deflate", url],
+                         "--header: Sec-WebSocket-Extensions belongs to the WebSocket handshake; wspipe sets it and it cannot be given (--compress offers permessage-deflate)")
+        XCTAssertEqual(parseOK(["-H", "Host: api.example.com", "-H", "Origin: https://o", url]).headers.map(\.name),
+                       ["Host", "Origin"])
+    }
+
+    func testMaxPrograms() {
+        XCTAssertEqual(parseOK(["--listen", "1", "--exec", "cat"]).maxPrograms, 256)
+        XCTAssertEqual(parseOK(["--listen", "1", "--exec", "cat", "--max-programs", "4"]).maxPrograms, 4)
+        assertUsageError(["--listen", "1", "--max-programs", "4"], "--max-programs requires --exec")
+        assertUsageError(["--listen", "1", "--exec", "cat", "--max-programs", "0"],
+                         "--max-programs: expected a positive integer, got '0'")
+    }
+
     func testInvalidProtocol() {
         assertUsageError(["--protocol", "a b", url], "--protocol: invalid subprotocol name 'a b'")
         assertUsageError(["--protocol", "", url], "--protocol: invalid subprotocol name ''")

@@ -15,7 +15,8 @@ final class DefaultsTests: XCTestCase {
         let samples = ["ack": "seq", "ping-interval": "1s", "cert": "c.pem", "key": "k.pem"]
         var args = flag.serverOnly ? ["--listen", "8080"] : [url]
         for case .requires(let other) in flag.rules {
-            args += ["--" + other, samples[other] ?? "x"]
+            args += ["--" + other]
+            if FlagTable.flag(long: other)?.takesValue == true { args.append(samples[other] ?? "x") }
         }
         return args
     }
@@ -79,7 +80,8 @@ final class DefaultsTests: XCTestCase {
             ("BridgeOptions", BridgeOptions(), ["format", "binaryOutput", "closeCode", "separator"]),
             ("SessionPolicy", SessionPolicy(), ["reconnect", "backoff"]),
             ("BackoffPolicy", BackoffPolicy(), []),
-            ("ClientOptions", ClientOptions(url: url), ["url", "route", "tls"]),
+            ("ClientOptions", ClientOptions(url: url), ["url", "route", "tls", "family", "redirects"]),
+            ("RedirectOptions", RedirectOptions(), []),
         ]
         for (name, value, exempt) in structs {
             for field in Mirror(reflecting: value).children where !exempt.contains(field.label ?? "?") {

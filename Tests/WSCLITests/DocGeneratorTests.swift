@@ -148,7 +148,7 @@ final class DocGeneratorTests: XCTestCase {
 
     func testManOptionHeadingsAreTheHelpHeadings() {
         let help = HelpRenderer.render(width: 200).split(separator: "\n")
-            .filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") && $0 != "Exit status:" }
+            .filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") && $0 != "Exit status:" && $0 != "Examples:" }
             .map { String($0.dropLast()) }
         let subsections = man.split(separator: "\n").filter { $0.hasPrefix(".SS ") }
             .map { String($0.dropFirst(4)).replacingOccurrences(of: "\"", with: "") }
@@ -178,6 +178,7 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(flagTable.filter { !$0.doc.isEmpty }.count, 20)
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-jitter\\fR \\fIFRACTION\\fR\n"
                                    + "Vary each reconnect delay at random by up to this fraction either way (default: 0.2).\n"
+                                   + "Client mode only: refused with \\fB\\-\\-listen\\fR.\n"
                                    + ".IP\nWith 0.2, a delay of 10s becomes anything from 8s to 12s,"))
         XCTAssertTrue(man.contains("\n.IP\nDEST is one of:\n.RS\n.TP\n\\fBstdout, stderr\\fR\nThe standard streams.\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fBany other path\\fR\nA file, appended to, created if missing.\n.RE\n"))
@@ -345,7 +346,7 @@ final class DocGeneratorTests: XCTestCase {
     func testBashScriptShape() {
         XCTAssertTrue(bash.hasSuffix("\ncomplete -F _wspipe wspipe\n"))
         XCTAssertTrue(bash.contains("\n        --binary-output)\n            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- \"$cur\")\n"))
-        XCTAssertTrue(bash.contains("--header-file|--unix-socket|--cacert|--cert|--key|--on-connect-file)\n            compopt -o filenames"))
+        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file)\n            compopt -o filenames"))
     }
 
     func testBashSyntax() throws {

@@ -11,7 +11,7 @@ final class FlagTableTests: XCTestCase {
         let expected: Set<String> = [
             "help", "version", "verbose", "quiet",
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
-            "proxy", "noproxy", "unix-socket", "compress",
+            "proxy", "proxy-user", "proxy-user-file", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
             "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict", "interactive",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
@@ -21,7 +21,10 @@ final class FlagTableTests: XCTestCase {
             "queue-limit", "on-connect", "on-connect-file", "on-reconnect", "capture", "ack", "ack-timeout",
             "events", "stats", "trace",
             "type-key", "route", "route-errors", "tag", "send-timeout", "generate",
-            "max-clients", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
+            "max-clients", "max-programs", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
+            "location", "max-redirs", "location-downgrade", "cookie", "cookie-jar", "user", "user-file", "ipv4", "ipv6",
+            "write-out",
+            "reply",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -29,14 +32,18 @@ final class FlagTableTests: XCTestCase {
             "h": "help", "V": "version", "v": "verbose", "q": "quiet", "H": "header", "k": "insecure",
             "t": "text", "b": "binary", "0": "nul", "n": "no-close", "1": "one-message",
             "u": "unidirectional", "U": "unidirectional-reverse", "i": "interactive",
+            // curl's: -b and -u stay websocat's (--binary, --unidirectional).
+            "L": "location", "c": "cookie-jar", "w": "write-out", "4": "ipv4", "6": "ipv6",
         ])
     }
 
     func testCompletionKinds() {
-        for name in ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file"] {
+        let files = ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file", "cookie",
+                     "cookie-jar", "user-file"]
+        for name in files {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
-        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, 6)
+        XCTAssertEqual(flagTable.filter { $0.completion == .file }.count, files.count)
         XCTAssertEqual(FlagTable.flag(long: "route-errors")?.completion, .choices(["report", "ignore"]))
         XCTAssertEqual(FlagTable.flag(long: "generate")?.completion, .choices(["man", "bash", "zsh", "fish"]))
         for name in ["type-key", "route", "send-timeout"] {
@@ -64,10 +71,10 @@ final class FlagTableTests: XCTestCase {
     private func sample(_ long: String, short: Character? = nil, valueName: String? = nil,
                         help: String = "Does a thing.", completion: CompletionKind = .none,
                         defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-                        rules: [FlagRule] = [], doc: [DocBlock] = []) -> Flag {
+                        rules: [FlagRule] = [], modes: FlagModes? = .all, doc: [DocBlock] = []) -> Flag {
         Flag(long: long, short: short, valueName: valueName, help: help, category: .general,
              completion: completion, defaultValue: defaultValue, defaultNote: defaultNote, repeatable: repeatable,
-             rules: rules, doc: doc, apply: { _, _ in })
+             rules: rules, modes: modes, doc: doc, apply: { _, _ in })
     }
 
     func testValidatorAcceptsAGoodTable() {
@@ -135,10 +142,22 @@ final class FlagTableTests: XCTestCase {
                        ["--a: requires unknown flag --zzz"])
         XCTAssertEqual(FlagTable.validate([sample("a", rules: [.requires("listen")]), sample("listen")]),
                        ["--a: requires --listen (use .serverOnly)"])
-        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .serverOnly])]),
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .serverOnly], modes: nil)]),
                        ["--a: client-only with a server-mode rule"])
-        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .requiresInServerMode("b")]), sample("b")]),
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly, .requiresInServerMode("b")], modes: nil),
+                                           sample("b")]),
                        ["--a: client-only with a server-mode rule"])
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.requiresInServerMode("b")], modes: .clients), sample("b")]),
+                       ["--a: client-only with a server-mode rule"])
+    }
+
+    /// A flag names its modes once: in `modes`, or as the rule that stands for them.
+    func testValidatorFindsModesSaidTwiceOrNone() {
+        XCTAssertEqual(FlagTable.validate([sample("a", rules: [.clientOnly], modes: .clients)]),
+                       ["--a: modes given twice (modes and .clientOnly/.serverOnly)"])
+        XCTAssertEqual(FlagTable.validate([sample("a", modes: [])]), ["--a: works in no mode"])
+        XCTAssertEqual(sample("a", modes: nil).modes, .clients, "the default: refused with --listen")
+        XCTAssertEqual(sample("a", rules: [.serverOnly], modes: nil).modes, .servers)
         XCTAssertEqual(FlagTable.validate([sample("a", rules: [.conflicts("b"), .requires("c")]),
                                            sample("b", rules: [.conflicts("a")]), sample("c")]), [])
     }

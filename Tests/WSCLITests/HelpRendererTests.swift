@@ -1,3 +1,4 @@
+import BuildInfo
 import XCTest
 @testable import WSCLI
 
@@ -94,7 +95,7 @@ final class HelpRendererTests: XCTestCase {
         let headings = lines.filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") }.map(String.init)
         XCTAssertEqual(headings, ["Connection:", "TLS:", "Lines and messages:", "Routing:", "Ending:",
                                   "Keepalive, reconnect and replay:", "Server mode:", "Diagnostics:", "General:",
-                                  "Exit status:"])
+                                  "Exit status:", "Examples:"])
         XCTAssertEqual(FlagCategory.reconnect.heading, "Keepalive, reconnect and replay")
         XCTAssertEqual(FlagCategory.output.heading, "Diagnostics")
     }
@@ -127,7 +128,7 @@ final class HelpRendererTests: XCTestCase {
     }
 
     func testDiagnosticsSectionListsEventsAndStats() {
-        XCTAssertEqual(section("Diagnostics"), ["--events", "--stats", "--trace"])
+        XCTAssertEqual(section("Diagnostics"), ["--events", "--stats", "--trace", "-w, --write-out <FORMAT>"])
         XCTAssertEqual(section("General"), ["-h, --help", "-V, --version", "--generate <man|bash|zsh|fish>",
                                             "-v, --verbose", "-q, --quiet"])
     }
@@ -152,7 +153,7 @@ final class HelpRendererTests: XCTestCase {
 
     func testNewFlagHelpIsOneSentenceAndRepeatablesSaySo() {
         let reconnect = flagTable.filter { $0.category == .reconnect || $0.category == .output }
-        XCTAssertEqual(reconnect.count, 17)
+        XCTAssertEqual(reconnect.count, 18)
         for flag in reconnect {
             XCTAssertTrue(flag.fullHelp.hasSuffix("."), flag.long)
             XCTAssertFalse(flag.fullHelp.dropLast().contains(". "), "--\(flag.long): more than one sentence")
@@ -173,9 +174,9 @@ final class HelpRendererTests: XCTestCase {
 
     func testExitStatusBlock() {
         let start = lines.firstIndex(of: "Exit status:")!
-        let block = lines[(start + 1)...].filter { !$0.isEmpty }
+        let block = lines[(start + 1)...].prefix { !$0.isEmpty }
         XCTAssertEqual(block.count, HelpRenderer.exitStatuses.count)
-        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 130, 143])
+        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 7, 130, 143])
         XCTAssertEqual(block.first, "  0    success")
         XCTAssertEqual(block.last, "  143  terminated (SIGTERM), after a clean close")
     }
@@ -188,9 +189,34 @@ final class HelpRendererTests: XCTestCase {
         XCTAssertEqual(HelpRenderer.wrap("", width: 10, first: "  ", rest: ""), ["  "])
     }
 
+    /// The release, then the commit the build plugin stamped (or why there is none).
     func testVersionLine() {
-        XCTAssertEqual(wspipeVersionLine, "wspipe \(wspipeVersion)")
+        XCTAssertTrue(wspipeVersionLine.hasPrefix("wspipe \(wspipeVersion) ("), wspipeVersionLine)
         XCTAssertFalse(wspipeVersion.isEmpty)
+        if let commit = BuildInfo.commit {
+            XCTAssertEqual(wspipeVersionLine, "wspipe \(wspipeVersion) (commit \(commit))")
+        } else {
+            XCTAssertEqual(wspipeVersionLine, "wspipe \(wspipeVersion) (commit unknown: not built from a git checkout)")
+        }
+    }
+
+    /// `--help` ends with one example for each use, each command line as typed.
+    func testHelpEndsWithAnExampleForEachUse() {
+        let start = lines.firstIndex(of: "Examples:")!
+        let block = lines[(start + 1)...].filter { !$0.isEmpty }
+        XCTAssertEqual(UsageExample.forHelp.count, UsageExample.Use.allCases.count)
+        XCTAssertEqual(UsageExample.forHelp.map(\.use), UsageExample.Use.allCases)
+        let commands = block.filter { $0.hasPrefix("    ") }.map { $0.trimmingLeadingSpaces() }
+        XCTAssertEqual(commands.count, UsageExample.forHelp.map(\.lines.count).reduce(0, +))
+        XCTAssertEqual(block.filter { $0.hasPrefix("  ") && !$0.hasPrefix("    ") }.count, 5)
+        for example in UsageExample.forHelp {
+            for line in example.lines {
+                XCTAssertTrue(commands.contains(Substring(line.drop { $0 == " " })), line)
+            }
+            // And the man page has them all.
+            XCTAssertTrue(usageExamples.contains { $0.what == example.what })
+        }
+        XCTAssertTrue(help.hasSuffix("wss://staging.example.com/ws\n"))
     }
 }
 

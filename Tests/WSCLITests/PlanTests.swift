@@ -87,10 +87,12 @@ final class PlanTests: XCTestCase {
     func testPlansSetEveryFieldFromTheOptions() throws {
         let headerFile = try temporaryFile("X-File: 1\n")
         let messageFile = try temporaryFile("{\"hello\":1}\n")
+        let pem = try temporaryFile("-----BEGIN CERTIFICATE-----\n")
+        let cookieFile = try temporaryFile("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\t1\n")
         let a = try XCTUnwrap(client([
             "-H", "X-A: 1", "--header-file", headerFile, "--origin", "http://o", "--user-agent", "ua/2",
             "--protocol", "chat", "--connect-timeout", "3s", "--max-message-size", "1K", "--compress",
-            "-k", "--cacert", "ca.pem", "--cert", "c.pem", "--key", "k.pem",
+            "-k", "--cacert", pem, "--cert", pem, "--key", pem,
             "-b", "-0", "--binary-output", "base64", "--lenient", "-n", "--max-messages", "3", "-u",
             "--close-timeout", "5s", "--type-key", "kind", "--route", "chat=stderr", "--route-errors", "ignore",
             "--ping-interval", "5s", "--ping-timeout", "2s", "--backoff", "2s:1m:3", "--jitter", "0.5",
@@ -98,16 +100,20 @@ final class PlanTests: XCTestCase {
             "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile, "--on-reconnect", "{\"b\":2}",
             "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
             "--header-command", "echo X-T: 1", "--until", "type=done", "--idle-timeout", "5s",
-            "--close-code", "4000:bye", "--rate", "10/s", "--events", "--stats", "--trace", url,
+            "--close-code", "4000:bye", "--reply", "id", "--events", "--stats", "--trace",
+            "-L", "--max-redirs", "3", "--location-downgrade", "--cookie", cookieFile, "-c", cookieFile,
+            "--user", "ann:pw", "-4", "-w", "%{json}", url,
         ], terminal))
-        let b = try XCTUnwrap(client(["-t", "--strict", "-U", "--unix-socket", "/run/app.sock", url]))
+        let b = try XCTUnwrap(client(["-t", "--strict", "--rate", "10/s", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
-                                      "--cert", "c.pem", "--key", "k.pem", "--tag", "--send-timeout", "2s", "--compress",
-                                      "--cacert", "ca.pem", "--allow-origin", "https://o.example",
-                                      "--max-clients", "3", "--relay"]))
-        let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat"]))
+                                      "--cert", pem, "--key", pem, "--tag", "--send-timeout", "2s", "--compress",
+                                      "--cacert", pem, "--allow-origin", "https://o.example",
+                                      "--max-clients", "3", "--relay", "-H", "X-Server: 1",
+                                      "--ping-interval", "1s", "--ping-timeout", "2s"]))
+        let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat", "--max-programs", "3"]))
         let url = a.0.url
-        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url"]), [])
+        // The route for a redirect is a function of the options (ProxySelection), not a value.
+        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url", "routeForRedirect"]), [])
         XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1], exempt: []), [])
         XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2], exempt: []), [])
         // The handshake timeout of a server is fixed; no flag sets it.
@@ -120,13 +126,14 @@ final class PlanTests: XCTestCase {
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
                        ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect",
-                        "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "until", "waitForFirstConnection"])
+                        "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyPath", "until", "waitForFirstConnection"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }
 
     func testValuesAreCarriedOver() throws {
         let headerFile = try temporaryFile("X-File: 1\n")
         let messageFile = try temporaryFile("{\"hello\":1}\n")
+        let pem = try temporaryFile("-----BEGIN CERTIFICATE-----\n")
         let (c, p, b) = try XCTUnwrap(client(["-H", "X-A: 1", "--header-file", headerFile,
                                               "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile,
                                               "--backoff", "2s:1m:3", "--route", "chat=stderr", "-t", "-0", url]))
@@ -186,7 +193,7 @@ final class PlanTests: XCTestCase {
         guard case .print(let help) = plan(["--help"]) else { return XCTFail("--help") }
         XCTAssertEqual(help, HelpRenderer.render(width: 80))
         guard case .print(let version) = plan(["-V"]) else { return XCTFail("-V") }
-        XCTAssertEqual(version, "wspipe \(wspipeVersion)\n")
+        XCTAssertEqual(version, wspipeVersionLine + "\n")
         guard case .print(let man) = plan(["--generate", "man"]) else { return XCTFail("--generate") }
         XCTAssertEqual(man, ManPageRenderer.render())
     }
@@ -221,6 +228,48 @@ final class PlanTests: XCTestCase {
                 XCTAssertEqual((error as? UsageError)?.message, "--header-file \(file):2: expected 'Name: value'")
             }
         }
+    }
+
+    /// The handshake's own headers cannot come from a file, nor names that
+    /// are not tokens or values with control characters.
+    func testHeaderFileRefusesHandshakeHeadersAndControls() throws {
+        for (line, message) in [("connection: close", "Connection belongs to the WebSocket handshake; wspipe sets it and it cannot be given"),
+                                ("Sec-WebSocket-Key: x", "Sec-WebSocket-Key belongs to the WebSocket handshake; wspipe sets it and it cannot be given"),
+                                ("Bad@Name: v", "expected 'Name: value' (the name is an HTTP token)"),
+                                ("X-Bell: a\u{7}b", "control character in the value")] {
+            let file = try temporaryFile("X-Ok: 1\n\(line)\n")
+            XCTAssertThrowsError(try OptionFiles.headers(fromFile: file)) { error in
+                XCTAssertEqual((error as? UsageError)?.message, "--header-file \(file):2: \(message)")
+            }
+        }
+        let host = try temporaryFile("Host: api.example.com\n")
+        XCTAssertEqual(try OptionFiles.headers(fromFile: host).map(\.value), ["api.example.com"])
+    }
+
+    /// --proxy-user and --proxy-user-file replace the URL's credentials, for
+    /// a proxy from the flag or from the environment; without a proxy they
+    /// are a usage error.
+    func testProxyUser() throws {
+        let file = try temporaryFile("bob:pa:ss word\nignored\n")
+        let env = Environment(stdoutIsTerminal: false, noColor: false, variable: { $0 == "https_proxy" ? "http://old:pw@p:3128" : nil })
+        for args in [["--proxy-user", "bob:pa:ss word"], ["--proxy-user-file", file]] {
+            guard case .client(let c, _, _) = try Plan.resolve(parseOK(args + ["wss://example.com/"]), env),
+                  case .proxy(let proxy) = c.route else { return XCTFail("\(args): no proxy") }
+            XCTAssertEqual(proxy.user, "bob")
+            XCTAssertEqual(proxy.password, "pa:ss word")
+            XCTAssertEqual(proxy.host, "p")
+        }
+        guard case .client(let c, _, _) = plan(["--proxy", "socks5://u:p@s:1080", "--proxy-user", "eve:x", url]),
+              case .proxy(let proxy) = c.route else { return XCTFail("no proxy") }
+        XCTAssertEqual(proxy.credentials?.user, "eve")
+        let message = "--proxy-user: no proxy to authenticate to (give --proxy, or set https_proxy, http_proxy or all_proxy)"
+        assertPlanError(["--proxy-user", "bob:x", url], message)
+        assertPlanError(["--proxy", "", "--proxy-user", "bob:x", url], message)
+        assertUsageError(["--proxy-user", "bob", url], "--proxy-user: expected USER:PASSWORD")
+        assertUsageError(["--proxy-user", ":x", url], "--proxy-user: expected USER:PASSWORD")
+        let empty = try temporaryFile("")
+        assertPlanError(["--proxy", "http://p:1", "--proxy-user-file", empty, url],
+                        "--proxy-user-file \(empty): expected USER:PASSWORD")
     }
 
     func testMessageFile() throws {

@@ -15,7 +15,7 @@ final class RoutingServerFlagsTests: XCTestCase {
         XCTAssertTrue(o.routes.isEmpty)
         XCTAssertFalse(o.routeErrorsIgnored)
         XCTAssertFalse(o.tag)
-        XCTAssertNil(o.sendTimeoutNanos)
+        XCTAssertEqual(o.sendTimeoutNanos, 10_000_000_000, "a stuck client holds the others back for 10 s at most")
         XCTAssertNil(o.generate)
     }
 
@@ -23,7 +23,7 @@ final class RoutingServerFlagsTests: XCTestCase {
     func testDefaultsShownInHelpParseToTheDefaults() {
         XCTAssertEqual(FlagTable.flag(long: "type-key")?.defaultValue, "type")
         XCTAssertEqual(FlagTable.flag(long: "route-errors")?.defaultValue, "report")
-        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.defaultValue, "off")
+        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.defaultValue, "10s")
         let o = parseOK(["--type-key", "type", "--route-errors", "report", url])
         XCTAssertEqual(o.typeKey, parseOK([url]).typeKey)
         XCTAssertEqual(o.routeErrorsIgnored, parseOK([url]).routeErrorsIgnored)
@@ -114,14 +114,16 @@ final class RoutingServerFlagsTests: XCTestCase {
         XCTAssertEqual(parseOK(listen + ["--send-timeout", "5s"]).sendTimeoutNanos, 5_000_000_000)
         XCTAssertEqual(parseOK(listen + ["--send-timeout=250ms"]).sendTimeoutNanos, 250_000_000)
         XCTAssertEqual(parseOK(listen + ["--send-timeout", "1.5"]).sendTimeoutNanos, 1_500_000_000)
-        XCTAssertNil(parseOK(listen).sendTimeoutNanos)
+        XCTAssertEqual(parseOK(listen).sendTimeoutNanos, 10_000_000_000)
+        // 0 waits for ever; "off", the default of earlier versions, too.
+        XCTAssertNil(parseOK(listen + ["--send-timeout", "0"]).sendTimeoutNanos)
+        XCTAssertNil(parseOK(listen + ["--send-timeout", "off"]).sendTimeoutNanos)
     }
 
     func testSendTimeoutErrors() {
         assertUsageError(["--send-timeout", "5s", url], "--send-timeout requires --listen")
         assertUsageError(listen + ["--send-timeout", "soon"],
                          "--send-timeout: invalid duration 'soon' (use e.g. 250ms, 2s, 1.5m)")
-        assertUsageError(listen + ["--send-timeout", "0"], "--send-timeout: duration must be greater than 0")
         assertUsageError(listen + ["--send-timeout"], "missing value for --send-timeout")
     }
 
@@ -129,10 +131,11 @@ final class RoutingServerFlagsTests: XCTestCase {
         for long in ["tag", "send-timeout", "type-key", "route", "route-errors", "generate"] {
             XCTAssertEqual(FlagTable.flag(long: long)?.clientOnly, false, long)
         }
-        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.serverOnly, .conflicts("exec")])
-        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.rules, [.serverOnly, .conflicts("exec")])
+        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.conflicts("exec")])
+        XCTAssertEqual(FlagTable.flag(long: "tag")?.modes, .server)
+        XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.modes, .server)
         XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)),
-                       ["once", "exec", "relay", "tag", "send-timeout", "max-clients", "allow-origin"])
+                       ["listen", "once", "exec", "relay", "tag", "send-timeout", "max-clients", "max-programs", "allow-origin"])
     }
 
     // MARK: --generate
@@ -207,7 +210,7 @@ final class RoutingServerFlagsTests: XCTestCase {
                                             "--route-errors <report|ignore>"])
         XCTAssertEqual(section("Server mode"), ["--listen <[HOST:]PORT[/PATH]>", "--once", "--exec <COMMAND>",
                                                 "--relay", "--tag",
-                                                "--send-timeout <DURATION>", "--max-clients <N>",
+                                                "--send-timeout <DURATION>", "--max-clients <N>", "--max-programs <N>",
                                                 "--allow-origin <ORIGIN>"])
     }
 

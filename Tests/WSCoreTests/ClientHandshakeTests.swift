@@ -35,6 +35,32 @@ final class ClientHandshakeTests: XCTestCase {
         XCTAssertEqual(String(decoding: handshake.requestBytes, as: UTF8.self), expected)
     }
 
+    /// curl's rule: a Host, Origin or User-Agent of the user's replaces
+    /// ours (one of each is sent, the last given), it is not sent twice.
+    func testUserHostOriginAndUserAgentReplaceOurs() {
+        let handshake = makeHandshake(headers: [("host", "api.example.com"), ("X-A", "1"), ("User-Agent", "a"),
+                                                ("user-agent", "b"), ("Origin", "https://o.example")])
+        let text = String(decoding: handshake.requestBytes, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("GET /chat?x=1 HTTP/1.1\r\nHost: api.example.com\r\n"), text)
+        for name in ["host:", "user-agent:", "origin:"] {
+            let lines = text.lowercased().split(separator: "\r\n" as Character)
+            XCTAssertEqual(lines.filter { $0.hasPrefix(name) }.count, 1, "one \(name) in \(text)")
+        }
+        XCTAssertTrue(text.contains("\r\nUser-Agent: b\r\n"), text)
+        XCTAssertTrue(text.contains("\r\nOrigin: https://o.example\r\n"), text)
+        XCTAssertTrue(text.hasSuffix("\r\nX-A: 1\r\n\r\n"), text)
+    }
+
+    func testReservedHeaders() {
+        for name in ["sec-websocket-key", "Sec-WebSocket-Version", "SEC-WEBSOCKET-ACCEPT", "Sec-WebSocket-Extensions",
+                     "upgrade", "Connection", "content-length", "Transfer-Encoding"] {
+            XCTAssertNotNil(ClientHandshake.reservedHeader(name), name)
+        }
+        for name in ["Host", "Authorization", "Sec-WebSocket-Protocol", "Cookie", "Upgrade-Insecure-Requests"] {
+            XCTAssertNil(ClientHandshake.reservedHeader(name), name)
+        }
+    }
+
     func testMinimalRequestOmitsOptionalHeaders() {
         var entropy = EntropyPool()
         let handshake = ClientHandshake(host: "h", path: "", headers: [], protocols: [], origin: nil, userAgent: nil,

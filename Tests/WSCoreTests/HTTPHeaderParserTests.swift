@@ -52,6 +52,22 @@ final class HTTPHeaderParserTests: XCTestCase {
         }
     }
 
+    /// RFC 9110 §5.5: a CR or NUL inside a value (or the request line) is
+    /// refused, never passed on (a NUL would cut a CGI variable short).
+    func testCROrNULInsideALineRejected() {
+        for bad in ["GET / HTTP/1.1\r\nX-A: a\rb\r\n\r\n", "GET / HTTP/1.1\r\nX-Nul: a\u{0}b\r\n\r\n",
+                    "GET / HTTP/1.1\r\nX-A: ab\r\r\n\r\n", "GET /\u{0} HTTP/1.1\r\nHost: h\r\n\r\n"] {
+            var parser = HTTPHeaderParser()
+            guard case .malformed(let reason) = receive(&parser, bad) else { return XCTFail("accepted: \(bad.debugDescription)") }
+            XCTAssertTrue(reason.contains("RFC 9110"), reason)
+        }
+        var parser = HTTPHeaderParser()
+        guard case .complete(let head, _) = receive(&parser, "GET / HTTP/1.1\r\nX-Tab: a\tb\r\n\r\n") else {
+            return XCTFail("a tab is allowed in a value")
+        }
+        XCTAssertEqual(head.value("X-Tab"), "a\tb")
+    }
+
     func testSixteenKiBLimit() {
         var parser = HTTPHeaderParser()
         let filler = "X-Filler: " + String(repeating: "a", count: 1000) + "\r\n"

@@ -51,10 +51,12 @@ final class HTTPConnectHandshakeTests: XCTestCase {
         XCTAssertEqual(feed(&h, "more"), outcome, "decided once")
     }
 
-    func testControlCharactersInTheStatusLineAreEscaped() {
+    /// The core keeps the proxy's words; what shows them escapes them
+    /// (TerminalEscaping, checked in the bridge's tests and test_terminal_escaping.py).
+    func testTheStatusLineIsKeptAsSent() {
         var h = HTTPConnectHandshake(host: "h", port: 1)
         XCTAssertEqual(feed(&h, "HTTP/1.1 403 \u{1B}[31mNo\u{7F}\tway\r\n\r\n"),
-                       .refused(status: 403, statusLine: "HTTP/1.1 403 \\x1B[31mNo\\x7F\\x09way"))
+                       .refused(status: 403, statusLine: "HTTP/1.1 403 \u{1B}[31mNo\u{7F}\tway"))
     }
 
     func testGarbageIsInvalid() {
@@ -103,6 +105,16 @@ final class SOCKS5HandshakeTests: XCTestCase {
         _ = feed(&h, [5, 2])
         XCTAssertEqual(feed(&h, [1, 1]), .failed(.authenticationFailed))
         XCTAssertEqual(SOCKS5Handshake.Failure.authenticationFailed.description, "user name or password rejected")
+    }
+
+    /// RFC 1929 §2: the reply's VER is 1; a reply of another version (a
+    /// SOCKS5 reply, say) is not an answer to our credentials, even with STATUS 0.
+    func testAuthenticationReplyOfAnotherVersionFails() throws {
+        for version: UInt8 in [0, 5, 2] {
+            var h = try SOCKS5Handshake(target: .domain("x"), port: 1, credentials: ("alice", "s3cret"))
+            _ = feed(&h, [5, 2])
+            XCTAssertEqual(feed(&h, [version, 0]), .failed(.invalid("malformed authentication reply (version \(version))")))
+        }
     }
 
     func testNoAcceptableMethod() throws {

@@ -31,11 +31,12 @@ def test_server_close_1000_exit_0(spawn, ws_server):
     assert srv.log.until("closed")[-1][1] == 1000
 
 
-def test_server_close_other_than_1000_exit_3_without_reconnect(spawn, ws_server):
+def test_server_close_with_an_error_code_exit_7_without_reconnect(spawn, ws_server):
     # (Reconnecting after such a Close is tested in test_reconnect.py.)
     srv = ws_server(helpers.send_then_close(['{"x":1}'], 1011, "internal"))
     res = spawn(["--no-reconnect", srv.url()], stdin=b"", close_stdin=False).finish()
-    assert res.code == 3, res
+    assert res.code == 7, res
+    assert "closed by the server with 1011 (internal error): internal" in res.stderr, res
     assert res.stdout == b'{"x":1}\n'
     assert res.stderr.startswith("wspipe: "), res
 

@@ -69,3 +69,42 @@ def test_host_header(run, ws_server):
     _, _, headers, _ = srv.log.get()
     assert res.code == 0, res
     assert headers.get_all("Host") == [f"127.0.0.1:{srv.port}"]
+
+
+# -- headers the user gives cannot bend the handshake ---------------------------------------
+
+
+def test_a_host_header_replaces_ours(run, ws_server, spawn):
+    res, _, headers, _ = _request(run, ws_server, ["-H", "Host: api.example.com", "-H", "User-Agent: probe/1"])
+    assert res.code == 0, res
+    assert headers.get_all("Host") == ["api.example.com"], "one Host, the user's (curl's rule)"
+    assert headers.get_all("User-Agent") == ["probe/1"]
+    # wspipe's own server answers 400 to two Host headers: one goes through.
+    server = spawn(["--listen", "127.0.0.1:0/"], stdin=b"", close_stdin=False)
+    port = int(server.wait_stderr(r"listening on \S+:(\d+)").group(1))
+    res = run(["-H", "Host: api.example.com", f"ws://127.0.0.1:{port}/"], stdin=b'{"via":"host"}\n')
+    assert res.code == 0, res
+    assert server.wait_stdout_lines(1) == [b'{"via":"host"}']
+
+
+def test_the_handshakes_own_headers_are_refused(run, tmp_path):
+    for header in ("Connection: close", "Upgrade: h2c", "sec-websocket-key: AAAAAAAAAAAAAAAAAAAAAA==",
+                   "Sec-WebSocket-Version: 8", "Content-Length: 5", "Transfer-Encoding: chunked",
+                   "Sec-WebSocket-Extensions: x-evil"):
+        res = run(["-H", header, "ws://127.0.0.1:9/"])
+        assert res.code == 2, res
+        name = header.split(":")[0].lower()
+        assert "belongs to the WebSocket handshake" in res.stderr and name in res.stderr.lower(), res
+    f = tmp_path / "headers"
+    f.write_text("X-Ok: 1\nTransfer-Encoding: chunked\n")
+    res = run(["--header-file", str(f), "ws://127.0.0.1:9/"])
+    assert res.code == 2, res
+    assert f"--header-file {f}:2: Transfer-Encoding belongs to the WebSocket handshake" in res.stderr, res
+
+
+def test_a_header_command_that_prints_a_handshake_header_fails_the_attempt(run, ws_server):
+    srv = ws_server(helpers.record)
+    res = run(["--events", "--header-command", "printf 'X-Ok: 1\\nConnection: close\\n'", srv.url()])
+    assert res.code == 3, res
+    failed = helpers.events(res.stderr, "connect_failed")
+    assert len(failed) == 1 and "line 2: Connection belongs to the WebSocket handshake" in failed[0]["error"], res

@@ -311,6 +311,58 @@ def test_held_messages_are_resent_in_order_after_a_reconnect(spawn, raw_peer):
     assert res.code == 0, res
 
 
+# Compressed messages are kept, uncompressed, until the server's TCP acknowledges
+# them (to be compressed and sent again after a drop); their frames are small, so
+# the socket's high water let them pile up. Measured with 40 lines of 10 MiB to a
+# server that reads nothing: before, 21 lines taken and 207 MiB RSS; now 4 (two
+# sent, the rest in stdin's buffers) and 34 MiB, under the default --queue-limit 16M.
+
+BIG_LINE = b'{"pad":"' + b"a" * (10 * MIB) + b'"}\n'
+
+
+class BigFeeder(threading.Thread):
+    """Writes `count` copies of BIG_LINE to the process's stdin, then closes it."""
+
+    def __init__(self, proc, count: int):
+        super().__init__(daemon=True)
+        self.proc, self.count = proc, count
+        self.fed = 0
+        self.start()
+
+    def run(self) -> None:
+        try:
+            for _ in range(self.count):
+                self.proc.proc.stdin.write(BIG_LINE)
+                self.proc.proc.stdin.flush()
+                self.fed += 1
+        except (OSError, ValueError):
+            pass
+
+
+def test_compressed_messages_kept_for_a_resend_count_against_the_queue_limit(spawn, raw_peer):
+    peer = raw_peer(timeout=30)
+    proc = spawn(["--compress", "-u", "--max-message-size", "16M", peer.url()], stdin=None, close_stdin=False)
+    conn = peer.accept()
+    conn.read_request()
+    conn.send_response(headers=[("Sec-WebSocket-Extensions", "permessage-deflate")])
+    feeder = BigFeeder(proc, 40)
+    try:
+        # The server reads nothing: stdin must stop once 16 MiB of originals are held.
+        helpers.wait_until_stalled(lambda: feeder.fed, 40)
+        peak = rss_mib(proc)
+        assert feeder.fed < 8, f"{feeder.fed} lines of 10 MiB taken with --queue-limit 16M and nothing acknowledged"
+        assert peak < 100, f"client RSS {peak:.0f} MiB"
+        # The server reads: its TCP acknowledges, the originals go, stdin goes on to the end.
+        received = [0]
+        drain_socket(conn.sock, received)
+        deadline = time.monotonic() + 30
+        while feeder.fed < 40 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert feeder.fed == 40, f"stdin stopped at line {feeder.fed} although the server read everything"
+    finally:
+        proc.kill()
+
+
 # -- 6. peer text, $text, stray lines ------------------------------------------------------
 
 HOSTILE_REASON = b"\x1b[2J\nwspipe: fake \x1b]0;title\x07"

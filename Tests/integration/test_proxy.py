@@ -246,3 +246,68 @@ def test_socks5_reply_code_is_named(run, microsocks, free_port):
     res = run(["--proxy", f"socks5://127.0.0.1:{proxy.port}", f"ws://127.0.0.1:{closed}/"], stdin=b"")
     assert res.code == 3, res
     assert f"refused the tunnel to 127.0.0.1:{closed}: connection refused" in res.stderr, res
+
+
+# -- credentials outside the command line (--proxy-user-file, the environment) ------------
+
+
+def test_proxy_user_and_proxy_user_file_authenticate_to_http_and_socks5(spawn, ws_server, tinyproxy, microsocks,
+                                                                         tmp_path):
+    srv = ws_server(helpers.echo)
+    secret_file = tmp_path / "proxy-user"
+    secret_file.write_text("alice:s3cret\n")
+    secret_file.chmod(0o600)
+    for proxy, scheme in ((tinyproxy(auth=("alice", "s3cret")), "http"), (microsocks(auth=("alice", "s3cret")), "socks5h")):
+        base = f"{scheme}://127.0.0.1:{proxy.port}"
+        for args in (["--proxy-user-file", str(secret_file)], ["--proxy-user", "alice:s3cret"],
+                     # The flag's credentials replace the URL's.
+                     ["--proxy-user-file", str(secret_file), "--proxy", f"{scheme}://alice:wrong@127.0.0.1:{proxy.port}"]):
+            out, res = _round_trip(spawn, ["--proxy", base, *args], srv.url())
+            assert out == [b'{"via":"proxy"}'] and res.code == 0, (args, res)
+            assert "s3cret" not in res.stderr
+
+
+def _ps_as(user: str) -> str:
+    """Every process's command line as `user` sees it (ps -eo args)."""
+    return subprocess.run(["runuser", "-u", user, "--", "ps", "-eww", "-o", "args"], capture_output=True, text=True,
+                          timeout=10).stdout
+
+
+def _ps_with_environment_as(user: str, pid: int) -> str:
+    """ps's view of pid's environment (`e`), as `user`."""
+    return subprocess.run(["runuser", "-u", user, "--", "ps", "eww", "-o", "args", "-p", str(pid)],
+                          capture_output=True, text=True, timeout=10).stdout
+
+
+def test_another_user_does_not_see_the_proxy_password_in_ps(spawn, ws_server, tinyproxy, tmp_path):
+    if os.geteuid() != 0 or shutil.which("runuser") is None or shutil.which("ps") is None:
+        pytest.skip("needs root, runuser and ps to look as the user nobody")
+    srv = ws_server(helpers.echo)
+    password = "pw-" + os.urandom(6).hex()
+    proxy = tinyproxy(auth=("alice", password))
+    secret_file = tmp_path / "proxy-user"
+    secret_file.write_text(f"alice:{password}\n")
+    secret_file.chmod(0o600)
+    by_file = spawn(["--proxy", proxy.url_text, "--proxy-user-file", str(secret_file), srv.url()],
+                    stdin=b'{"via":"file"}\n', close_stdin=False)
+    by_env = spawn([srv.url()], stdin=b'{"via":"env"}\n', close_stdin=False,
+                   env={"http_proxy": f"http://alice:{password}@127.0.0.1:{proxy.port}"})
+    # The way the README warns against, for contrast: a test that could not see it proves nothing.
+    by_flag = spawn(["--proxy", proxy.url_text, "--proxy-user", f"alice:{password}", srv.url()],
+                    stdin=b'{"via":"flag"}\n', close_stdin=False)
+    try:
+        assert by_file.wait_stdout_lines(1) == [b'{"via":"file"}']
+        assert by_env.wait_stdout_lines(1) == [b'{"via":"env"}']
+        assert by_flag.wait_stdout_lines(1) == [b'{"via":"flag"}']
+        seen = _ps_as("nobody")
+        if "--proxy-user-file" not in seen:
+            pytest.skip(f"ps as nobody does not list other users' processes (hidepid?): {seen[:300]!r}")
+        assert f"alice:{password}" in seen, "ps shows a password given on the command line"
+        file_line = next(line for line in seen.splitlines() if "--proxy-user-file" in line)
+        assert password not in file_line, file_line
+        env_view = _ps_with_environment_as("nobody", by_env.proc.pid)
+        assert password not in env_view, env_view
+    finally:
+        for proc in (by_file, by_env, by_flag):
+            proc.close_stdin()
+            proc.finish()

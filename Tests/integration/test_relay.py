@@ -43,7 +43,7 @@ def test_relay_chat_room_with_three_clients(spawn):
 
 def test_relay_slow_client_holds_the_sender_back_without_loss(spawn):
     lines = slow_case_lines()
-    server, port = listen(spawn, ["--events", "--relay", "--route", "*=drop"])
+    server, port = listen(spawn, ["--events", "--relay", "--route", "*=drop", "--send-timeout", "0"])
     fast = ws_client(port)
     client_id(server, 1)
     slow, status = raw_client(port, rcvbuf=4096)

@@ -313,11 +313,11 @@ def test_send_timeout_disconnects_slow_client_others_get_everything(spawn, tmp_p
         slow.close()
 
 
-def test_without_send_timeout_slow_client_gets_back_pressure_not_drops(spawn, tmp_path):
+def test_send_timeout_0_slow_client_gets_back_pressure_not_drops(spawn, tmp_path):
     lines = slow_case_lines()
     expected = b"".join(lines)
     out_path = tmp_path / "other.ndjson"
-    server, fast, slow, other, id_slow = three_clients_one_slow(spawn, [], out_path)
+    server, fast, slow, other, id_slow = three_clients_one_slow(spawn, ["--send-timeout", "0"], out_path)
     try:
         with fast:
             rf = Receiver(fast)
@@ -328,7 +328,7 @@ def test_without_send_timeout_slow_client_gets_back_pressure_not_drops(spawn, tm
                 f"the fast client got {stalled_at}/{SLOW_LINES} lines and stdin was "
                 f"{'all' if written.is_set() else 'not all'} read while a client read nothing: "
                 "expected back-pressure (stdin paused)")
-            assert not events(server.err.data(), "send_timeout"), "no --send-timeout: nobody is timed out"
+            assert not events(server.err.data(), "send_timeout"), "--send-timeout 0: nobody is timed out"
             slow.close()  # the slow client goes away: everything must flow again
             got = rf.wait(SLOW_LINES, timeout=FLOW_TIMEOUT)
             assert [g.encode() + b"\n" for g in got] == lines, "the fast websockets client lost or reordered lines"

@@ -20,8 +20,29 @@ public struct ClientOptions {
     public var interactive: InteractiveSettings? = nil
     /// --header-command: run before each attempt; its output lines are more headers.
     public var headerCommand: String? = nil
+    /// -L, --max-redirs, --location-downgrade.
+    public var redirects = RedirectOptions()
+    /// The route to a URL a redirect leads to (the proxy variables depend on
+    /// the scheme and the host); nil: `route` for every URL.
+    public var routeForRedirect: ((WebSocketURL) -> Result<DialRoute, RouteChoiceError>)? = nil
+    /// --user USER:PASSWORD (or --user-file's): Basic authorization.
+    public var basicAuth: String? = nil
+    /// --cookie DATA: "name=value; ..." sent as it is.
+    public var cookieData: String? = nil
+    /// The cookie engine (--cookie FILE, --cookie-jar); nil when off.
+    public var cookies: CookieJar? = nil
+    /// -4, -6: one address family only; otherwise both, raced.
+    public var family = AddressFamily.any
+    /// -w/--write-out: what to write about the run at its end.
+    public var writeOut: WriteOutFormat? = nil
 
     public init(url: WebSocketURL) { self.url = url }
+}
+
+/// A proxy setting that cannot be read, for the URL a redirect led to.
+public struct RouteChoiceError: Error {
+    public let message: String
+    public init(_ message: String) { self.message = message }
 }
 
 /// Why a connection attempt failed.
@@ -35,12 +56,15 @@ public enum ConnectFailure: Error, CustomStringConvertible {
     case rejected(status: Int, statusLine: String, body: String)
     /// The server's answer broke RFC 6455 §4.2.2.
     case invalidHandshake(String)
+    /// A 3xx answer -L does not follow (--max-redirs, a downgrade to ws://, no Location).
+    case redirectRefused(status: Int, reason: String)
 
     public var description: String {
         switch self {
         case .unreachable(let text), .tls(let text): return text
         case .rejected: return disconnect.description
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
+        case .redirectRefused(_, let reason): return reason
         }
     }
 
@@ -50,6 +74,7 @@ public enum ConnectFailure: Error, CustomStringConvertible {
         case .tls(let text): return .tlsFailed(text)
         case .rejected(let status, let line, let body): return .handshakeRejected(status: status, statusLine: line, body: body)
         case .invalidHandshake(let text): return .invalidHandshake(text)
+        case .redirectRefused(let status, let reason): return .redirectRefused(status: status, reason: reason)
         }
     }
 }
@@ -66,16 +91,26 @@ struct OpenedConnection {
     var roundTripNanos: Int64
     /// permessage-deflate as the server accepted it; nil: not in use.
     var compression: DeflateParameters?
+    /// Where the connection is: the URL given, or where redirects led.
+    var url: WebSocketURL
+    var redirects: Int
+    var timings: HandshakeTimings
 }
 
 /// Opens one connection: TCP connect (or a proxy tunnel, or a Unix socket),
-/// TLS handshake for wss://, then the HTTP upgrade (RFC 6455 §4.1), all
-/// under one deadline (--connect-timeout). No
-/// WebSocket frame can be sent before `completion` reports success.
+/// TLS handshake for wss://, then the HTTP upgrade (RFC 6455 §4.1), and,
+/// with -L, the same again for each redirect (`Redirect`), all under one
+/// deadline (--connect-timeout). No WebSocket frame can be sent before
+/// `completion` reports success. Every attempt starts from the URL given.
 final class ClientConnector {
     private let options: ClientOptions
-    private let tlsContext: TLSContext?
+    private let tls: TLSContextSource
     private let loop: EventLoop
+    /// The URL of the request in progress, and how many redirects led there.
+    private var hop: WebSocketURL
+    private var redirects = 0
+    /// --header-command's headers, for every request of this attempt.
+    private var commandHeaders: [(name: String, value: String)] = []
     private var dialer: Dialer?
     private var stream: ByteStream?
     private var tlsStream: TLSStream?
@@ -83,34 +118,40 @@ final class ClientConnector {
     private var request: ByteBuffer
     private var reader = HandshakeReader(chunkSize: 16 << 10)
     private var requestSentAt: Int64?
+    /// A redirect to follow once the read that brought it has returned
+    /// (the reader and the handshake are in use until then).
+    private var redirectDue: (status: Int, location: String?)?
+    private var timings = HandshakeTimings()
     private var timer: EventLoop.TimerID?
     private var completion: ((Result<OpenedConnection, ConnectFailure>) -> Void)?
     private let log: Diagnostics
     private var headerCommand: HeaderCommand?
+    /// Each redirect followed: its status, from where, to where.
+    var onRedirect: ((Int, WebSocketURL, WebSocketURL) -> Void)?
+    /// The status of each HTTP response, as it comes (-w's http_code).
+    var onResponse: ((Int) -> Void)?
     /// Where --header-command's stderr goes when it cannot share wspipe's.
     private let childErrors: () -> Destination?
 
-    init(options: ClientOptions, tlsContext: TLSContext?, loop: EventLoop, log: Diagnostics,
+    init(options: ClientOptions, tls: TLSContextSource, loop: EventLoop, log: Diagnostics,
          childErrors: @escaping () -> Destination? = { nil }) {
         self.options = options
-        self.tlsContext = tlsContext
+        self.tls = tls
         self.loop = loop
         self.log = log
         self.childErrors = childErrors
-        (handshake, request) = Self.request(options, extraHeaders: [])
+        hop = options.url
+        (handshake, request) = Self.request(options, to: options.url, extraHeaders: [])
     }
 
-    /// The upgrade request: -H and --header-file headers, then `extraHeaders`
-    /// (--header-command's), then Basic auth from the URL unless some header
-    /// already authorizes.
-    private static func request(_ options: ClientOptions, extraHeaders: [(name: String, value: String)])
-        -> (ClientHandshake, ByteBuffer) {
+    /// The upgrade request to `url` (`RequestHeaders` chooses the headers).
+    private static func request(_ options: ClientOptions, to url: WebSocketURL,
+                                extraHeaders: [(name: String, value: String)]) -> (ClientHandshake, ByteBuffer) {
         var entropy = EntropyPool()
-        var headers = options.headers + extraHeaders
-        if let user = options.url.userInfo, !headers.contains(where: { $0.name.lowercased() == "authorization" }) {
-            headers.append((name: "Authorization", value: "Basic " + Base64.encode(Array(user.utf8))))
-        }
-        let handshake = ClientHandshake(host: options.url.hostHeader, path: options.url.target, headers: headers,
+        let rules = RequestHeaders(given: options.headers + extraHeaders, original: options.url,
+                                   basicAuth: options.basicAuth, cookieData: options.cookieData)
+        let headers = rules.headers(for: url, jarCookies: options.cookies?.header(for: url, now: wallClockSeconds()))
+        let handshake = ClientHandshake(host: url.hostHeader, path: url.target, headers: headers,
                                         protocols: options.protocols, origin: options.origin,
                                         userAgent: options.userAgent, offersCompression: options.compress,
                                         entropy: &entropy)
@@ -125,12 +166,13 @@ final class ClientConnector {
         timer = loop.schedule(afterNanos: options.connectTimeoutNanos) { [weak self] in
             self?.fail(.unreachable("timed out connecting to \(url.display) after \(Self.seconds(self?.options.connectTimeoutNanos ?? 0))"))
         }
+        timings.requestStarted = monotonicNanos()
         guard let command = options.headerCommand else { return dial() }
         runHeaderCommand(command)
     }
 
     /// --header-command first, under the same deadline; its headers go into
-    /// this attempt's request. A failing command fails the attempt.
+    /// this attempt's requests. A failing command fails the attempt.
     private func runHeaderCommand(_ command: String) {
         log.info("running --header-command")
         let runner = HeaderCommand(command: command, loop: loop, errors: childErrors)
@@ -141,7 +183,8 @@ final class ClientConnector {
             switch result {
             case .success(let headers):
                 self.log.info("--header-command: " + (headers.isEmpty ? "no headers" : headers.map(\.name).joined(separator: ", ")))
-                (self.handshake, self.request) = Self.request(self.options, extraHeaders: headers)
+                self.commandHeaders = headers
+                (self.handshake, self.request) = Self.request(self.options, to: self.hop, extraHeaders: headers)
                 self.dial()
             case .failure(let failure):
                 self.fail(.unreachable(failure.description))
@@ -150,11 +193,19 @@ final class ClientConnector {
     }
 
     private func dial() {
-        let url = options.url
-        let dialer = Dialer(host: url.host, port: url.port, route: options.route, loop: loop)
+        let route: DialRoute
+        switch hop == options.url ? .success(options.route) : options.routeForRedirect?(hop) ?? .success(options.route) {
+        case .success(let chosen): route = chosen
+        case .failure(let error): return fail(.unreachable(error.message))
+        }
+        let dialer = Dialer(host: hop.host, port: hop.port, route: route, family: options.family, loop: loop)
         self.dialer = dialer
         dialer.start { [weak self] result in
             guard let self else { return }
+            self.timings.resolved = dialer.resolvedAt ?? monotonicNanos()
+            self.timings.connected = dialer.connectedAt ?? monotonicNanos()
+            self.timings.remoteHost = dialer.connectedAddress?.host ?? ""
+            self.timings.remotePort = Int(dialer.connectedAddress?.port ?? 0)
             switch result {
             case .success(let fd): self.connected(fd)
             case .failure(let error): self.fail(.unreachable(error.message))
@@ -171,15 +222,15 @@ final class ClientConnector {
 
     private func connected(_ fd: Int32) {
         dialer = nil
-        log.debug("TCP connected to \(options.url.host):\(options.url.port)")
-        guard let context = tlsContext else {
+        log.debug("TCP connected to \(hop.host):\(hop.port)")
+        guard hop.secure else {
             let plain = TCPStream(fd: fd)
             stream = plain
             watch(plain.fd, .write)
             return
         }
         do {
-            let tls = try TLSStream(fd: fd, context: context, serverName: options.url.host)
+            let tls = try TLSStream(fd: fd, context: try self.tls.context(), serverName: hop.host)
             tlsStream = tls
             stream = tls
             stepTLS()
@@ -194,7 +245,8 @@ final class ClientConnector {
         switch tls.handshake() {
         case .done:
             tlsStream = nil
-            log.debug("TLS handshake with \(options.url.host) done")
+            timings.tlsDone = monotonicNanos()
+            log.debug("TLS handshake with \(hop.host) done")
             watch(tls.fd, .write)
         case .wantRead:
             watch(tls.fd, .read)
@@ -220,8 +272,8 @@ final class ClientConnector {
             switch request.withReadableBytes({ stream.write($0) }) {
             case .bytes(let n): request.consume(n)
             case .wouldBlock: watch(stream.fd, stream.wants.isEmpty ? .write : stream.wants); return
-            case .eof: fail(.unreachable("connection closed by \(options.url.hostHeader) during the handshake")); return
-            case .error(let error): fail(.unreachable("sending the handshake to \(options.url.hostHeader): \(error)")); return
+            case .eof: fail(.unreachable("connection closed by \(hop.hostHeader) during the handshake")); return
+            case .error(let error): fail(.unreachable("sending the handshake to \(hop.hostHeader): \(error)")); return
             }
         }
         requestSentAt = monotonicNanos()
@@ -230,10 +282,14 @@ final class ClientConnector {
 
     private func readResponse(_ stream: ByteStream) {
         switch reader.read(from: stream, { handle(handshake.receive($0), stream) }) {
-        case .decided: return
+        case .decided:
+            if let due = redirectDue {
+                redirectDue = nil
+                redirect(due.status, location: due.location)
+            }
         case .wouldBlock: watch(stream.fd, HandshakeReader.interest(of: stream))
         case .eof: fail(.invalidHandshake("connection closed before the server answered the upgrade"))
-        case .failed(let text): fail(.unreachable("reading the handshake from \(options.url.hostHeader): \(text)"))
+        case .failed(let text): fail(.unreachable("reading the handshake from \(hop.hostHeader): \(text)"))
         }
     }
 
@@ -242,22 +298,63 @@ final class ClientConnector {
         switch outcome {
         case .needMoreData:
             return false
-        case .accepted(let subprotocol, _, _, let leftover):
+        case .accepted(let subprotocol, _, let headers, let leftover):
+            onResponse?(101)
+            keepCookies(headers)
+            timings.upgraded = monotonicNanos()
             let head = handshake.response?.head ?? HTTPHead(startLine: "HTTP/1.1 101", headers: [])
             succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol, response: head,
                                      roundTripNanos: monotonicNanos() - (requestSentAt ?? monotonicNanos()),
-                                     compression: handshake.compression))
-        case .rejected(let status, let statusLine, _):
-            fail(.rejected(status: status, statusLine: statusLine, body: rejectionBody(stream)))
+                                     compression: handshake.compression, url: hop, redirects: redirects,
+                                     timings: timings))
+        case .rejected(let status, let statusLine, let headers):
+            onResponse?(status)
+            keepCookies(headers)
+            if options.redirects.follow && Redirect.statuses.contains(status) {
+                redirectDue = (status, HTTPHead(startLine: statusLine, headers: headers).value("Location"))
+            } else {
+                fail(.rejected(status: status, statusLine: statusLine, body: rejectionBody(stream)))
+            }
         case .invalid(let reason):
             fail(.invalidHandshake(reason))
         }
         return true
     }
 
+    /// -L: the next request goes where the Location says, on a new
+    /// connection, unless `Redirect` refuses it.
+    private func redirect(_ status: Int, location: String?) {
+        switch Redirect.decide(status: status, location: location, from: hop, redirectsSoFar: redirects,
+                               options: options.redirects) {
+        case .refuse(let reason):
+            fail(.redirectRefused(status: status, reason: reason))
+        case .follow(let next):
+            log.info("redirected (\(status)) from \(hop.display) to \(next.display)")
+            onRedirect?(status, hop, next)
+            closeStream()
+            redirects += 1
+            hop = next
+            timings = HandshakeTimings(requestStarted: monotonicNanos())
+            requestSentAt = nil
+            (handshake, request) = Self.request(options, to: next, extraHeaders: commandHeaders)
+            dial()
+        }
+    }
+
+    /// The cookie engine keeps what every response sets; with
+    /// --cookie-jar the file is rewritten when that changed something.
+    private func keepCookies(_ headers: [(name: String, value: String)]) {
+        guard let jar = options.cookies else { return }
+        let now = wallClockSeconds()
+        guard jar.receive(headers, from: hop, now: now) else { return }
+        log.debug("cookies set by \(hop.hostHeader)")
+        if let problem = jar.save(now: now) { log.warning(problem) }
+    }
+
     /// The first bytes of a rejection's body, where servers say why: what
-    /// came with the head, plus what one more read finds. Control
-    /// characters escaped, cut at about 200 bytes.
+    /// came with the head, plus what one more read finds, cut at about 200
+    /// bytes. Its line breaks (CR LF or LF) stay line breaks; every other
+    /// control character is escaped, line by line.
     private func rejectionBody(_ stream: ByteStream) -> String {
         var body = handshake.response?.rest ?? []
         if body.count < Self.bodyExcerpt {
@@ -267,7 +364,16 @@ final class ClientConnector {
         var text = String(decoding: body.prefix(Self.bodyExcerpt), as: UTF8.self)
         while text.last?.isWhitespace == true { text.removeLast() }
         if body.count > Self.bodyExcerpt { text += "..." }
-        return TerminalText.escapingControls(text)
+        // "\r\n" is one Character in Swift.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        return lines.map { TerminalEscaping.escaping(String($0)) }.joined(separator: "\n")
+    }
+
+    /// Whether this attempt's request carried a credential (-H, --header-file,
+    /// --header-command, --user, the URL's user): a 401 then says it was refused.
+    var sentAuthorization: Bool {
+        let head = String(decoding: handshake.requestBytes, as: UTF8.self).lowercased()
+        return head.contains("\r\nauthorization:")
     }
 
     private static let bodyExcerpt = 200
@@ -293,6 +399,11 @@ final class ClientConnector {
         if let timer { loop.cancel(timer); self.timer = nil }
         headerCommand?.cancel()
         headerCommand = nil
+        closeStream()
+    }
+
+    /// Closes the connection of the request in progress.
+    private func closeStream() {
         if let stream {
             loop.unwatch(stream.fd)
             stream.close()
@@ -303,8 +414,12 @@ final class ClientConnector {
 
     private func closeFD(_ fd: Int32) { TCPStream(fd: fd).close() }
 
+    /// "10s", "250ms", "1.5s": whole milliseconds, seconds from 1 s on.
     static func seconds(_ nanos: Int64) -> String {
-        if nanos % 1_000_000_000 == 0 { return "\(nanos / 1_000_000_000)s" }
-        return "\(nanos / 1_000_000)ms"
+        let ms = nanos / 1_000_000
+        if ms < 1000 { return "\(ms)ms" }
+        if ms % 1000 == 0 { return "\(ms / 1000)s" }
+        let tenths = (ms + 50) / 100
+        return tenths % 10 == 0 ? "\(tenths / 10)s" : "\(tenths / 10).\(tenths % 10)s"
     }
 }

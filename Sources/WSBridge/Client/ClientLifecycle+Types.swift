@@ -9,8 +9,11 @@ extension ClientLifecycle {
         var queueEmpty = true
         /// Messages are still held for their --ack.
         var acksPending = false
-        /// Replies are still owed for messages sent on this connection.
-        var repliesOwed = false
+        /// stdin (or the person at the terminal) has said all it will.
+        var inputOver = false
+        /// How much longer replies may take before the Close goes out
+        /// (`ReplyTracker`); nil: none is owed.
+        var replyWaitNanos: Int64? = nil
     }
 
     /// An ending wspipe chooses (not a failure of the connection).
@@ -38,7 +41,9 @@ extension ClientLifecycle {
         /// once it has stayed open `Policy.stableNanos`.
         case connected(now: Int64, inputEnded: Bool, progress: Progress)
         case attemptFailed(Disconnect)
-        case connectionEnded(Disconnect, now: Int64)
+        /// `progress` after what the connection left was queued again: with
+        /// the input over and nothing left to send, a server's Close ends the run.
+        case connectionEnded(Disconnect, now: Int64, progress: Progress = .init())
         /// wspipe failed the connection for what the server sent (the core
         /// has queued the Close); what remains is waiting for the transport to end.
         case peerFailed
@@ -55,7 +60,8 @@ extension ClientLifecycle {
     enum Outcome: Equatable {
         /// An ending wspipe chose, or the closing handshake it started.
         case completed
-        /// The server ended the session normally (Close 1000 or no code).
+        /// The server's Close ended the session: normally (1000, 1001, no
+        /// code), or with an error code (exit 7).
         case finishedByServer(Disconnect)
         case fatal(Disconnect, ExitStatus)
         /// The first attempt failed and --wait was not given.
@@ -66,14 +72,17 @@ extension ClientLifecycle {
         case gaveUp(attempts: Int, Disconnect)
 
         /// The exit status this ending adds (wspipe(1): EXIT STATUS): 4
-        /// whenever the last failure was an HTTP rejection, 3 for the other
-        /// ways of not getting (back) through.
+        /// whenever the last failure was an HTTP rejection, 7 when it was a
+        /// server's Close with an error code, 3 for the other ways of not
+        /// getting (back) through.
         var exitStatus: ExitStatus? {
             switch self {
-            case .completed, .finishedByServer: return nil
+            case .completed: return nil
+            case .finishedByServer(let cause): return cause.errorCloseCode == nil ? nil : .closedWithError
             case .fatal(_, let status): return status
             case .firstAttemptFailed(let cause), .lostWithoutReconnect(let cause), .gaveUp(_, let cause):
                 if case .handshakeRejected = cause { return .handshakeRejected }
+                if cause.errorCloseCode != nil { return .closedWithError }
                 return .connectFailed
             }
         }
@@ -102,8 +111,6 @@ extension ClientLifecycle {
         /// --close-timeout and --ack-timeout (their defaults are the flag table's).
         var closeTimeoutNanos: Int64 = 0
         var ackTimeoutNanos: Int64 = 0
-        /// How long owed replies may take at stdin EOF; 0 closes at once.
-        var lingerNanos: Int64 = 0
         /// --close-code: the Close of a run that ends on its own (stdin EOF,
         /// --max-messages, --until, --idle-timeout).
         var closeCode: CloseCode = .normal
@@ -112,12 +119,15 @@ extension ClientLifecycle {
         /// retry count; one that ends sooner counts as a failed attempt, so a
         /// server that accepts and closes at once sees growing delays.
         var stableNanos: Int64 = 5_000_000_000
+        /// Without --max-retries: a server that closes this many connections
+        /// in a row within `stableNanos` of opening, with a code that does not
+        /// ask to come back (`Disconnect.isRefusal`), ends the run.
+        var refusalLimit = 3
     }
 }
 
 extension ClientLifecycle.Policy {
     init(_ session: SessionPolicy, _ bridge: BridgeOptions) {
-        lingerNanos = session.lingerNanos
         reconnect = session.reconnect
         waitForFirstConnection = session.waitForFirstConnection
         maxRetries = session.maxRetries

@@ -13,6 +13,11 @@ import WSCore
 ///     ended ◀─server Close, timer── closing ◀─replies, timer── open(lingering) ◀─────────────┘
 ///                                                    (-n: open(holding) until the server closes)
 ///
+/// With the input over and nothing left to send, a server's Close ends the
+/// run instead of a reconnect that would only say goodbye (exit 7 when its
+/// code is an error). A server that closes `refusalLimit` connections in a
+/// row right after opening them ends it too, unless --max-retries counts.
+///
 /// A stop (--max-messages, stdout gone, SIGINT, …) closes an open connection
 /// and ends any other phase at once. A reconnect asked for (interactive
 /// /reconnect) closes an open connection and, from closingToReconnect, connects
@@ -43,8 +48,9 @@ struct ClientLifecycle {
         case flushing
         /// Everything is out; sent messages wait for their --ack (at most --ack-timeout).
         case awaitingAcks
-        /// Replies still owed get a short chance to arrive before the Close.
-        case lingering
+        /// Replies still owed get a short chance to arrive before the Close:
+        /// this long more (`ReplyTracker` says how long, each time it is asked).
+        case lingering(forNanos: Int64)
         /// -n: keep receiving until the server closes.
         case holding
     }
@@ -57,6 +63,16 @@ struct ClientLifecycle {
     private(set) var everConnected = false
     /// When the open connection was established.
     private var connectedAt: Int64?
+    /// Connections in a row the server closed right after opening them with
+    /// a code that refuses (`Disconnect.isRefusal`).
+    private var refusals = 0
+    /// The code of the Close wspipe sent on the current connection.
+    private var closeSent: CloseCode?
+    /// The server's Close the pending retry follows. Should the input turn
+    /// out to be over with nothing left to send (stdin's end read just
+    /// after the Close came), the run ends with it instead of a connection
+    /// that would only say goodbye.
+    private var retryingAfterClose: Disconnect?
 
     init(policy: Policy, backoff: Backoff) {
         self.policy = policy
@@ -69,7 +85,7 @@ struct ClientLifecycle {
         case .waitingToRetry(let delay): return delay
         case .closing, .closingToReconnect: return policy.closeTimeoutNanos
         case .open(.awaitingAcks): return policy.ackTimeoutNanos
-        case .open(.lingering): return policy.lingerNanos
+        case .open(.lingering(let nanos)): return nanos
         default: return nil
         }
     }
@@ -96,20 +112,27 @@ struct ClientLifecycle {
             guard phase == .connecting else { return [] }
             everConnected = true
             connectedAt = now
+            closeSent = nil
+            retryingAfterClose = nil
             phase = .open(.streaming)
             return inputEnded ? settle(from: .flushing, progress) : []
         case .attemptFailed(let cause):
             guard phase == .connecting else { return [] }
+            refusals = 0
             return decide(after: cause, wasOpen: false)
-        case .connectionEnded(let cause, let now):
-            if let at = connectedAt, now - at >= policy.stableNanos { backoff.reset() }
+        case .connectionEnded(let cause, let now, let progress):
+            let stable = connectedAt.map { now - $0 >= policy.stableNanos } ?? false
+            if stable { backoff.reset() }
             connectedAt = nil
-            return connectionEnded(cause)
+            return connectionEnded(cause, stable: stable, progress)
         case .peerFailed:
             guard isOpen else { return [] }
             phase = .closing
             return [.stopInput]
         case .inputEnded(let progress):
+            if case .waitingToRetry = phase, let cause = nothingLeftAfterClose(progress) {
+                return end(.finishedByServer(cause))
+            }
             guard phase == .open(.streaming) else { return [] }
             return settle(from: .flushing, progress)
         case .progressed(let progress):
@@ -124,21 +147,39 @@ struct ClientLifecycle {
         }
     }
 
+    /// The server's Close a retry follows, when the input is over and
+    /// nothing is left to send: then it, not a reconnect, ends the run.
+    private func nothingLeftAfterClose(_ progress: Progress) -> Disconnect? {
+        guard let cause = retryingAfterClose, progress.queueEmpty, !progress.acksPending else { return nil }
+        return cause
+    }
+
     private mutating func connect() -> [Action] {
         attempts += 1
         phase = .connecting
         return [.connect(attempt: attempts)]
     }
 
-    private mutating func connectionEnded(_ cause: Disconnect) -> [Action] {
+    private mutating func connectionEnded(_ cause: Disconnect, stable: Bool, _ progress: Progress) -> [Action] {
         switch phase {
-        case .open:
+        case .open(let stage):
+            // The input is over and nothing is left to send: a reconnect
+            // would only say goodbye, so the server's Close ends the run.
+            if case .closedByServer = cause, stage != .streaming, progress.queueEmpty, !progress.acksPending {
+                return end(.finishedByServer(cause))
+            }
+            refusals = cause.isRefusal && !stable ? refusals + 1 : 0
             return decide(after: cause, wasOpen: true)
         case .closing:
             // The ending we started is complete, unless the server broke the
-            // protocol on the way out.
+            // protocol on the way out, or closed with an error of its own
+            // (its Close crossed ours: it is no echo of what we sent).
             if case .protocolViolation = cause, case .fatal(let status) = RetryPolicy.verdict(for: cause) {
                 return end(.fatal(cause, status))
+            }
+            if case .closedByClient(let code?, let reason) = cause, code != closeSent {
+                let own = Disconnect.closedByServer(code: code, reason: reason)
+                if own.errorCloseCode != nil { return end(.finishedByServer(own)) }
             }
             return end(.completed)
         case .closingToReconnect:
@@ -163,9 +204,14 @@ struct ClientLifecycle {
         case .retry:
             if !everConnected && !policy.waitForFirstConnection { return end(.firstAttemptFailed(cause)) }
             if everConnected && !policy.reconnect { return end(.lostWithoutReconnect(cause)) }
-            if let max = policy.maxRetries, backoff.failures >= max { return end(.gaveUp(attempts: attempts, cause)) }
+            if let max = policy.maxRetries {
+                if backoff.failures >= max { return end(.gaveUp(attempts: attempts, cause)) }
+            } else if refusals >= policy.refusalLimit {
+                return end(.gaveUp(attempts: attempts, cause))
+            }
             let delay = backoff.nextDelayNanos()
             phase = .waitingToRetry(delayNanos: delay)
+            if case .closedByServer = cause { retryingAfterClose = cause } else { retryingAfterClose = nil }
             return [.announceRetry(attempt: attempts + 1, delayNanos: delay, cause: cause, wasOpen: wasOpen)]
         }
     }
@@ -182,9 +228,9 @@ struct ClientLifecycle {
         case .awaitingAcks:
             if progress.acksPending { phase = .open(.awaitingAcks); return [] }
             if policy.holdAfterInput { phase = .open(.holding); return [] }
-            return settle(from: .lingering, progress)
+            return settle(from: .lingering(forNanos: 0), progress)
         case .lingering:
-            if progress.repliesOwed && policy.lingerNanos > 0 { phase = .open(.lingering); return [] }
+            if let wait = progress.replyWaitNanos, wait > 0 { phase = .open(.lingering(forNanos: wait)); return [] }
             return close()
         }
     }
@@ -192,6 +238,7 @@ struct ClientLifecycle {
     private mutating func timerFired(_ progress: Progress) -> [Action] {
         switch phase {
         case .waitingToRetry:
+            if progress.inputOver, let cause = nothingLeftAfterClose(progress) { return end(.finishedByServer(cause)) }
             return connect()
         case .closing, .closingToReconnect:
             return [.dropConnection]
@@ -201,7 +248,9 @@ struct ClientLifecycle {
             rest.acksPending = false
             return [.reportUnacked] + settle(from: .awaitingAcks, rest)
         case .open(.lingering):
-            return close()
+            // The tracker says whether the wait is over (a message may have
+            // moved its quiet time on).
+            return settle(from: .lingering(forNanos: 0), progress)
         default:
             return []
         }
@@ -229,6 +278,7 @@ struct ClientLifecycle {
         switch phase {
         case .open:
             phase = .closingToReconnect
+            closeSent = .normal
             return [.sendClose(.normal)]
         case .waitingToRetry: return connect()
         case .connecting: return [.cancelAttempt] + connect()
@@ -243,6 +293,7 @@ struct ClientLifecycle {
 
     private mutating func close(_ code: CloseCode, reason: String) -> [Action] {
         phase = .closing
+        closeSent = code
         return [.stopInput, .sendClose(code, reason: reason)]
     }
 

@@ -18,7 +18,7 @@ final class ClientSender {
     private var queue = OutboundQueue()
     /// The connection being written to, while there is one.
     var channel: WebSocketChannel?
-    /// Messages sent and received on the connection, for the reply linger.
+    /// Messages sent and received, for the reply linger (set by the session).
     var replies = ReplyTracker()
     /// A held message went out again (the interactive transcript shows it).
     var onResent: ((UnsafeRawBufferPointer) -> Void)?
@@ -50,7 +50,7 @@ final class ClientSender {
     /// `line` is its stdin line (0 for others), said if the server refuses it.
     func transmit(_ message: OutgoingMessage, line: Int = 0, on channel: WebSocketChannel) {
         channel.send(message, tag: line)
-        replies.sent(now: monotonicNanos())
+        replies.sent(message, now: monotonicNanos())
         switch message {
         case .text(let bytes):
             shell.sent(bytes: bytes.count)
@@ -63,7 +63,7 @@ final class ClientSender {
     /// Sends a message held for its --ack again (it stays held).
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
-        replies.sent(now: monotonicNanos())
+        replies.sent(.text(text), now: monotonicNanos())
         shell.sent(bytes: text.count)
     }
 
@@ -87,11 +87,37 @@ final class ClientSender {
     /// out before stdin is read again: a line read then would only be copied
     /// into the queue behind them (the queue would grow by a read's worth
     /// each time the socket drained).
+    ///
+    /// The originals of compressed messages the connection keeps until the
+    /// peer's TCP acknowledges them count too: their frames are small, so the
+    /// socket's high water let hundreds of megabytes of them pile up (207 MB
+    /// with 10 MB lines). While they hold stdin up, the kernel is asked now
+    /// and then what was acknowledged (nothing else asks once all is written).
     func updateFlow(of stdin: StdinPump?) {
         guard let stdin, !stdin.finished else { return }
         let socketBusy = (channel?.outputBytes ?? 0) >= Self.socketHighWater
         let draining = channel?.isOpen == true && !queueEmpty
-        if queue.byteCount + replay.heldBytes >= queueLimit || socketBusy || draining { stdin.pause() } else { stdin.resume() }
+        let originals = channel?.heldOriginalBytes ?? 0
+        let full = queue.byteCount + replay.heldBytes + originals >= queueLimit
+        if full || socketBusy || draining { stdin.pause() } else { stdin.resume() }
+        if full && originals > 0 { awaitAcknowledgements(stdin) } else { ackPollNanos = Self.firstAckPollNanos }
+    }
+
+    /// How soon to ask the kernel again, growing while nothing is released.
+    private var ackPollNanos = firstAckPollNanos
+    private var ackPoll: EventLoop.TimerID?
+    private static let firstAckPollNanos: Int64 = 2_000_000
+    private static let lastAckPollNanos: Int64 = 100_000_000
+
+    private func awaitAcknowledgements(_ stdin: StdinPump) {
+        guard ackPoll == nil else { return }
+        ackPoll = shell.loop.schedule(afterNanos: ackPollNanos) { [weak self, weak stdin] in
+            guard let self else { return }
+            self.ackPoll = nil
+            self.ackPollNanos = min(self.ackPollNanos * 2, Self.lastAckPollNanos)
+            self.channel?.releaseAcknowledged()
+            self.updateFlow(of: stdin)
+        }
     }
 
     /// What became of the messages a connection still held when it ended.

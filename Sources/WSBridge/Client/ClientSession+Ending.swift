@@ -10,20 +10,21 @@ extension ClientSession {
     func finish(_ outcome: ClientLifecycle.Outcome) {
         switch outcome {
         case .completed:
-            break
+            hintReceiveOnly()
         case .finishedByServer(let cause):
-            log.info(cause.description)
+            // An error Close is the run's answer (exit 7): said with its code and reason.
+            if cause.errorCloseCode != nil { log.fatal(cause.description) } else { log.info(cause.description) }
         case .fatal(let cause, _):
-            if case .protocolViolation = cause {} else { log.fatal(cause.description) }   // said when it happened
+            if case .protocolViolation = cause {} else { log.fatal(cause.report.headline, details: cause.report.details) }   // said when it happened
             hint(cause)
         case .firstAttemptFailed(let cause):
-            log.fatal(cause.description)
+            log.fatal(cause.report.headline, details: cause.report.details)
             hint(cause)
         case .lostWithoutReconnect(let cause):
             log.fatal("connection to \(client.url.display) lost: \(cause)")
         case .gaveUp(let attempts, let cause):
             shell.events.emit(EventLine.gaveUp(attempts: attempts, reason: cause.description))
-            log.fatal("giving up after \(attempts) attempt(s): \(cause)")
+            log.fatal("giving up after \(attempts) attempt(s): \(cause.report.headline)", details: cause.report.details)
             hint(cause)
         }
         if let status = outcome.exitStatus { shell.status = shell.status.combined(with: status) }
@@ -31,7 +32,29 @@ extension ClientSession {
         channel?.terminate()
         reportUnsent()
         reportUnacked()
+        reportUnreplied()
         shell.end()
+    }
+
+    /// stdin ended before anything was sent (cron, CI: stdin is /dev/null)
+    /// while the server had things to say: the run closed because of that,
+    /// which is seldom what was meant.
+    func hintReceiveOnly() {
+        guard interactive == nil, !bridge.noClose, policy.until == nil, shell.stdin?.finished == true,
+              shell.stats.messagesOut == 0, shell.stats.messagesIn > 0 else { return }
+        log.warning("stdin ended before anything was sent, so wspipe closed; to keep receiving what the server "
+                    + "sends, use -U (stdin is not read), or -n to keep receiving after stdin ends")
+    }
+
+    /// --reply: a request whose reply never came is a missing answer (exit 1).
+    func reportUnreplied() {
+        let keys = sender.replies.owedKeys
+        guard !keys.isEmpty, let path = policy.replyPath else { return }
+        shell.events.emit(EventLine.unreplied(keys: keys))
+        let shown = keys.prefix(20).map { TerminalEscaping.escaping(String(decoding: $0, as: UTF8.self)) }
+        let more = keys.count > 20 ? " and \(keys.count - 20) more" : ""
+        log.fatal("no reply for \(path.joined(separator: ".")) \(shown.joined(separator: ", "))\(more) (--reply)")
+        shell.status = shell.status.combined(with: .runtimeError)
     }
 
     /// A refused message is reported with its line and counts as not sent
@@ -39,8 +62,8 @@ extension ClientSession {
     func report(_ recovery: ClientSender.Recovery, refusal: CloseCode?) {
         shell.stats.unconfirmed += recovery.unconfirmed
         if recovery.unconfirmed > 0 {
-            log.warning("\(recovery.unconfirmed) message(s) reached the server's TCP after it last sent anything; "
-                        + "they may be lost with it (only --ack confirms delivery)")
+            log.warning("\(recovery.unconfirmed) message(s) sent since the server last answered reached its machine, "
+                        + "but maybe not the server itself: if it went down, they are lost (--ack confirms and re-sends)")
         }
         guard let refusal else { return }
         let name = refusal.name.map { " (\($0))" } ?? ""
@@ -56,15 +79,17 @@ extension ClientSession {
     }
 
     func hint(_ cause: Disconnect) {
-        if let hint = ConnectHint.hint(for: cause, secure: client.url.secure) { log.warning("hint: \(hint)") }
+        if let hint = ConnectHint.hint(for: cause, secure: client.url.secure, authorized: lastAttemptAuthorized) {
+            log.warning("hint: \(hint)")
+        }
     }
 
     /// -v: the 101 response's status line and headers, as the server sent them.
     func logResponse(_ response: HTTPHead) {
         guard log.enabled(.info) else { return }
-        log.info("< " + TerminalText.escapingControls(response.startLine))
+        log.info("< " + TerminalEscaping.escaping(response.startLine))
         for header in response.headers {
-            log.info("< " + TerminalText.escapingControls("\(header.name): \(header.value)"))
+            log.info("< " + TerminalEscaping.escaping("\(header.name): \(header.value)"))
         }
     }
 

@@ -24,11 +24,13 @@ extension ClientSession {
     func incoming(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload, let verdict):
-            sender.replies.received()
+            metrics.messageArrived()
+            sender.replies.received(text: payload, verdict: verdict)
             received(text: payload, verdict: verdict)
             if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
         case .binary(let payload):
-            sender.replies.received()
+            metrics.messageArrived()
+            sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if endingWatchesMessages { ending.received() }
         case .ping(let payload):
@@ -96,10 +98,11 @@ extension ClientSession {
         channel = nil
         sender.channel = nil
         let (code, clean) = cause.closeCode
+        metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
-        handle(.connectionEnded(cause, now: monotonicNanos()))
+        handle(.connectionEnded(cause, now: monotonicNanos(), progress: progress()))
     }
 }

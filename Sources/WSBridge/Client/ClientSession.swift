@@ -8,19 +8,23 @@ import WSTransport
 /// Returns the exit status.
 public final class ClientSession: SessionDriver {
     let client: ClientOptions
-    private let policy: SessionPolicy
+    let policy: SessionPolicy
     let shell: SessionShell
     private(set) var lifecycle: ClientLifecycle
     /// The timer of the current phase (`ClientLifecycle.timerNanos`).
     private var phaseTimer: EventLoop.TimerID?
     let replay: ReplayCoordinator
     let sender: ClientSender
-    private var tls: TLSContext?
+    private lazy var tls = TLSContextSource(options: client.tls)
     private var connector: ClientConnector?
+    /// What -w and --stats report beyond the counters.
+    var metrics = SessionMetrics()
     var channel: WebSocketChannel?
     var keepAlive: KeepAlive?
     /// Why the current connection is ending, once known.
     var disconnect: Disconnect?
+    /// The last attempt's request carried a credential (for the hint after a 401).
+    var lastAttemptAuthorized = false
     /// --until and --idle-timeout.
     lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, loop: loop) {
         [unowned self] reason in
@@ -53,6 +57,8 @@ public final class ClientSession: SessionDriver {
         shell = SessionShell(bridge: bridge, log: log, events: events)
         replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize)
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
+        sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,
+                                      readsJSON: bridge.format == .json)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
         interactive = client.interactive.map { [shell] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events)
@@ -64,9 +70,13 @@ public final class ClientSession: SessionDriver {
 
     public func run() -> ExitStatus {
         shell.run(self) {
-            tls = client.url.secure ? try TLSContext.client(client.tls) : nil
+            if client.url.secure { _ = try tls.context() }
             try startInteractive()
             handle(.start)
+            // stdin is read while the first attempt runs: its lines wait in
+            // the queue, and its end is known when the connection opens (a
+            // server that closes at once is then answered at once).
+            if interactive == nil && !bridge.receiveOnly { startStdin() }
         }
     }
 
@@ -99,13 +109,15 @@ public final class ClientSession: SessionDriver {
     /// What the lifecycle needs to know about delivery. Replies owed matter
     /// only once the input is over and everything is out.
     func progress() -> ClientLifecycle.Progress {
-        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending)
-        let inputOver = shell.stdin?.finished ?? interactive?.inputEnded ?? false
-        if progress.queueEmpty && !progress.acksPending && inputOver {
-            progress.repliesOwed = sender.replies.owed(at: monotonicNanos())
+        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending,
+                                                inputOver: inputOver)
+        if progress.queueEmpty && !progress.acksPending && inputOver && channel != nil {
+            progress.replyWaitNanos = sender.replies.wait(now: monotonicNanos())
         }
         return progress
     }
+
+    var inputOver: Bool { shell.stdin?.finished ?? interactive?.inputEnded ?? false }
 
     func reportProgress() {
         if lifecycle.wantsProgress { handle(.progressed(progress())) }
@@ -117,9 +129,12 @@ public final class ClientSession: SessionDriver {
             connect(attempt: attempt)
         case .announceRetry(let attempt, let delay, let cause, let wasOpen):
             shell.events.emit(EventLine.reconnecting(attempt: attempt, delayMs: delay / 1_000_000))
-            // The interactive transcript shows this as its disconnected and reconnecting notes.
-            if wasOpen && observer == nil { log.warning("connection lost (\(cause)); reconnecting") }
-            log.info("retrying in \(delay / 1_000_000)ms: \(cause)")
+            // One line per attempt (the interactive transcript shows its own notes).
+            if observer == nil {
+                let next = "in \(ClientConnector.seconds(delay)) (attempt \(attempt))"
+                log.warning(wasOpen ? "connection lost (\(cause)); reconnecting \(next)"
+                                    : "attempt \(attempt - 1) failed (\(cause)); retrying \(next)")
+            }
             observer?.retrying(attempt: attempt, delayNanos: delay, cause: cause, wasOpen: wasOpen)
         case .sendClose(let code, let reason):
             channel?.close(code: code, reason: reason)
@@ -144,11 +159,13 @@ public final class ClientSession: SessionDriver {
         shell.events.emit(EventLine.connecting(url: client.url.display, attempt: attempt))
         observer?.connecting(url: client.url.display, attempt: attempt)
         log.info("connecting to \(client.url.display)" + (attempt > 1 ? " (attempt \(attempt))" : ""))
-        let connector = ClientConnector(options: client, tlsContext: tls, loop: loop, log: log,
+        let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log,
                                         childErrors: { [unowned self] in try? self.shell.output.routes.inheritedDestination(.stderr) })
         self.connector = connector
-        connector.start { [unowned self] result in
+        watchHandshakes(connector)
+        connector.start { [unowned self, connector] result in
             self.connector = nil
+            self.lastAttemptAuthorized = connector.sentAuthorization
             switch result {
             case .success(let opened): self.opened(opened)
             case .failure(let failure):
@@ -162,11 +179,12 @@ public final class ClientSession: SessionDriver {
         let isReconnect = lifecycle.everConnected
         if isReconnect { shell.stats.reconnects += 1 }
         disconnect = nil
-        shell.events.emit(EventLine.connected(url: client.url.display, attempt: lifecycle.attempts,
+        metrics.opened(opened.url, redirects: opened.redirects, timings: opened.timings)
+        shell.events.emit(EventLine.connected(url: opened.url.display, attempt: lifecycle.attempts,
                                               protocol: opened.subprotocol))
-        log.info("connected to \(client.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
+        log.info("connected to \(opened.url.display)" + (opened.subprotocol.map { " (protocol \($0))" } ?? ""))
         logResponse(opened.response)
-        observer?.connected(url: client.url.display, subprotocol: opened.subprotocol,
+        observer?.connected(url: opened.url.display, subprotocol: opened.subprotocol,
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
@@ -187,12 +205,14 @@ public final class ClientSession: SessionDriver {
         sender.pump()
         let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
         handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))
+        guard lifecycle.phase != .ended else { return }
         ending.connected()
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
-        if shell.stdin == nil && interactive == nil && !bridge.receiveOnly && lifecycle.phase == .open(.streaming) {
-            startStdin()
+        // A person typing gets one short hint; scripts get nothing extra.
+        if !isReconnect && shell.stdin?.finished == false && StdioMode.isTerminal(0) && !log.enabled(.info) {
+            log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
         }
         pump()
     }
@@ -203,6 +223,7 @@ public final class ClientSession: SessionDriver {
             scheduler: loop, intervalNanos: interval, timeoutNanos: policy.pingTimeoutNanos ?? interval,
             sendPing: { [weak channel] payload in channel?.sendPing(payload) },
             onDead: { [unowned self] in self.peerSilent() })
+        keepAlive?.onRoundTrip = { [unowned self] nanos in self.pongArrived(roundTrip: nanos) }
         keepAlive?.start()
     }
 
@@ -218,10 +239,6 @@ public final class ClientSession: SessionDriver {
     // MARK: stdin -> socket
 
     private func startStdin() {
-        // A person typing gets one short hint; scripts get nothing extra.
-        if StdioMode.isTerminal(0) && !log.enabled(.info) {
-            log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
-        }
         // The per-message closures (here and the channel's handler) hold the
         // session unretained (UnretainedReferences.swift).
         let pump = shell.makeStdin(
@@ -265,5 +282,6 @@ public final class ClientSession: SessionDriver {
     func finalReport() {
         interactive?.finish()
         ending.reportUnmatched(log: log, status: &shell.status)
+        reportMetrics()
     }
 }

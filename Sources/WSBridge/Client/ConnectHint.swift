@@ -2,7 +2,8 @@
 /// (wspipe(1): OPTIONS, Connection): the mistakes people make in their first
 /// minutes with a WebSocket client, recognised from what the failure says.
 enum ConnectHint {
-    static func hint(for cause: Disconnect, secure: Bool) -> String? {
+    /// `authorized`: the request carried an Authorization header.
+    static func hint(for cause: Disconnect, secure: Bool, authorized: Bool = false) -> String? {
         switch cause {
         case .tlsFailed(let text):
             if text.contains("certificate verify failed") {
@@ -26,7 +27,15 @@ enum ConnectHint {
             // A TLS server resets a plain request it cannot read as TLS.
             guard !secure, text.hasPrefix("reading the handshake") else { return nil }
             return "if this port expects TLS, use wss:// instead of ws://"
-        case .handshakeRejected(let status, _, _):
+        case .handshakeRejected(let status, _, let body):
+            // nginx and Apache answer a plain request on a TLS port with 400 and say so in the body.
+            if status == 400, !secure, body.contains("plain HTTP request was sent to HTTPS port")
+                || body.contains("speaking plain HTTP to an SSL-enabled server port") {
+                return "this port expects TLS: use wss:// instead of ws://"
+            }
+            if (status == 401 || status == 403) && authorized {
+                return "the server refused the credential that was sent (Authorization header): is it valid, unexpired and for this server?"
+            }
             return hint(forStatus: status)
         default:
             return nil
@@ -37,8 +46,8 @@ enum ConnectHint {
         switch status {
         case 200...299:
             return "an HTTP server answered (status \(status)) but did not upgrade: is the path a WebSocket endpoint?"
-        case 301, 302, 307, 308:
-            return "the server redirects (status \(status)); wspipe does not follow redirects: use the new location"
+        case 301, 302, 303, 307, 308:
+            return "the server redirects (status \(status)): -L follows redirects"
         case 401, 403:
             return "the server refused the request: does it need a credential, e.g. -H 'Authorization: Bearer TOKEN'?"
         case 404:

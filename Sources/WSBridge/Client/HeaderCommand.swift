@@ -159,8 +159,11 @@ final class HeaderCommand {
             guard !value.contains(where: { $0 < 32 && $0 != 9 || $0 == 127 }) else {
                 return .failure(Failure(reason: "line \(number): control character in the value"))
             }
-            headers.append((name: String(decoding: line[..<colon], as: UTF8.self),
-                            value: String(decoding: value, as: UTF8.self)))
+            let name = String(decoding: line[..<colon], as: UTF8.self)
+            if let reserved = ClientHandshake.reservedHeader(name) {
+                return .failure(Failure(reason: "line \(number): \(reserved) belongs to the WebSocket handshake; wspipe sets it and it cannot be given"))
+            }
+            headers.append((name: name, value: String(decoding: value, as: UTF8.self)))
         }
         return .success(headers)
     }

@@ -3,7 +3,8 @@ import WSTransport
 /// --ping-interval / --ping-timeout (wspipe(1): RECONNECT AND REPLAY): sends a ping every interval and
 /// declares the connection dead when the pong to *our* ping (same payload,
 /// RFC 6455 §5.5.3) does not come back within the timeout. Unsolicited pongs
-/// and pongs to older pings clear nothing.
+/// and pongs to older pings clear nothing. The pong to our ping says how long
+/// the round trip took (`onRoundTrip`: --stats, the pong event, -w's rtt_last).
 final class KeepAlive {
     private let scheduler: TimerScheduling
     private let intervalNanos: Int64
@@ -14,6 +15,12 @@ final class KeepAlive {
     private var outstanding: [UInt8]?
     private var pingTimer: EventLoop.TimerID?
     private var deadline: EventLoop.TimerID?
+    /// When the outstanding ping was sent.
+    private var sentAt: Int64 = 0
+    /// The pong to our ping came back after this many nanoseconds.
+    var onRoundTrip: ((Int64) -> Void)?
+    /// The clock the round trips are measured with (tests give theirs).
+    var clock: () -> Int64 = monotonicNanos
 
     init(scheduler: TimerScheduling, intervalNanos: Int64, timeoutNanos: Int64,
          sendPing: @escaping ([UInt8]) -> Void, onDead: @escaping () -> Void) {
@@ -42,6 +49,7 @@ final class KeepAlive {
         outstanding = nil
         if let deadline { scheduler.cancel(deadline) }
         deadline = nil
+        onRoundTrip?(clock() - sentAt)
     }
 
     private func schedulePing() {
@@ -56,6 +64,7 @@ final class KeepAlive {
             counter &+= 1
             let payload = Array("wspipe-\(counter)".utf8)
             outstanding = payload
+            sentAt = clock()
             sendPing(payload)
             deadline = scheduler.schedule(afterNanos: timeoutNanos) { [weak self] in
                 guard let self else { return }

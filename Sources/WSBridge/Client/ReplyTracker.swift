@@ -1,45 +1,180 @@
-/// Whether replies are still owed when stdin ends (wspipe(1): OPTIONS,
-/// Ending, --linger): a request/response server stops answering once it has
-/// a Close, so `echo REQUEST | wspipe URL` must give the reply a chance
-/// before the Close goes out.
+import WSJSON
+/// How long the Close waits at stdin EOF for the replies of what was sent
+/// (wspipe(1): OPTIONS, Ending, --linger and --reply): a request/response
+/// server stops answering once it has a Close, so `echo REQUEST | wspipe URL`
+/// must give the reply a chance first, without being fooled by a greeting or
+/// by a server that sends two messages per request.
 ///
-/// Replies are owed while fewer data messages have arrived on the
-/// connection than were sent on it. A server that has answered nothing
-/// although the first message went out more than ten handshake round trips
-/// (at least 10 ms) before the input was over does not answer each message
-/// (a sink, an upload): nothing is owed to such a server, so a pipeline
-/// pays the linger only when it sent little to a server that stays quiet.
+/// With `--reply KEYPATH` the rule is exact: every sent JSON message with a
+/// value at KEYPATH is owed the first incoming message with the same value
+/// there (raw JSON bytes after trimming, as `--ack` compares), for the whole
+/// run; once none is owed the Close goes out, and the values still owed at
+/// the end are reported (exit 1).
+///
+/// Without it, the default rule, per connection:
+/// - a sent JSON object with a top-level "id" (among the first
+///   `trackedIDs` sent) is owed an incoming message with the same "id", so a
+///   greeting or a push does not pay for it;
+/// - every other sent message is owed one more incoming message, counted from
+///   the first send (what came before cannot be a reply) among those that
+///   matched no id;
+/// - once nothing is owed, the Close still waits until nothing has arrived
+///   for `quietNanos` (the larger of 15 ms and four handshake round trips),
+///   so a second message right after the first (an ack, then the result; a
+///   greeting, then the answer) is not cut off;
+/// - a server that has answered none of at least `sinkEvidence` messages
+///   although the first went out more than ten handshake round trips (at
+///   least 10 ms) before everything was out does not answer each message (a
+///   sink, an upload): nothing is owed to it. A few requests are always
+///   waited for: a slow stdin must not cost a slow server its reply;
+/// - all of it at most `--linger` from the moment everything is out.
+/// It can still close early when an expected message comes more than the
+/// quiet time after the message before it, and that one's request carried no
+/// "id" (or the server does not echo it).
+///
+/// Cost: a sent message is looked at only while fewer than `trackedIDs` ids
+/// were recorded on the connection; an incoming one only while an id is owed
+/// and at most `examinedArrivals` times per connection (a server that echoes
+/// none of them by then is counted instead).
 struct ReplyTracker {
-    private var sent = 0
-    private var arrived = 0
+    /// --reply KEYPATH; nil: the default rule, keyed on "id".
+    private let explicitPath: [[UInt8]]?
+    private let path: [[UInt8]]
+    private let lingerNanos: Int64
+    /// Text is JSON (not -t/-b): keys can be read.
+    private let readsJSON: Bool
+
+    static let trackedIDs = 64
+    static let examinedArrivals = 1024
+    static let minimumQuietNanos: Int64 = 15_000_000
+    static let sinkEvidence = 8
+
+    /// Values still owed a reply, with the order they were first sent in.
+    private var owed: [[UInt8]: Int] = [:]
+    private var serial = 0
+    // The default rule's count, per connection.
+    private var sentWithoutKey = 0
+    private var otherArrivals = 0
+    private var arrivals = 0
+    private var sentCount = 0
+    private var recordedIDs = 0
+    private var examined = 0
     private var firstSentAt: Int64?
     private var windowNanos: Int64 = 10_000_000
-    /// Decided once per connection, the first time the input is over and
-    /// everything has gone out.
+    private var quietNanos: Int64 = ReplyTracker.minimumQuietNanos
+    /// Decided once per connection, the first time everything is out.
     private var answersEachMessage: Bool?
+    private var lingerDeadline: Int64?
+    private var lastArrivalAt: Int64?
+    private var arrivalsSeen = 0
 
-    /// A new connection: counting starts again.
+    init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool) {
+        explicitPath = replyPath.map { $0.map { Array($0.utf8) } }
+        path = explicitPath ?? [Array("id".utf8)]
+        self.lingerNanos = lingerNanos
+        self.readsJSON = readsJSON
+    }
+
+    /// A tracker that owes nothing (tests, and before a session sets one).
+    init() { self.init(replyPath: nil, lingerNanos: 0, readsJSON: false) }
+
+    var isExplicit: Bool { explicitPath != nil }
+
+    /// A new connection: the default rule counts again (what --reply owes
+    /// stays owed: its reply may still come).
     mutating func connected(roundTripNanos: Int64) {
-        self = ReplyTracker()
+        if explicitPath == nil { owed.removeAll() }
+        sentWithoutKey = 0
+        otherArrivals = 0
+        arrivals = 0
+        sentCount = 0
+        arrivalsSeen = 0
+        recordedIDs = 0
+        examined = 0
+        firstSentAt = nil
+        answersEachMessage = nil
+        lingerDeadline = nil
+        lastArrivalAt = nil
         windowNanos = max(10 * roundTripNanos, 10_000_000)
+        quietNanos = max(4 * roundTripNanos, Self.minimumQuietNanos)
     }
 
-    /// The clock is read for the first message only.
-    mutating func sent(now: @autoclosure () -> Int64) {
-        sent += 1
+    /// A message went out on the connection. The clock is read for the first only.
+    mutating func sent(_ message: OutgoingMessage, now: @autoclosure () -> Int64) {
         if firstSentAt == nil { firstSentAt = now() }
-    }
-
-    mutating func received() {
-        arrived += 1
-    }
-
-    /// Asked once the input is over and everything is out.
-    mutating func owed(at now: Int64) -> Bool {
-        guard arrived < sent else { return false }
-        if answersEachMessage == nil {
-            answersEachMessage = arrived > 0 || now - (firstSentAt ?? now) < windowNanos
+        sentCount += 1
+        if case .text(let payload) = message, let key = key(of: payload, recording: true) {
+            if owed[key] == nil { serial += 1; owed[key] = serial }
+            return
         }
-        return answersEachMessage!
+        if explicitPath == nil { sentWithoutKey += 1 }
+    }
+
+    /// A data message came in (`payload` nil: binary).
+    /// `verdict`: the JSON check's answer that came with the message (-1: none).
+    mutating func received(text payload: UnsafeRawBufferPointer?, verdict: Int = -1) {
+        // Before anything was sent on the connection a message is no reply,
+        // unless its key says it is (--reply: owed since an earlier connection).
+        guard firstSentAt != nil || isExplicit else { return }
+        arrivals += 1
+        if !owed.isEmpty, let payload, let key = key(of: payload, recording: false, verdict: verdict),
+           owed.removeValue(forKey: key) != nil {
+            return
+        }
+        otherArrivals += 1
+    }
+
+    /// The value at the key path of a sent (`recording`) or received message,
+    /// within the default rule's limits.
+    private mutating func key(of payload: UnsafeRawBufferPointer, recording: Bool, verdict: Int = -1) -> [UInt8]? {
+        guard readsJSON else { return nil }
+        if explicitPath == nil {
+            if recording {
+                guard recordedIDs < Self.trackedIDs else { return nil }
+            } else {
+                examined += 1
+                if examined > Self.examinedArrivals { return giveUpOnIDs() }
+            }
+        }
+        guard case .valid = JSONScanner.validate(payload, verdict: verdict), let base = payload.baseAddress,
+              let found = JSONScanner.valueRange(atPath: path, in: payload) else { return nil }
+        if recording && explicitPath == nil { recordedIDs += 1 }
+        let range = JSONSkipper.trimmingWhitespace(found, in: payload)
+        return Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+
+    /// A server that echoed no id in all that time is counted instead.
+    private mutating func giveUpOnIDs() -> [UInt8]? {
+        sentWithoutKey += owed.count
+        owed.removeAll()
+        return nil
+    }
+
+    /// Asked once the input is over and everything is out: how much longer
+    /// the Close should wait, nil for not at all.
+    mutating func wait(now: Int64) -> Int64? {
+        if arrivals != arrivalsSeen {
+            arrivalsSeen = arrivals
+            lastArrivalAt = now
+        }
+        if lingerDeadline == nil { lingerDeadline = now + lingerNanos }
+        let left = lingerDeadline! - now
+        guard left > 0 else { return nil }
+        if isExplicit { return owed.isEmpty ? nil : left }
+        guard let firstSentAt else { return nil }   // nothing sent on this connection
+        if answersEachMessage == nil {
+            answersEachMessage = arrivals > 0 || sentCount < Self.sinkEvidence || now - firstSentAt < windowNanos
+        }
+        guard answersEachMessage! else { return nil }
+        if !owed.isEmpty || otherArrivals < sentWithoutKey { return left }
+        // Answered: a moment of quiet for a second message.
+        let quietLeft = (lastArrivalAt ?? now) + quietNanos - now
+        return quietLeft > 0 ? min(quietLeft, left) : nil
+    }
+
+    /// --reply: the values still owed, in the order they were sent.
+    var owedKeys: [[UInt8]] {
+        guard isExplicit else { return [] }
+        return owed.sorted { $0.value < $1.value }.map(\.key)
     }
 }

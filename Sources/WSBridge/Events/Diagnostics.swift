@@ -2,6 +2,9 @@ import WSTransport
 
 /// Everything wspipe says on stderr goes through here, as `wspipe: message`
 /// lines (wspipe(1): OPTIONS, Diagnostics), so stdout only ever carries message lines.
+/// Messages quote peers (close reasons, status lines, subprotocols, header
+/// values): each is escaped (`TerminalEscaping`, one line) before it is
+/// written or shown, whoever built it.
 public final class Diagnostics {
     public enum Level: Int, Comparable, Sendable {
         /// Always shown: the reason wspipe stops with an error.
@@ -29,6 +32,18 @@ public final class Diagnostics {
     public func enabled(_ level: Level) -> Bool { level <= threshold }
 
     public func fatal(_ message: String) { emit(.fatal, message) }
+
+    /// A fatal error with lines of detail below it (a rejected handshake's
+    /// body), each escaped on its own and indented, so that none of them can
+    /// pass for a line of wspipe's own.
+    public func fatal(_ message: String, details: [String]) {
+        emit(.fatal, message)
+        for detail in details {
+            let text = "  " + TerminalEscaping.escaping(detail)
+            if let divert { divert(.fatal, text); continue }
+            Array((text + "\n").utf8).withUnsafeBytes { Diagnostics.writeAll(2, $0) }
+        }
+    }
     public func warning(_ message: String) { emit(.warning, message) }
     public func info(_ message: @autoclosure () -> String) { if enabled(.info) { emit(.info, message()) } }
     public func debug(_ message: @autoclosure () -> String) { if enabled(.debug) { emit(.debug, message()) } }
@@ -38,6 +53,7 @@ public final class Diagnostics {
 
     private func emit(_ level: Level, _ message: String) {
         guard enabled(level) else { return }
+        let message = TerminalEscaping.escaping(message)
         if let divert { return divert(level, message) }
         var line = Array("wspipe: ".utf8)
         line.append(contentsOf: message.utf8)

@@ -93,6 +93,13 @@ public enum EventLine {
         return line.finishLine()
     }
 
+    /// --reply: the values no reply came for, in sent order (raw JSON).
+    public static func unreplied(keys: [[UInt8]]) -> [UInt8] {
+        var line = start("unreplied")
+        line.rawArray("keys", keys)
+        return line.finishLine()
+    }
+
     /// Server mode: client `id` (as in --tag's "$client") connected from `peer`.
     public static func clientConnected(id: Int, peer: String) -> [UInt8] {
         var line = start("client_connected")
@@ -111,7 +118,7 @@ public enum EventLine {
     }
 
     /// `{"$event":"NAME"` with the rest to follow.
-    private static func start(_ name: String) -> JSONObjectWriter {
+    static func start(_ name: String) -> JSONObjectWriter {
         var line = JSONObjectWriter()
         line.string("$event", name)
         return line

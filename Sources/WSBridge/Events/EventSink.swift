@@ -1,5 +1,8 @@
 /// Where `--events` lines go (wspipe(1): OPTIONS, Diagnostics): stderr, one JSON line each, written
 /// at once so they interleave correctly with `wspipe: ...` notices.
+/// Events quote peers (reasons, peers' addresses): what a terminal would act
+/// on is written as a JSON escape (`TerminalEscaping`, JSON), which keeps
+/// each event the same JSON value wherever it goes.
 public final class EventSink {
     public let enabled: Bool
     private let fd: Int32
@@ -18,9 +21,10 @@ public final class EventSink {
     /// `make` only runs when events are on, so building a line costs nothing otherwise.
     func emit(_ make: @autoclosure () -> [UInt8]) {
         guard enabled else { return }
-        if let divert { return divert(make()) }
-        guard let destination else { return write(make()) }
-        destination.pending.append(contentsOf: make())
+        let line = TerminalEscaping.escaped(make(), in: .json)
+        if let divert { return divert(line) }
+        guard let destination else { return write(line) }
+        destination.pending.append(contentsOf: line)
         destination.flush()
     }
 

@@ -15,6 +15,9 @@ public struct SessionStats: Equatable, Sendable {
     /// Messages the peer's TCP acknowledged after its last sign of life at a
     /// drop: they may be lost with the peer.
     public var unconfirmed = 0
+    /// The round trip of the last pong to a --ping-interval ping (nanoseconds);
+    /// nil without one, and then not in the line.
+    public var rttLastNanos: Int64? = nil
 
     public init() {}
 
@@ -31,6 +34,7 @@ public struct SessionStats: Equatable, Sendable {
         line.int("unacked", unacked)
         line.int("not_sent", notSent)
         line.int("unconfirmed", unconfirmed)
+        if let rttLastNanos { line.raw("rtt_last_ms", EventLine.milliseconds(rttLastNanos)) }
         line.endObject()
         return line.finishLine()
     }

@@ -88,14 +88,14 @@ final class FrameTracer {
         if header.opcode == .close, shown.count >= 2 {
             let code = CloseCode(rawValue: UInt16(shown[0]) << 8 | UInt16(shown[1]))
             let reason = String(decoding: shown.dropFirst(2), as: UTF8.self)
-            return "\(code)" + (code.name.map { " (\($0))" } ?? "") + (reason.isEmpty ? "" : " " + TerminalText.escapingControls(reason))
+            return "\(code)" + (code.name.map { " (\($0))" } ?? "") + (reason.isEmpty ? "" : " " + TerminalEscaping.escaping(reason))
         }
         let isText = header.opcode != .binary && header.reservedBits & FrameHeader.rsv1 == 0 && shown.withUnsafeBytes { bytes in
             var validator = UTF8Validator()
             return validator.feed(bytes)
         }
-        let body = isText ? TerminalText.escapingControls(String(decoding: shown, as: UTF8.self))
-                          : shown.prefix(16).map { TerminalText.hex($0) }.joined(separator: " ")
+        let body = isText ? TerminalEscaping.escaping(String(decoding: shown, as: UTF8.self))
+                          : shown.prefix(16).map { TerminalEscaping.hex($0) }.joined(separator: " ")
         return body + (cut || (!isText && shown.count > 16) ? "..." : "")
     }
 }

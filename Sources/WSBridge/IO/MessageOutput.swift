@@ -23,7 +23,7 @@ final class MessageOutput {
     init(bridge: BridgeOptions, loop: EventLoop, log: Diagnostics, events: EventSink) throws(RouteSpecError) {
         var failed: ((Destination, String) -> Void)?
         routes = try RouteTable(routes: bridge.routes, typeKey: bridge.typeKey, loop: loop) { failed?($0, $1) }
-        formatters = bridge.formatters
+        formatters = bridge.formatters(anyTerminal: routes.destinations.contains { $0.isTerminal })
         classifiesText = routes.usesTypeKey || routes.textDestination !== routes.fallback
         self.log = log
         events.destination = routes.eventDestination

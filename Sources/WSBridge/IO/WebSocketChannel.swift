@@ -147,6 +147,17 @@ final class WebSocketChannel {
         outgoing.discard(from: &connection)
     }
 
+    /// What the originals of compressed messages kept for recovery hold
+    /// (`OutgoingFrames`): counted against --queue-limit by the sender.
+    var heldOriginalBytes: Int { outgoing.originalBytes }
+
+    /// Asks the kernel what the peer's TCP acknowledged and lets those frames
+    /// (and their originals) go, without waiting for the next write to ask.
+    func releaseAcknowledged() {
+        guard recoversUnsent, !ended, let unacknowledged = SocketQueue.unacknowledgedBytes(stream.fd) else { return }
+        outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection)
+    }
+
     /// Data messages the peer's TCP acknowledged after its last sign of life,
     /// already released (they may be lost with the peer).
     var releasedUnconfirmed: Int { outgoing.releasedUnconfirmed }

@@ -164,7 +164,7 @@ struct HistoryFile {
     private mutating func failure(_ what: String, _ error: IOError) -> String? {
         guard !warned else { return nil }
         warned = true
-        return "history: \(what) \(TerminalText.escapingControls(path)): \(error.reason) (history kept for this session only)"
+        return "history: \(what) \(TerminalEscaping.escaping(path)): \(error.reason) (history kept for this session only)"
     }
 
     // MARK: escaping

@@ -84,7 +84,7 @@ enum SlashCommand: Equatable {
         let codeText = String(rest.prefix { $0 != " " })
         let reason = String(rest.dropFirst(codeText.count).drop { $0 == " " })
         guard let value = UInt16(codeText), CloseCode(rawValue: value).isValidOnWire else {
-            return .error("close code must be 1000-1003, 1007-1014 or 3000-4999 (not \(TerminalText.escapingControls(codeText)))",
+            return .error("close code must be 1000-1003, 1007-1014 or 3000-4999 (not \(TerminalEscaping.escaping(codeText)))",
                           offset: offset + leading)
         }
         guard reason.utf8.count <= maxReasonBytes else {
@@ -98,7 +98,7 @@ enum SlashCommand: Equatable {
         if name.isEmpty { return "a line starting with / is a command (/help lists them); // sends a line starting with /" }
         let candidates = names.filter { $0.hasPrefix(name) }
         let hint = candidates.count == 1 ? " (did you mean /\(candidates[0])?)" : ""
-        return "unknown command /\(TerminalText.escapingControls(name))\(hint); /help lists the commands"
+        return "unknown command /\(TerminalEscaping.escaping(name))\(hint); /help lists the commands"
     }
 
     private static func trimmed(_ s: String) -> String {

@@ -75,7 +75,7 @@ struct TranscriptFormatter {
         let end = Self.utf8Prefix(body, maxBytes: Self.displayMaxBytes)
         let cut = inputCut || end < body.count
         body.removeSubrange(end...)
-        TerminalText.escapeDisplayControls(inJSON: &body)
+        body = TerminalEscaping.escaped(body, in: .json)
         appendIndented(colored(body), to: &out)
         if cut { appendLabel(" … (\(payload.count) bytes)", to: &out) }
     }
@@ -83,7 +83,7 @@ struct TranscriptFormatter {
     private func appendBinary(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         var text = "binary \(payload.count) byte" + (payload.count == 1 ? "" : "s")
         if payload.count > 0 {
-            text += ": " + payload.prefix(Self.hexPreviewBytes).map { TerminalText.hex($0) }.joined(separator: " ")
+            text += ": " + payload.prefix(Self.hexPreviewBytes).map { TerminalEscaping.hex($0) }.joined(separator: " ")
             if payload.count > Self.hexPreviewBytes { text += " …" }
         }
         out.append(contentsOf: Array(text.utf8))
@@ -164,7 +164,7 @@ struct TranscriptFormatter {
         }
     }
 
-    private static func safe(_ text: String) -> String { TerminalText.escapingControls(text) }
+    private static func safe(_ text: String) -> String { TerminalEscaping.escaping(text) }
 
     /// "2.5 s", "0.4 s": reconnect delays to a tenth of a second.
     static func seconds(_ millis: Int) -> String {

@@ -12,6 +12,10 @@ struct OutputFormatter {
     let separator: UInt8?
     /// JSON lines for a person at a terminal get ANSI colours.
     var colorize = false
+    /// The lines go to a terminal: the message's bytes are escaped
+    /// (`TerminalEscaping`: JSON escapes in JSON mode, `\xHH` in raw mode);
+    /// the separator is not.
+    var escapesForTerminal = false
 
     private static let textPrefix = Array(#"{"$text":"#.utf8)
     private static let binaryPrefix = Array(#"{"$binary":""#.utf8)
@@ -24,9 +28,7 @@ struct OutputFormatter {
     /// `verdict`: what the JSON check already answered for these bytes (an
     /// incoming message carries it), -1 when nothing is known.
     func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to out: inout [UInt8]) {
-        if colorize && format == .json {
-            return appendColored(out: &out) { plain.appendText(payload, verdict: verdict, to: &$0) }
-        }
+        if forTerminal { return appendForTerminal(out: &out) { plain.appendText(payload, verdict: verdict, to: &$0) } }
         guard format == .json else {
             Self.append(payload, to: &out)
             if let separator { out.append(separator) }
@@ -52,7 +54,7 @@ struct OutputFormatter {
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        if colorize && format == .json { return appendColored(out: &out) { plain.appendBinary(payload, to: &$0) } }
+        if forTerminal { return appendForTerminal(out: &out) { plain.appendBinary(payload, to: &$0) } }
         switch (format, binaryOutput) {
         case (.json, _):
             out.append(contentsOf: Self.binaryPrefix)
@@ -77,15 +79,38 @@ struct OutputFormatter {
         out.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// Lines made for a person: escaped, coloured, or both.
+    var forTerminal: Bool { escapesForTerminal || (colorize && format == .json) }
+
     private var plain: OutputFormatter {
         var copy = self
         copy.colorize = false
+        copy.escapesForTerminal = false
         return copy
     }
 
-    private func appendColored(out: inout [UInt8], _ format: (inout [UInt8]) -> Void) {
+    /// The plain line, then its escapes (before the colours: the colourist's
+    /// own escape sequences must stay), then its colours.
+    private func appendForTerminal(out: inout [UInt8], _ formatLine: (inout [UInt8]) -> Void) {
         var line: [UInt8] = []
-        format(&line)
-        line.withUnsafeBytes { JSONColorizer.append($0, to: &out) }
+        formatLine(&line)
+        guard !line.isEmpty else { return }
+        if escapesForTerminal {
+            let terminator = format == .json ? 10 : separator
+            let bodyEnd = terminator != nil && line.last == terminator ? line.count - 1 : line.count
+            var escaped: [UInt8] = []
+            escaped.reserveCapacity(line.count + 16)
+            line.withUnsafeBytes { bytes in
+                TerminalEscaping.append(UnsafeRawBufferPointer(rebasing: bytes[..<bodyEnd]), to: &escaped,
+                                        in: format == .json ? .json : .lines)
+            }
+            escaped.append(contentsOf: line[bodyEnd...])
+            line = escaped
+        }
+        if colorize && format == .json {
+            line.withUnsafeBytes { JSONColorizer.append($0, to: &out) }
+        } else {
+            out.append(contentsOf: line)
+        }
     }
 }

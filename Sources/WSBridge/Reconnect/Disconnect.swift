@@ -14,6 +14,8 @@ public enum Disconnect: Equatable, Sendable {
     case handshakeRejected(status: Int, statusLine: String, body: String = "")
     /// A response that is not a valid WebSocket handshake.
     case invalidHandshake(String)
+    /// A 3xx answer that -L does not follow, with why (wspipe(1): --location).
+    case redirectRefused(status: Int, reason: String)
     /// The server's Close frame; code nil when it carried no status (1005).
     case closedByServer(code: CloseCode?, reason: String)
     /// The closing handshake wspipe started is over (code and reason: the
@@ -34,19 +36,32 @@ extension Disconnect: CustomStringConvertible {
         switch self {
         case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
         case .handshakeRejected(_, let line, let body):
-            let said = body.isEmpty ? "" : ": \(body)"
-            return "handshake rejected by the server: \(TerminalText.escapingControls(line))\(said)"
+            // One line: the body's lines joined (`details` keeps them apart).
+            let said = body.isEmpty ? "" : ": " + bodyLines(body).filter { !$0.isEmpty }.joined(separator: " ")
+            return "handshake rejected by the server: \(TerminalEscaping.escaping(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
+        case .redirectRefused(_, let reason): return reason
         case .closedByServer(let code, let reason):
             let name = code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" }
-            let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
+            let said = reason.isEmpty ? "" : ": \(TerminalEscaping.escaping(reason))"
             return "closed by the server with \(name ?? "no status code")\(said)"
         case .closedByClient(let code, let reason):
-            let said = reason.isEmpty ? "" : ": \(TerminalText.escapingControls(reason))"
+            let said = reason.isEmpty ? "" : ": \(TerminalEscaping.escaping(reason))"
             return "closed with " + (code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" } ?? "no status code") + said
         case .pingTimeout: return "ping timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"
         }
+    }
+
+    /// The final report of the run's last failure: a headline, and lines to
+    /// show below it (a rejection's body of several lines, as lines).
+    var report: (headline: String, details: [String]) {
+        guard case .handshakeRejected(_, let line, let body) = self, body.contains("\n") else { return (description, []) }
+        return ("handshake rejected by the server: \(TerminalEscaping.escaping(line)):", bodyLines(body))
+    }
+
+    private func bodyLines(_ body: String) -> [String] {
+        body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// The `disconnected` event's reason: a Close frame's own reason, exact
@@ -57,6 +72,21 @@ extension Disconnect: CustomStringConvertible {
         case .closedByServer(_, let reason), .closedByClient(_, let reason): return reason
         default: return description
         }
+    }
+
+    /// The code of a server's Close that is an error (wspipe(1): EXIT
+    /// STATUS, 7): anything but 1000, 1001 and no code at all.
+    var errorCloseCode: CloseCode? {
+        guard case .closedByServer(let code?, _) = self, code != .normal, code != .goingAway else { return nil }
+        return code
+    }
+
+    /// A server's Close that refuses the connection rather than ending it
+    /// for now: an error code other than 1012 (service restart) and 1013
+    /// (try again later), which ask the client to come back.
+    var isRefusal: Bool {
+        guard let code = errorCloseCode else { return false }
+        return code.rawValue != 1012 && code.rawValue != 1013
     }
 
     /// The close code and wasClean of the `disconnected` event (RFC 6455

@@ -2,7 +2,7 @@
 public enum RetryPolicy {
     /// unreachable, dropped, pingTimeout -> retry; closedByServer 1000 or no code -> finished,
     /// any other code -> retry; handshakeRejected 408, 429, 5xx -> retry, 401/403 and other
-    /// statuses -> fatal(.handshakeRejected); tlsFailed -> fatal(.connectFailed);
+    /// statuses -> fatal(.handshakeRejected), and so does a redirect -L refuses; tlsFailed -> fatal(.connectFailed);
     /// invalidHandshake, protocolViolation -> fatal(.protocolViolation)
     public static func verdict(for disconnect: Disconnect) -> RetryVerdict {
         switch disconnect {
@@ -20,6 +20,9 @@ public enum RetryPolicy {
             // (RFC 9110 §15.5.9, RFC 6585 §4, RFC 9110 §15.6); anything else
             // (401/403 above all) will not change by asking again.
             if status == 408 || status == 429 || (500...599).contains(status) { return .retry }
+            return .fatal(.handshakeRejected)
+        case .redirectRefused:
+            // Like the 3xx it is: the same request gets the same answer.
             return .fatal(.handshakeRejected)
         case .tlsFailed:
             return .fatal(.connectFailed)

@@ -23,6 +23,9 @@ public struct SessionPolicy {
     public var ackTimeoutNanos: Int64 = 0
     /// --linger: at stdin EOF, how long replies still owed may take before the Close.
     public var lingerNanos: Int64 = 0
+    /// --reply KEYPATH: a sent message with a value there is owed the
+    /// incoming message with the same value; nil: the default rule (`ReplyTracker`).
+    public var replyPath: [String]? = nil
     /// --until: end (exit 0) once this message has been written; a run that
     /// ends without it exits 1.
     public var until: UntilCondition? = nil

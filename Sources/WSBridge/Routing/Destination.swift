@@ -34,6 +34,10 @@ public final class Destination {
     public var onDrained: (() -> Void)?
     /// Runs once, on the first failed write, with the reason.
     public var onFailure: ((Destination, String) -> Void)?
+    /// A terminal (stdout, stderr, fd:N or a file such as /dev/tty): peer text
+    /// is escaped on its way there (`TerminalEscaping`); into a pipe or a
+    /// file it goes exact.
+    public let isTerminal: Bool
     /// Runs when a flush has written everything (or the destination failed).
     /// Only set for the final drain, so the session path pays nothing for it.
     var onEmptied: (() -> Void)?
@@ -78,6 +82,10 @@ public final class Destination {
         self.loop = loop
         self.highWater = highWater
         self.lowWater = lowWater
+        switch target {
+        case .borrowed(let fd), .owned(let fd): isTerminal = StdioMode.isTerminal(fd)
+        case .drop, .command: isTerminal = false
+        }
         if case .drop = target { return }
         pending.reserveCapacity(64 << 10)
     }

@@ -98,6 +98,44 @@ enum ClientTag {
                        value: value, removal: removal)
     }
 
+    /// A client's message without the top-level `"$client"` members it put
+    /// there itself, however spelled (`"\u0024client"` is the same key):
+    /// nil when it has none, else the message without them, every other byte
+    /// unchanged. The tag is wspipe's to give: a client's own member would
+    /// follow the one `insert` puts first, and jq, Python and JavaScript keep
+    /// the last of duplicate keys, so a reader of stdout would take one
+    /// client for another. `json` must be valid.
+    static func removingClientMembers(from json: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard mayName(json), let first = address(in: json) else { return nil }
+        var rest: [UInt8] = []
+        appendRemoving(first.removal, from: json, into: &rest)
+        // Duplicates: `address` finds the first each time.
+        while let next = rest.withUnsafeBytes({ address(in: $0) }) {
+            rest.removeSubrange(next.removal)
+        }
+        return rest
+    }
+
+    /// Whether `json` may hold the key `"$client"`: it is spelled so, or
+    /// escaped with `\u` (no other escape spells one of its letters). One
+    /// pass over bytes, so that messages without it are not parsed again.
+    private static func mayName(_ json: UnsafeRawBufferPointer) -> Bool {
+        let key = Array(#""$client""#.utf8)
+        var i = 0
+        let n = json.count
+        while i < n {
+            let b = json[i]
+            if b == 0x5C, i + 1 < n, json[i + 1] == UInt8(ascii: "u") { return true }
+            if b == 0x22, i + key.count <= n {
+                var k = 1
+                while k < key.count && json[i + k] == key[k] { k += 1 }
+                if k == key.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
     /// `json` without `removal` (see `Address.removal`), appended to `out`.
     static func appendRemoving(_ removal: Range<Int>, from json: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         out.append(contentsOf: UnsafeRawBufferPointer(rebasing: json[..<removal.lowerBound]))

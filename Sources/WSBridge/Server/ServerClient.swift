@@ -14,13 +14,17 @@ final class ServerClient {
     private var reader = HandshakeReader(chunkSize: 8 << 10)
     private(set) var channel: WebSocketChannel?
     private var timer: EventLoop.TimerID?
-    private let accept: (UpgradeRequest) -> Result<String?, HTTPRefusal>
+    private let accept: (ServerClient, UpgradeRequest) -> Result<String?, HTTPRefusal>
     private let events: (ServerClient, WebSocketChannel.Event) -> Void
     private let failedUpgrade: (ServerClient, UpgradeFailure) -> Void
     private let opened: (ServerClient) -> Void
     private let maxMessageSize: Int
     /// --compress: accept a permessage-deflate offer (RFC 7692).
     private let compress: Bool
+    /// -H, --header-file: more headers in the 101 response.
+    private let responseHeaders: [(name: String, value: String)]
+    /// --ping-interval: this client's pings, once it is open.
+    var keepAlive: KeepAlive?
 
     /// Where the client is, as the session sees it.
     enum Phase {
@@ -45,6 +49,8 @@ final class ServerClient {
     var stall: Stall?
     /// Its buffers at the last count (`MemoryBudget`).
     var heldBytes = 0
+    /// --tag: messages whose own "$client" member was removed.
+    var ownTagsRemoved = 0
     /// How the connection ended, for the client_disconnected event.
     var closeInfo: (code: CloseCode, reason: String, clean: Bool)?
 
@@ -69,12 +75,9 @@ final class ServerClient {
         }
     }
 
-    /// The upgrade request, once accepted (--exec hands it to the program).
-    private(set) var request: UpgradeRequest?
-
     init(id: Int, fd: Int32, peer: String, tlsContext: TLSContext?, loop: EventLoop, maxMessageSize: Int,
-         compress: Bool = false, handshakeTimeoutNanos: Int64,
-         accept: @escaping (UpgradeRequest) -> Result<String?, HTTPRefusal>,
+         compress: Bool = false, responseHeaders: [(name: String, value: String)] = [], handshakeTimeoutNanos: Int64,
+         accept: @escaping (ServerClient, UpgradeRequest) -> Result<String?, HTTPRefusal>,
          events: @escaping (ServerClient, WebSocketChannel.Event) -> Void,
          opened: @escaping (ServerClient) -> Void,
          failedUpgrade: @escaping (ServerClient, UpgradeFailure) -> Void) throws {
@@ -87,6 +90,7 @@ final class ServerClient {
         self.opened = opened
         self.maxMessageSize = maxMessageSize
         self.compress = compress
+        self.responseHeaders = responseHeaders
         if let tlsContext {
             let t = try TLSStream(fd: fd, context: tlsContext, serverName: nil)
             tls = t
@@ -133,11 +137,10 @@ final class ServerClient {
     }
 
     private func upgrade(_ request: UpgradeRequest, leftover: [UInt8]) {
-        switch accept(request) {
+        switch accept(self, request) {
         case .failure(let refusal):
             refuse(refusal)
         case .success(let subprotocol):
-            self.request = request
             cancelTimer()
             loop.unwatch(stream.fd)
             let compression = compress
@@ -147,7 +150,8 @@ final class ServerClient {
                                            loop: loop) { [unowned self] event in self.events(self, event) }
             self.channel = channel
             channel.sendFirst(ServerHandshake.acceptResponse(key: request.key, protocol: subprotocol,
-                                                             extensions: compression?.headerValue))
+                                                             extensions: compression?.headerValue,
+                                                             headers: responseHeaders))
             opened(self)
             channel.start(leftover: leftover)
         }
@@ -155,7 +159,7 @@ final class ServerClient {
 
     private func refuse(_ refusal: HTTPRefusal) {
         // The reason may quote the request (its method): no control byte goes back in the status line.
-        let reason = TerminalText.escapingControls(refusal.reason)
+        let reason = TerminalEscaping.escaping(refusal.reason)
         let response = ServerHandshake.errorResponse(status: refusal.status, reason: reason,
                                                      body: "\(refusal.status) \(reason)\n")
         _ = response.withUnsafeBytes { stream.write($0) }   // best effort: a few hundred bytes

@@ -11,6 +11,16 @@ enum ServerEvents {
         return line.finishLine()
     }
 
+    /// `{"$event":"tag_removed","id":N}`: with --tag, client N sent a message
+    /// with a top-level "$client" member of its own, which was removed before
+    /// wspipe put its own first (the message is written without it).
+    static func tagRemoved(id: Int) -> [UInt8] {
+        var line = JSONObjectWriter()
+        line.string("$event", "tag_removed")
+        line.int("id", id)
+        return line.finishLine()
+    }
+
     /// `{"$event":"client_refused","id":N,"peer":"…","status":403,"reason":"…"}`:
     /// connection N never became a client. "status" is the HTTP status it was
     /// answered with (404 wrong path, 403 --allow-origin, 503 --max-clients or

@@ -14,7 +14,7 @@ extension ServerSession {
         boundPort = l.port
         if let command = options.exec {
             let table = ExecTable(command: command, shell: shell, tls: tlsContext != nil,
-                                  serverPort: { [unowned self] in self.boundPort })
+                                  maxPrograms: options.maxPrograms, serverPort: { [unowned self] in self.boundPort })
             table.onReleased = { [unowned self] in self.handle(.clientLeft(remaining: self.activeCount)) }
             execs = table
         }
@@ -38,8 +38,9 @@ extension ServerSession {
                 upgrading[id] = try ServerClient(
                     id: id, fd: fd, peer: peer, tlsContext: tlsContext, loop: loop,
                     maxMessageSize: bridge.maxMessageSize, compress: options.compress,
+                    responseHeaders: options.responseHeaders,
                     handshakeTimeoutNanos: options.handshakeTimeoutNanos,
-                    accept: { [unowned self] request in self.accept(request) },
+                    accept: { [unowned self] client, request in self.accept(request, from: client) },
                     events: { [unowned self] client, event in self.clientEvent(client, event) },
                     opened: { [unowned self] client in self.clientOpened(client) },
                     failedUpgrade: { [unowned self] client, why in self.upgradeFailed(client, why) })
@@ -83,9 +84,15 @@ extension ServerSession {
         }
     }
 
-    func accept(_ request: UpgradeRequest) -> Result<String?, ServerClient.HTTPRefusal> {
+    /// Admits an upgrade request (path, origin, room) and, with --exec,
+    /// starts its program before the 101: past --max-programs, or when the
+    /// program cannot start, the client is answered 503.
+    func accept(_ request: UpgradeRequest, from client: ServerClient) -> Result<String?, ServerClient.HTTPRefusal> {
         let accepting = lifecycle.phase == .serving && !(options.once && servedOne)
         if let refusal = admission.refusal(for: request, openClients: registry.count, accepting: accepting) {
+            return .failure(refusal)
+        }
+        if let execs, let refusal = execs.prepare(id: client.id, peer: client.peer, request: request) {
             return .failure(refusal)
         }
         servedOne = true
@@ -105,7 +112,7 @@ extension ServerSession {
             break
         }
         // A malformed request's reason may quote the request.
-        log.info("client \(client.id) (\(client.peer)) refused: \(TerminalText.escapingControls(why.description))")
+        log.info("client \(client.id) (\(client.peer)) refused: \(TerminalEscaping.escaping(why.description))")
     }
 
     func stopAccepting() {

@@ -36,6 +36,15 @@ public struct ServerOptions: Sendable {
     /// --exec: each client gets its own `sh -c COMMAND`, which takes the
     /// place of stdin and stdout for that client.
     public var exec: String? = nil
+    /// -H, --header-file: more headers in every 101 response.
+    public var responseHeaders: [(name: String, value: String)] = []
+    /// --ping-interval: ping every client this often; one whose pong does not
+    /// come within `pingTimeoutNanos` (nil: the interval) is dropped with 1001.
+    public var pingIntervalNanos: Int64? = nil
+    public var pingTimeoutNanos: Int64? = nil
+    /// --max-programs: --exec programs at once (running, or winding down
+    /// after their client left); past it an upgrade is answered 503.
+    public var maxPrograms = 256
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -142,9 +151,30 @@ public final class ServerSession: SessionDriver {
         client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
         if bridge.format == .json { client.channel?.readsTextAsJSON() }
-        if let execs, !execs.start(for: client) {
-            client.channel?.close(code: .internalError, reason: "cannot start the program")
-        }
+        execs?.start(for: client)
+        startKeepAlive(client)
+    }
+
+    /// --ping-interval: a client that does not answer our ping in time is
+    /// gone (wspipe(1): RECONNECT AND REPLAY): dropped at once, with a Close
+    /// 1001 it may never read, and reported as client_disconnected.
+    private func startKeepAlive(_ client: ServerClient) {
+        guard let interval = options.pingIntervalNanos, let channel = client.channel, channel.isOpen else { return }
+        let keepAlive = KeepAlive(
+            scheduler: loop, intervalNanos: interval, timeoutNanos: options.pingTimeoutNanos ?? interval,
+            sendPing: { [weak channel] payload in channel?.sendPing(payload) },
+            onDead: { [unowned self, unowned client] in self.clientSilent(client) })
+        client.keepAlive = keepAlive
+        keepAlive.start()
+    }
+
+    private func clientSilent(_ client: ServerClient) {
+        guard let channel = client.channel else { return }
+        log.info("client \(client.id): no pong within the ping timeout; dropping it")
+        if client.closeInfo == nil { client.closeInfo = (.goingAway, "ping timeout", false) }
+        registry.retire(client)
+        channel.close(code: .goingAway, reason: "ping timeout")
+        channel.terminate()
     }
 
     /// Clients still connected, and --exec programs still winding down after
@@ -174,10 +204,11 @@ public final class ServerSession: SessionDriver {
         case .text(let payload, let verdict):
             if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
-            let destination = shell.output.destination(forText: payload, isValidJSON: verdict >= 0 ? true : nil)
-            let start = destination.pending.count
-            shell.output.appendText(payload, verdict: verdict, to: destination)
-            if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
+            if tagging, let own = withoutOwnTag(payload, verdict: verdict, from: client) {
+                // Other bytes than those the verdict was given for.
+                return own.withUnsafeBytes { appendText($0, verdict: -1, from: client) }
+            }
+            appendText(payload, verdict: verdict, from: client)
         case .binary(let payload):
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
@@ -185,21 +216,46 @@ public final class ServerSession: SessionDriver {
             let start = destination.pending.count
             shell.output.appendBinary(payload)
             if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
-        case .ping, .pong:
+        case .ping:
             break
+        case .pong(let payload):
+            client.keepAlive?.pongReceived(payload)
         case .closeReceived(let code, let reason):
             // Our echo is queued; nothing more can be sent to it.
             if client.closeInfo == nil { client.closeInfo = (code ?? .noStatus, reason, true) }
             registry.retire(client)
-            let said = reason.isEmpty ? "" : ": " + TerminalText.escapingControls(reason)   // the peer's text
+            let said = reason.isEmpty ? "" : ": " + TerminalEscaping.escaping(reason)   // the peer's text
             log.info("client \(client.id) closed (\(code.map(String.init(describing:)) ?? "no status code"))\(said)")
         case .failed(let code, let reason):
             if client.closeInfo == nil { client.closeInfo = (code, reason, false) }
             registry.retire(client)
             if code == .abnormal { log.info("client \(client.id) dropped the connection"); return }
-            log.warning("client \(client.id): protocol error: \(TerminalText.escapingControls(reason)) (closing with \(code.rawValue))")
+            log.warning("client \(client.id): protocol error: \(TerminalEscaping.escaping(reason)) (closing with \(code.rawValue))")
             if options.once { shell.status = shell.status.combined(with: .protocolViolation) }
         }
+    }
+
+    /// A text message's line, tagged with its client under --tag.
+    /// `verdict`: the JSON check's answer that came with the message (-1: none).
+    private func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) {
+        let destination = shell.output.destination(forText: payload, isValidJSON: verdict >= 0 ? true : nil)
+        let start = destination.pending.count
+        shell.output.appendText(payload, verdict: verdict, to: destination)
+        if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
+    }
+
+    /// --tag: a client that sends its own top-level "$client" would pass for
+    /// another client (readers keep the last duplicate key): the member is
+    /// removed, said once per client, and each time with an event.
+    private func withoutOwnTag(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) -> [UInt8]? {
+        guard case .valid = JSONScanner.validate(payload, verdict: verdict),
+              let stripped = ClientTag.removingClientMembers(from: payload) else { return nil }
+        client.ownTagsRemoved += 1
+        if client.ownTagsRemoved == 1 {
+            log.warning("client \(client.id) (\(client.peer)) sent a \"$client\" member of its own; removed (--tag names the client), now and from now on")
+        }
+        shell.events.emit(ServerEvents.tagRemoved(id: client.id))
+        return stripped
     }
 
     /// --exec: data messages go to the client's program, not to stdout.
@@ -222,6 +278,8 @@ public final class ServerSession: SessionDriver {
     }
 
     private func clientEnded(_ client: ServerClient) {
+        client.keepAlive?.stop()
+        client.keepAlive = nil
         registry.remove(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
         shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))

@@ -22,10 +22,14 @@ public enum ArgumentParser {
     /// `-t`/`-b`, requirements such as `--ping-timeout` needing
     /// `--ping-interval`, server-mode flags needing `--listen`, `--cert`
     /// needing `--key` with `--listen`), exactly one of URL or `--listen`,
-    /// and no client-only flag (`--ack`, `--on-connect`, `--backoff`...)
-    /// with `--listen`.
-    public static func parse(_ args: [String]) throws(UsageError) -> Options {
+    /// and then no flag outside the run's mode (`Flag.modes`): no client
+    /// flag (`--ack`, `--origin`, `--backoff`...) with `--listen`, none that
+    /// --exec or the interactive mode would ignore. Whether the client is
+    /// interactive depends on the terminal: `terminal` says whether stdin and
+    /// stdout both are one.
+    public static func parse(_ args: [String], terminal: Bool = false) throws(UsageError) -> Options {
         var parse = Parse()
+        parse.terminal = terminal
         var index = 0
         var flagsEnded = false
         while index < args.count {
@@ -69,6 +73,8 @@ private struct Parse {
     var seen: [String] = []
     var firstError: UsageError? = nil
     var positionalCount = 0
+    /// stdin and stdout are both a terminal (the interactive mode, unless -U).
+    var terminal = false
 
     /// Set once --help, --version or a valid --generate has been applied.
     var special: Options? {
@@ -124,7 +130,7 @@ private struct Parse {
         while let letter = rest.first {
             rest = rest.dropFirst()
             guard let flag = FlagTable.flag(short: letter) else {
-                fail(.unknownOption("-\(letter)", suggestion: nil))
+                fail(.unknownOption("-\(letter)", suggestion: Suggestion.forWebsocatShort(letter)))
                 return
             }
             if !flag.takesValue {
@@ -150,7 +156,10 @@ private struct Parse {
         if positionalCount > 1 { fail(.extraArgument(arg)); return }
         let lower = arg.lowercased()
         // URL schemes are case-insensitive (RFC 3986 §3.1).
-        guard lower.hasPrefix("ws://") || lower.hasPrefix("wss://") else { fail(.badURL(arg)); return }
+        guard lower.hasPrefix("ws://") || lower.hasPrefix("wss://") else {
+            fail(Suggestion.websocatListen(arg).map { .listenNotURL(arg, address: $0) } ?? .badURL(arg))
+            return
+        }
         options.url = arg
     }
 
@@ -160,14 +169,17 @@ private struct Parse {
         for (position, long) in seen.enumerated() {
             guard let flag = FlagTable.flag(long: long) else { continue }
             for rule in flag.rules { try check(rule, of: long, at: position) }
+            // A server flag without --listen is told what it needs, in argument order.
+            if options.listen == nil && flag.serverOnly { throw .requires(long, "listen") }
         }
         if options.listen != nil {
             if positionalCount > 0 { throw .urlAndListen }
-            if let clientFlag = seen.first(where: { FlagTable.flag(long: $0)?.clientOnly == true }) {
-                throw .clientOnly(clientFlag)
-            }
         } else if options.url == nil {
             throw .missingURL
+        }
+        let mode = RunMode.of(options, stdinIsTerminal: terminal, stdoutIsTerminal: terminal)
+        if let refused = seen.lazy.compactMap(FlagTable.flag(long:)).first(where: { !$0.modes.contains(mode.flagMode) }) {
+            throw .notInMode(refused, mode)
         }
         return options
     }
@@ -183,9 +195,7 @@ private struct Parse {
             if !seen.contains(other) { throw .requires(long, other) }
         case .requiresInServerMode(let other):
             if options.listen != nil && !seen.contains(other) { throw .requiresInServerMode(long, other) }
-        case .serverOnly:
-            if options.listen == nil { throw .requires(long, "listen") }
-        case .clientOnly:
+        case .clientOnly, .serverOnly:
             break
         }
     }

@@ -26,6 +26,53 @@ public enum CompletionKind: Equatable, Sendable {
     case choices([String])
 }
 
+/// The ways wspipe runs, as a set: each flag names those it works in
+/// (`Flag.modes`), and the parser refuses it in the others (exit 2, naming
+/// the mode), so that no flag is ever accepted and then ignored.
+public struct FlagModes: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Connected to a URL, stdin and stdout pipes or files.
+    public static let client = FlagModes(rawValue: 1)
+    /// Connected to a URL with the line editor (wspipe(1): INTERACTIVE MODE):
+    /// stdin and stdout a terminal, or -i.
+    public static let interactive = FlagModes(rawValue: 2)
+    /// --listen: stdin goes to the clients, their messages to stdout.
+    public static let server = FlagModes(rawValue: 4)
+    /// --listen --exec: each client talks to a program instead of stdin and stdout.
+    public static let exec = FlagModes(rawValue: 8)
+
+    /// Both ways of connecting to a URL: the default of a flag.
+    public static let clients: FlagModes = [.client, .interactive]
+    /// Both ways of serving.
+    public static let servers: FlagModes = [.server, .exec]
+    public static let all: FlagModes = [.client, .interactive, .server, .exec]
+}
+
+/// The one mode a run is in, decided by --listen, --exec, -i and whether
+/// stdin and stdout are a terminal.
+public enum RunMode: CaseIterable, Sendable {
+    case client, interactive, server, exec
+
+    public var flagMode: FlagModes {
+        switch self {
+        case .client: return .client
+        case .interactive: return .interactive
+        case .server: return .server
+        case .exec: return .exec
+        }
+    }
+
+    /// The client is interactive with -i, or when stdin and stdout are both a
+    /// terminal and -U does not leave stdin unread (wspipe(1): INTERACTIVE MODE).
+    static func of(_ o: Options, stdinIsTerminal: Bool, stdoutIsTerminal: Bool) -> RunMode {
+        if o.listen != nil { return o.exec == nil ? .server : .exec }
+        if o.interactive || (stdinIsTerminal && stdoutIsTerminal && !o.reverseUnidirectional) { return .interactive }
+        return .client
+    }
+}
+
 /// How a flag combines with the others: data the parser checks once the
 /// whole command line is read (a usage error naming both flags) and the man
 /// page states.
@@ -37,9 +84,10 @@ public enum FlagRule: Equatable, Sendable {
     /// With `--listen`, refused without this flag: `--cert` needs `--key` in
     /// server mode, while a client reads the key from the certificate file.
     case requiresInServerMode(String)
-    /// Only meaningful when connecting to a URL: refused with `--listen`.
+    /// Modes `.clients` (the default): refused with `--listen`. Kept so that
+    /// an entry can say it in words; `modes` says the same.
     case clientOnly
-    /// Only meaningful with `--listen`: refused without it.
+    /// Modes `.servers`: refused without `--listen`.
     case serverOnly
 }
 
@@ -72,6 +120,12 @@ public struct Flag: Sendable {
     public let repeatable: Bool
     /// How the flag combines with others (see `FlagRule`); empty for most.
     public let rules: [FlagRule]
+    /// The modes the flag works in; it is refused (exit 2) in the others.
+    /// When an entry does not say, `.serverOnly` means `.servers` and
+    /// anything else the safe default, `.clients`: a new flag is refused
+    /// with --listen until its entry says that the server uses it (and a
+    /// test fails for a mode that would accept it and not use it).
+    public let modes: FlagModes
     /// The man page's text after `help`: what a reader needs beyond one
     /// sentence (the values, the details, how it works with other flags).
     /// Empty for flags whose help says it all.
@@ -83,7 +137,7 @@ public struct Flag: Sendable {
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-         rules: [FlagRule] = [], doc: [DocBlock] = [],
+         rules: [FlagRule] = [], modes: FlagModes? = nil, doc: [DocBlock] = [],
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -95,16 +149,22 @@ public struct Flag: Sendable {
         self.defaultNote = defaultNote
         self.repeatable = repeatable
         self.rules = rules
+        self.modes = modes ?? (rules.contains(.serverOnly) ? .servers : .clients)
+        self.explicitModes = modes != nil
         self.doc = doc
         self.apply = apply
     }
 
+    /// Whether the entry gave `modes` itself (FlagTable.validate wants it
+    /// said once: not also as `.clientOnly` or `.serverOnly`).
+    let explicitModes: Bool
+
     /// A flag without a value.
     static func toggle(_ long: String, _ short: Character?, _ category: FlagCategory,
-                       help: String, repeatable: Bool = false, rules: [FlagRule] = [], doc: [DocBlock] = [],
-                       apply: @escaping @Sendable (inout Options) -> Void) -> Flag {
+                       help: String, repeatable: Bool = false, rules: [FlagRule] = [], modes: FlagModes? = nil,
+                       doc: [DocBlock] = [], apply: @escaping @Sendable (inout Options) -> Void) -> Flag {
         Flag(long: long, short: short, help: help, category: category,
-             repeatable: repeatable, rules: rules, doc: doc, apply: { options, _ in apply(&options) })
+             repeatable: repeatable, rules: rules, modes: modes, doc: doc, apply: { options, _ in apply(&options) })
     }
 
     /// Long names of the flags this one may not be given with.
@@ -112,8 +172,10 @@ public struct Flag: Sendable {
         rules.compactMap { if case .conflicts(let other) = $0 { other } else { nil } }
     }
 
-    public var clientOnly: Bool { rules.contains(.clientOnly) }
-    public var serverOnly: Bool { rules.contains(.serverOnly) }
+    /// Refused with --listen.
+    public var clientOnly: Bool { modes.isDisjoint(with: .servers) }
+    /// Refused without --listen.
+    public var serverOnly: Bool { modes.isDisjoint(with: .clients) }
 
     /// True when the flag takes a value (`--flag VALUE`).
     public var takesValue: Bool { valueName != nil }

@@ -5,7 +5,8 @@ import WSTransport
 /// category. This list is the single source of the parser, `--help`, the man
 /// page and the shell completions: adding a flag is adding an entry here,
 /// with a one-sentence `help`, its `defaultValue` (the parser applies it:
-/// `Options` holds no defaults), its `rules` with other flags, a `doc` for
+/// `Options` holds no defaults), its `rules` with other flags, the `modes`
+/// it works in (client and interactive unless it says; see `FlagModes`), a `doc` for
 /// the man page when one sentence is not enough, and an `apply` that only
 /// validates and stores into an `Options` field (which `Plan` then hands to
 /// the session). Then regenerate man/ and completions/ with
@@ -14,15 +15,29 @@ public let flagTable: [Flag] = [
     // MARK: Connection (wspipe(1): OPTIONS, Connection)
     Flag(long: "header", short: "H", valueName: "NAME: VALUE",
          help: "Send this header with the handshake request; repeat for more headers.",
-         category: .connection, repeatable: true,
+         category: .connection, repeatable: true, modes: .all,
+         doc: [
+             """
+             With --listen, the headers go into every 101 response instead; those the handshake \
+             writes itself (Upgrade, Connection, Sec-WebSocket-Accept, Sec-WebSocket-Protocol, \
+             Sec-WebSocket-Extensions) and Content-Length or Transfer-Encoding are refused.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.headers.append(try FlagValue.header("header", v)) }),
     Flag(long: "header-file", valueName: "FILE",
          help: "Read handshake headers from FILE, one 'Name: value' a line (keeps secrets out of ps).",
-         category: .connection, completion: .file,
+         category: .connection, completion: .file, modes: .all,
          doc: [
              """
              Blank lines and lines starting with # are skipped. The file is read once, when wspipe \
-             starts, and its headers are sent after those of -H.
+             starts, and its headers are sent after those of -H (with --listen, in every 101 response).
+             """,
+             """
+             For -H, --header-file and --header-command alike: a Host, Origin or User-Agent header \
+             replaces wspipe's own, as with curl (the last one given wins), and the headers the \
+             handshake owns (Sec-WebSocket-Key, Sec-WebSocket-Version, Sec-WebSocket-Accept, \
+             Sec-WebSocket-Extensions, Upgrade, Connection, Content-Length, Transfer-Encoding) are \
+             refused: a usage error, or for --header-command a failed attempt naming the header.
              """,
          ],
          apply: { o, v throws(UsageError) in o.headerFile = try FlagValue.nonEmpty("header-file", v) }),
@@ -53,7 +68,7 @@ public let flagTable: [Flag] = [
          apply: { o, v in o.userAgent = v }),
     Flag(long: "protocol", valueName: "NAME",
          help: "Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several.",
-         category: .connection, repeatable: true,
+         category: .connection, repeatable: true, modes: .all,
          apply: { o, v throws(UsageError) in
              guard FlagValue.isToken(v) else {
                  throw UsageError("--protocol: invalid subprotocol name '\(v)'")
@@ -75,6 +90,23 @@ public let flagTable: [Flag] = [
              }
              o.proxy = v
          }),
+    Flag(long: "proxy-user", valueName: "USER:PASSWORD",
+         help: "Authenticate to the proxy as USER with PASSWORD (split at the first colon), in place of any in its URL.",
+         category: .connection, rules: [.clientOnly, .conflicts("proxy-user-file")],
+         doc: [
+             """
+             Like curl -U, and like any argument, it is visible to other users in ps(1): prefer \
+             --proxy-user-file, or the password in the proxy variable (http_proxy=http://USER:PASSWORD@HOST), \
+             which only the user and root can read. Sent as Basic Proxy-Authorization to an \
+             HTTP proxy, as RFC 1929 user and password to a SOCKS5 one. A usage error when no \
+             proxy is given or set.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.proxyUser = try FlagValue.proxyUser("proxy-user", v) }),
+    Flag(long: "proxy-user-file", valueName: "FILE",
+         help: "Read the proxy's USER:PASSWORD from the first line of FILE (keeps the password out of ps).",
+         category: .connection, completion: .file, rules: [.clientOnly, .conflicts("proxy-user")],
+         apply: { o, v throws(UsageError) in o.proxyUserFile = try FlagValue.nonEmpty("proxy-user-file", v) }),
     Flag(long: "noproxy", valueName: "LIST",
          help: "Connect directly to these comma-separated hosts and domains (with their subdomains), "
              + "'*' for all; replaces no_proxy.",
@@ -87,12 +119,131 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.unixSocket = try FlagValue.nonEmpty("unix-socket", v) }),
     Flag(long: "max-message-size", valueName: "SIZE",
          help: "Close the connection with 1009 when an incoming message is larger than this.",
-         category: .connection, defaultValue: "64M",
+         category: .connection, defaultValue: "64M", modes: .all,
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
     .toggle("compress", nil, .connection,
             help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
-                + "--max-message-size counts the decompressed size.",
+                + "--max-message-size counts the decompressed size.", modes: .all,
             apply: { $0.compress = true }),
+    .toggle("location", "L", .connection,
+            help: "Follow redirects (301, 302, 303, 307, 308), as curl -L does.",
+            rules: [.clientOnly],
+            doc: [
+                """
+                The upgrade request goes again to the URL in the Location header, over a new \
+                connection: http:// is read as ws:// and https:// as wss://, and a relative \
+                location is resolved against the URL that answered. The whole chain counts as \
+                one connection attempt, within --connect-timeout, and every attempt (each \
+                reconnect included) starts again from the URL given.
+                """,
+                """
+                Headers given with -H, --header-file and --header-command go to every URL of the \
+                chain, except when it leads to another scheme, host or port than the URL given: \
+                then their Authorization, Cookie and Host headers are dropped, and so are --user \
+                and --cookie DATA (curl's rule). Cookies of the cookie engine go wherever their \
+                domain and path match. A redirect from wss:// to ws:// is refused unless \
+                --location-downgrade. Without -L, a redirect is reported with its status (exit \
+                status 4) and a hint.
+                """,
+            ],
+            apply: { $0.location = true }),
+    Flag(long: "max-redirs", valueName: "N",
+         help: "Follow at most N redirects in one connection attempt.",
+         category: .connection, defaultValue: "10", rules: [.clientOnly, .requires("location")],
+         doc: [
+             """
+             The name is curl's. One more is reported as the failure of the attempt (exit status \
+             4), as is a redirect without a Location.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.maxRedirects = try FlagValue.nonNegativeInteger("max-redirs", v) }),
+    .toggle("location-downgrade", nil, .connection,
+            help: "With -L, follow a redirect from wss:// to ws:// too, which leaves TLS.",
+            rules: [.clientOnly, .requires("location")],
+            doc: [
+                """
+                Without it such a redirect ends the attempt (exit status 4): what follows would \
+                travel in clear text, headers and cookies included.
+                """,
+            ],
+            apply: { $0.locationDowngrade = true }),
+    Flag(long: "cookie", valueName: "DATA|FILE",
+         help: "Send cookies: DATA as 'name=value; name2=value2', or those of a Netscape/curl cookie FILE "
+             + "(curl's -b; here -b is --binary).",
+         category: .connection, completion: .file, rules: [.clientOnly],
+         doc: [
+             """
+             An argument with a '=' is DATA, sent in a Cookie header as it is; anything else is a \
+             FILE, read once at the start, which turns the cookie engine on: the cookies every \
+             handshake response sets (Set-Cookie) are kept for the run, and each request gets \
+             those whose domain, path and secure flag match it, so a reconnect sends what the \
+             last 101 set. A FILE that does not exist yet is an empty one, so -b and -c can name \
+             the same file; it may also hold 'Set-Cookie:' header lines. --cookie '' turns the \
+             engine on without a file.
+             """,
+             """
+             The short -b stays websocat's --binary, which wspipe's scripts already use; write \
+             --cookie in full.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             guard !v.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
+                 throw UsageError("--cookie: contains a line break")
+             }
+             o.cookie = v
+         }),
+    Flag(long: "cookie-jar", short: "c", valueName: "FILE",
+         help: "Write the cookies the servers set to FILE, in the Netscape/curl format, and send them on each connection.",
+         category: .connection, completion: .file, rules: [.clientOnly],
+         doc: [
+             """
+             It turns the cookie engine on (see --cookie). FILE is rewritten whenever a handshake \
+             response changed the cookies, and at the end when --cookie read others, so a run that \
+             is killed still leaves what it was given. It is created with mode 0600: cookies are \
+             credentials.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.cookieJar = try FlagValue.nonEmpty("cookie-jar", v) }),
+    Flag(long: "user", valueName: "USER:PASSWORD",
+         help: "Send HTTP Basic authorization with this user name and password (curl's -u; here -u is --unidirectional).",
+         category: .connection, rules: [.clientOnly, .conflicts("user-file")],
+         doc: [
+             """
+             It is sent to the URL given (and the redirects that stay on its scheme, host and \
+             port), unless a header given with -H, --header-file or --header-command authorizes \
+             already; it replaces a user:password in the URL. Any process can read it in \
+             ps(1): --user-file keeps it out.
+             """,
+             """
+             The short -u stays websocat's --unidirectional, which wspipe's scripts already use; \
+             write --user in full.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.user = try FlagValue.credentials("user", v) }),
+    Flag(long: "user-file", valueName: "FILE",
+         help: "Read USER:PASSWORD for --user from the first line of FILE (keeps it out of ps).",
+         category: .connection, completion: .file, rules: [.clientOnly, .conflicts("user")],
+         doc: [
+             "The file is read once, when wspipe starts; a line end after the password is not part of it.",
+         ],
+         apply: { o, v throws(UsageError) in o.userFile = try FlagValue.nonEmpty("user-file", v) }),
+    .toggle("ipv4", "4", .connection,
+            help: "Connect over IPv4 only (the server's name and the proxy's).",
+            rules: [.clientOnly, .conflicts("ipv6")],
+            doc: [
+                """
+                Without -4 or -6, the addresses of a name are tried as RFC 8305 (Happy Eyeballs) \
+                says: alternating families, the first as the resolver sorts them (IPv6 when the \
+                host has a route for it), each new attempt 250 ms after the previous one started \
+                or at once when it failed, the first to connect winning. An unreachable IPv6 \
+                route costs 250 ms, not --connect-timeout.
+                """,
+            ],
+            apply: { $0.family = .ipv4 }),
+    .toggle("ipv6", "6", .connection,
+            help: "Connect over IPv6 only (the server's name and the proxy's).",
+            rules: [.clientOnly, .conflicts("ipv4")],
+            apply: { $0.family = .ipv6 }),
 
     // MARK: TLS (wspipe(1): OPTIONS, Connection)
     .toggle("insecure", "k", .tls,
@@ -100,7 +251,7 @@ public let flagTable: [Flag] = [
             apply: { $0.insecure = true }),
     Flag(long: "cacert", valueName: "FILE",
          help: "Trust the CA certificates in FILE (PEM) instead of the system store.",
-         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")],
+         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")], modes: .all,
          doc: [
              """
              With --listen, it turns on mutual TLS: every client must present a certificate issued \
@@ -111,37 +262,39 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.cacert = try FlagValue.nonEmpty("cacert", v) }),
     Flag(long: "cert", valueName: "FILE",
          help: "Certificate (PEM) to present: the client's, or the server's with --listen.",
-         category: .tls, completion: .file, rules: [.requiresInServerMode("key")],
+         category: .tls, completion: .file, rules: [.requiresInServerMode("key")], modes: .all,
          doc: [
              "A client may keep its private key in the same file and leave out --key.",
          ],
          apply: { o, v throws(UsageError) in o.cert = try FlagValue.nonEmpty("cert", v) }),
     Flag(long: "key", valueName: "FILE",
          help: "Private key (PEM) for --cert.",
-         category: .tls, completion: .file, rules: [.requires("cert")],
+         category: .tls, completion: .file, rules: [.requires("cert")], modes: .all,
          apply: { o, v throws(UsageError) in o.key = try FlagValue.nonEmpty("key", v) }),
 
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            rules: [.conflicts("binary")],
+            rules: [.conflicts("binary")], modes: .all,
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
-                followed by a newline; line breaks inside it are kept.
+                followed by a newline; line breaks inside it are kept. Into a pipe or a file the bytes \
+                are exact; at a terminal, control characters are escaped (see LINES AND MESSAGES), \
+                as they are with --binary-output raw.
                 """,
             ],
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            rules: [.conflicts("text")],
+            rules: [.conflicts("text")], modes: .all,
             doc: [
                 "Incoming messages are written as with --text.",
             ],
             apply: { $0.lineFormat = .binary }),
     .toggle("nul", "0", .dataMode,
             help: "Separate lines with NUL instead of newline in raw line mode.",
-            rules: [.conflicts("no-line")],
+            rules: [.conflicts("no-line")], modes: .all,
             doc: [
                 """
                 Stdin lines end at a NUL byte, and each incoming message is written followed by one, \
@@ -151,7 +304,7 @@ public let flagTable: [Flag] = [
             apply: { $0.nulSeparator = true }),
     .toggle("no-line", nil, .dataMode,
             help: "Raw mode without lines: all of stdin is one message, and messages are written with no separator.",
-            rules: [.conflicts("nul")],
+            rules: [.conflicts("nul")], modes: [.client, .server, .exec],
             doc: [
                 """
                 Selects raw mode (text messages, or binary ones with --binary) and turns line splitting \
@@ -165,7 +318,7 @@ public let flagTable: [Flag] = [
     Flag(long: "binary-output", valueName: "raw|base64|drop",
          help: "How raw line mode writes incoming binary messages.",
          category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map(\.rawValue)),
-         defaultValue: "raw",
+         defaultValue: "raw", modes: .all,
          doc: [
              .list([
                  DocItem("raw", "The bytes as they came, followed by the separator."),
@@ -182,19 +335,19 @@ public let flagTable: [Flag] = [
          }),
     .toggle("lenient", nil, .dataMode,
             help: "Send lines that are not valid JSON as raw text instead of rejecting them.",
-            rules: [.conflicts("strict")],
+            rules: [.conflicts("strict")], modes: .all,
             doc: [
                 "Such a line is then not counted as rejected: it does not make the exit status 6.",
             ],
             apply: { $0.lenient = true }),
     .toggle("strict", nil, .dataMode,
             help: "Stop at the first line that is not valid JSON.",
-            rules: [.conflicts("lenient")],
+            rules: [.conflicts("lenient")], modes: [.client, .server],
             apply: { $0.strict = true }),
     .toggle("interactive", "i", .dataMode,
             help: "Run the interactive line editor even when stdout is not a terminal "
                 + "(the default when stdin and stdout both are).",
-            rules: [.clientOnly, .conflicts("unidirectional-reverse")],
+            rules: [.conflicts("unidirectional-reverse")], modes: .interactive,
             doc: [
                 """
                 Needs a terminal on stdin. The edit area is drawn on stdout, or on stderr when stdout \
@@ -207,7 +360,7 @@ public let flagTable: [Flag] = [
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
          help: "Read the type that --route matches at this dotted key path of incoming JSON messages.",
-         category: .routing, defaultValue: "type",
+         category: .routing, defaultValue: "type", modes: [.client, .interactive, .server],
          doc: [
              """
              A dotted path such as event.kind reaches into nested objects. A message where the key \
@@ -218,7 +371,7 @@ public let flagTable: [Flag] = [
     Flag(long: "route", valueName: "VALUE=DEST",
          help: "Write messages of type VALUE ($binary, $text, $event, * for the rest) to DEST: "
              + "stdout, stderr, drop, fd:N, a file, or |COMMAND; repeat for more routes.",
-         category: .routing, repeatable: true,
+         category: .routing, repeatable: true, modes: .all,
          doc: [
              "VALUE is a type read at --type-key, or one of:",
              .list([
@@ -246,7 +399,7 @@ public let flagTable: [Flag] = [
     Flag(long: "route-errors", valueName: RouteErrors.allCases.map(\.rawValue).joined(separator: "|"),
          help: "Whether a failing route destination (full disk, exited command) is reported on stderr.",
          category: .routing, completion: .choices(RouteErrors.allCases.map(\.rawValue)),
-         defaultValue: "report",
+         defaultValue: "report", modes: .all,
          doc: [
              """
              With ignore, a destination that fails is not reported and does not change the exit \
@@ -262,26 +415,26 @@ public let flagTable: [Flag] = [
 
     // MARK: Ending (wspipe(1): OPTIONS, Ending)
     .toggle("no-close", "n", .ending,
-            help: "At stdin EOF keep receiving until the server closes.",
+            help: "At stdin EOF keep receiving until the server closes.", modes: [.client, .interactive, .server],
             apply: { $0.noClose = true }),
     .toggle("one-message", "1", .ending,
-            help: "Exit after one incoming message (same as --max-messages 1).",
+            help: "Exit after one incoming message (same as --max-messages 1).", modes: .all,
             apply: { $0.maxMessages = 1 }),
     Flag(long: "max-messages", valueName: "N",
          help: "Exit after N incoming messages.",
-         category: .ending,
+         category: .ending, modes: .all,
          apply: { o, v throws(UsageError) in o.maxMessages = try FlagValue.positiveInteger("max-messages", v) }),
     .toggle("unidirectional", "u", .ending,
             help: "Only send stdin to the socket; ignore incoming messages.",
-            rules: [.conflicts("unidirectional-reverse"), .conflicts("exec")],
+            rules: [.conflicts("unidirectional-reverse"), .conflicts("exec")], modes: [.client, .interactive, .server],
             apply: { $0.unidirectional = true }),
     .toggle("unidirectional-reverse", "U", .ending,
             help: "Only write incoming messages to stdout; do not read stdin.",
-            rules: [.conflicts("unidirectional"), .conflicts("interactive"), .conflicts("exec")],
+            rules: [.conflicts("unidirectional"), .conflicts("interactive"), .conflicts("exec")], modes: [.client, .server],
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
-         category: .ending, defaultValue: "2s",
+         category: .ending, defaultValue: "2s", modes: .all,
          doc: [
              """
              It bounds the rest of the ending too. What the messages left for stdout and the \
@@ -298,20 +451,50 @@ public let flagTable: [Flag] = [
          doc: [
              """
              A request/response server stops answering once it has a Close, so at stdin EOF wspipe \
-             gives replies a chance first: while fewer messages have arrived on the connection than \
-             it sent, it waits for them, at most this long, then sends its Close. \
-             echo REQUEST | wspipe URL therefore prints the reply, and costs nothing more when the \
-             server answers every message.
+             gives the replies a chance first, counted from the moment everything is sent. Without \
+             --reply, the rule for each connection is: a sent JSON object with a top-level "id" is \
+             owed an incoming message with the same "id", so that a greeting or a push does not pay \
+             for it (the first 64 ids sent are followed); any other sent message is owed one \
+             incoming message that came after the first send and matched no id; once nothing is \
+             owed, wspipe still waits until nothing has arrived for the larger of 15 ms and four \
+             handshake round trips, so that a second message right behind the first (an ack, then \
+             the result; a greeting, then the answer) is not cut off. Then it sends its Close. \
+             echo REQUEST | wspipe URL therefore prints the reply, and costs about 15 ms more than \
+             closing at once.
              """,
              """
-             It does not wait for a server that had answered nothing although the first message went \
-             out more than ten handshake round trips (at least 10 ms) before stdin ended, such as a \
-             server that only collects an upload: a pipeline pays the linger only when it sent a few \
-             messages to a server that stays quiet. With 0 the Close goes out as soon as everything \
-             is sent. See also --no-close.
+             It can still close early: when a message the script needs comes more than that quiet \
+             time after the message before it, and it answers no "id" (its request had none, the \
+             server does not echo it, or the server sent 1024 messages without echoing one). It \
+             does not wait for a server that had answered none of at least 8 messages although the \
+             first went out more than ten handshake round trips (at least 10 ms) before everything \
+             was sent, such as a server that only collects an upload. When the script knows what it waits \
+             for, say so: --reply KEYPATH for the reply to each request, --until for the one \
+             message that ends the exchange, -n with --idle-timeout to keep everything until the \
+             server falls silent. A request with an "id" that the server answers without it is \
+             waited for the whole linger (nothing is lost, it is only slower). With 0 the Close goes \
+             out as soon as everything is sent.
              """,
          ],
          apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
+    Flag(long: "reply", valueName: "KEYPATH",
+         help: "Owe each sent message with a value at KEYPATH the incoming message with the same value there: "
+             + "at stdin EOF close as soon as all have come, and exit 1 naming those that did not.",
+         category: .ending,
+         doc: [
+             """
+             Values compare as the raw JSON text, as with --ack: "id":7 is answered by the first \
+             message with 7 at KEYPATH. Sent messages without a value at KEYPATH are owed nothing, \
+             and messages that answer none are written as usual. At stdin EOF the Close goes out as \
+             soon as no reply is owed, at most --linger after everything was sent (and at \
+             --idle-timeout when given). The values still owed then, or when the run ends another \
+             way, are named on stderr and in an unreplied event, and the exit status is 1. A reply \
+             owed when the connection drops stays owed on the next one. A server that acknowledges \
+             before it answers (an ack, then the result, both with the key) needs --until or \
+             -n --idle-timeout instead: the ack is the reply.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.replyPath = try FlagValue.keyPath("reply", v) }),
     Flag(long: "until", valueName: "KEYPATH=VALUE",
          help: "Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI.",
          category: .ending, rules: [.clientOnly],
@@ -342,7 +525,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.idleTimeoutNanos = try FlagValue.positiveDurationOrOff("idle-timeout", v) }),
     Flag(long: "rate", valueName: "N/s|N/m",
          help: "Send stdin messages at most N a second (N/s) or a minute (N/m), evenly spaced.",
-         category: .ending, defaultValue: "off",
+         category: .ending, defaultValue: "off", modes: [.client, .server],
          doc: [
              """
              For replaying a recorded session at its pace. N may be a decimal (0.5/s is one message \
@@ -355,7 +538,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.rateIntervalNanos = try FlagValue.rateOrOff("rate", v) }),
     Flag(long: "close-code", valueName: "CODE[:REASON]",
          help: "The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages.",
-         category: .ending, defaultValue: "1000",
+         category: .ending, defaultValue: "1000", modes: .all,
          doc: [
              """
              CODE is 1000-1003, 1007-1014 or 3000-4999 (RFC 6455 §7.4; the others may not be sent); \
@@ -373,14 +556,19 @@ public let flagTable: [Flag] = [
     // MARK: Keepalive, reconnect and replay (wspipe(1): RECONNECT AND REPLAY)
     Flag(long: "ping-interval", valueName: "DURATION",
          help: "Send a ping this often to keep the connection alive.",
-         category: .reconnect, defaultValue: "off",
+         category: .reconnect, defaultValue: "off", modes: .all,
          doc: [
-             "Pings from the peer are always answered, with or without this flag.",
+             """
+             Pings from the peer are always answered, with or without this flag. With --listen, \
+             every client is pinged, and one whose pong does not come within --ping-timeout is \
+             dropped at once (a Close 1001 it may never read; a client_disconnected event with \
+             reason "ping timeout"); the others go on.
+             """,
          ],
          apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
-         category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")],
+         category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")], modes: .all,
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
@@ -431,7 +619,9 @@ public let flagTable: [Flag] = [
              Stdin lines read while disconnected are queued in order and sent after the reconnect. \
              When the queue is full, nothing is dropped: reading stdin waits until it drains. \
              Messages held for their --ack count too: stdin is not read until acks free room, and \
-             after a reconnect the held messages go out again as the socket takes them.
+             after a reconnect the held messages go out again as the socket takes them. With \
+             --compress, so do the messages sent but not yet acknowledged by the server's TCP (kept \
+             to be compressed and sent again after a drop).
              """,
          ],
          apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
@@ -500,11 +690,12 @@ public let flagTable: [Flag] = [
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
          help: "Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH "
              + "(removed at exit), instead of connecting to a URL.",
-         category: .server,
+         category: .server, modes: .servers,
          doc: [
              """
              A slow client gets back-pressure: wspipe stops reading stdin until it catches up, so \
-             that every client gets every line (see --send-timeout).
+             that every client gets every line, for at most --send-timeout (10s): a client that \
+             takes nothing for that long is disconnected.
              """,
              """
              What the clients hold together (output not yet written to them, messages still \
@@ -523,8 +714,8 @@ public let flagTable: [Flag] = [
     Flag(long: "exec", valueName: "COMMAND",
          help: "Give each client its own sh -c COMMAND: its messages become the program's stdin lines, the program's stdout lines go to that client only.",
          category: .server,
-         rules: [.serverOnly, .conflicts("relay"), .conflicts("tag"), .conflicts("send-timeout"),
-                 .conflicts("unidirectional"), .conflicts("unidirectional-reverse")],
+         rules: [.conflicts("relay"), .conflicts("tag"), .conflicts("send-timeout"),
+                 .conflicts("unidirectional"), .conflicts("unidirectional-reverse")], modes: .exec,
          doc: [
              """
              The program takes the place of stdin and stdout for its client, as with websocketd: \
@@ -561,36 +752,48 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.exec = try FlagValue.nonEmpty("exec", v) }),
     .toggle("relay", nil, .server,
             help: "Send every client's messages to every other client as well: a chat room without a script.",
-            rules: [.serverOnly, .conflicts("exec")],
+            rules: [.conflicts("exec")], modes: .server,
             doc: [
                 """
                 stdout still gets every message, and stdin lines still go to every client. A client \
                 that does not read what the others send it holds all of them back (wspipe stops \
-                reading the clients until it catches up), unless --send-timeout disconnects it.
+                reading the clients until it catches up) until --send-timeout (10s) disconnects it.
                 """,
             ],
             apply: { $0.relay = true }),
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
-            rules: [.serverOnly, .conflicts("exec")],
+            rules: [.conflicts("exec")], modes: .server,
             doc: [
                 """
                 The member is added first in the object, and a stdin line is sent without it. \
-                JSON line mode only.
+                JSON line mode only. A client cannot pass for another: a top-level "$client" member \
+                it sends itself (however spelled, as "\\u0024client" too) is removed first, and \
+                reported once per client on stderr and each time with a tag_removed event, since \
+                jq, Python and JavaScript readers keep the last of two equal keys. --relay passes \
+                messages on to the other clients as they are.
                 """,
             ],
             apply: { $0.tag = true }),
     Flag(long: "send-timeout", valueName: "DURATION",
-         help: "Disconnect a client that has taken no data for this long instead of holding back the others.",
-         category: .server, defaultValue: "off", rules: [.serverOnly, .conflicts("exec")],
+         help: "Disconnect a client that has taken no data for this long instead of holding back the others; 0 waits for ever.",
+         category: .server, defaultValue: "10s", rules: [.conflicts("exec")], modes: .server,
          doc: [
              """
-             Without it, a slow client holds back stdin for everyone. With it, a client whose unsent \
-             output has not shrunk for this long is disconnected, and the others go on.
+             A client that does not read what it is sent holds back stdin (and, with --relay, the \
+             other clients' messages) once its unsent output passes the high water, so that every \
+             client gets every line. A client whose unsent output then has not shrunk for this long \
+             is disconnected with 1008 and a send_timeout event, and the others go on: a stuck \
+             client holds the room back for at most this long, never for good. With 0 a slow \
+             client is waited for, however long it takes.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.sendTimeoutNanos = try FlagValue.positiveDurationOrOff("send-timeout", v) }),
+         apply: { o, v throws(UsageError) in
+             // "off", the default of earlier versions, still means 0.
+             let nanos = v == "off" ? 0 : try FlagValue.duration("send-timeout", v)
+             o.sendTimeoutNanos = nanos == 0 ? nil : nanos
+         }),
 
     Flag(long: "max-clients", valueName: "N",
          help: "Serve at most N clients at once; past that, an upgrade is answered 503.",
@@ -604,6 +807,19 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.maxClients = try FlagValue.positiveIntegerOrUnlimited("max-clients", v) }),
+    Flag(long: "max-programs", valueName: "N",
+         help: "With --exec, run at most N programs at once; past that, an upgrade is answered 503.",
+         category: .server, defaultValue: "256", rules: [.requires("exec")], modes: .exec,
+         doc: [
+             """
+             A program counts from its client's upgrade until it is reaped, also while it winds \
+             down after its client left. A program that cannot be started (no process or \
+             descriptor left) is a 503 too: the client never gets a 101 that is closed at once. \
+             The default fits the usual limit of 1024 open files (each --exec client takes three: \
+             its socket and two pipes) and a small machine: 256 shells take about 400 MB.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.maxPrograms = try FlagValue.positiveInteger("max-programs", v) }),
     Flag(long: "allow-origin", valueName: "ORIGIN",
          help: "Accept browser pages from ORIGIN only (scheme://host[:port]); repeat to allow more.",
          category: .server, repeatable: true, rules: [.serverOnly],
@@ -619,7 +835,7 @@ public let flagTable: [Flag] = [
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,
-            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.",
+            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.", modes: .all,
             doc: [
                 """
                 Each event is one JSON object, such as \
@@ -629,12 +845,13 @@ public let flagTable: [Flag] = [
                 """
                 A disconnected event has the close code, its reason (the Close frame's own reason, exactly \
                 as the peer sent it; what happened when no Close came), clean, by (client or server) \
-                and unconfirmed; client_disconnected, in server mode, has the client's id, code, reason and clean.
+                and unconfirmed; client_disconnected, in server mode, has the client's id, code, reason and clean. \
+                With --reply, an unreplied event lists the values no reply came for.
                 """,
             ],
             apply: { $0.events = true }),
     .toggle("stats", nil, .output,
-            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.",
+            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.", modes: .all,
             doc: [
                 """
                 One {"$stats":{...}} line: messages_out, bytes_out, messages_in, bytes_in, reconnects, \
@@ -645,7 +862,7 @@ public let flagTable: [Flag] = [
             ],
             apply: { $0.stats = true }),
     .toggle("trace", nil, .output,
-            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.",
+            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.", modes: .all,
             doc: [
                 """
                 Like curl --trace for WebSocket frames: > for frames wspipe sends, < for frames it \
@@ -655,17 +872,41 @@ public let flagTable: [Flag] = [
                 """,
             ],
             apply: { $0.trace = true }),
+    Flag(long: "write-out", short: "w", valueName: "FORMAT",
+         help: "At exit, write FORMAT with %{name} replaced by what the run measured, as curl -w does; %{json} for all of it.",
+         category: .output, rules: [.clientOnly],
+         doc: [
+             """
+             FORMAT is text with variables (%{time_connect}), %% for a '%', and the escapes \\n, \
+             \\r, \\t and \\\\; @FILE reads it from FILE. It goes to stdout, after every \
+             message, or to stderr after %{stderr} (%{stdout} switches back). %{json} is every \
+             variable in one JSON object, in the order below: -w '%{json}\\n' ends stdout with \
+             one more JSON line. Times are seconds from the start of the run, with microseconds, \
+             and those of a connection are its first one's.
+             """,
+             .list(WriteOutVariable.allCases.map { DocItem($0.rawValue, $0.meaning) }),
+         ],
+         apply: { o, v throws(UsageError) in
+             if !v.hasPrefix("@") {
+                 do throws(WriteOutFormat.ParseError) {
+                     _ = try WriteOutFormat(parsing: v)
+                 } catch {
+                     throw UsageError("--write-out: \(error.message)")
+                 }
+             }
+             o.writeOut = v
+         }),
 
     // MARK: General (wspipe(1): SYNOPSIS; OPTIONS, Diagnostics)
     .toggle("help", "h", .general,
-            help: "Print this help and exit.",
+            help: "Print this help and exit.", modes: .all,
             apply: { $0.showHelp = true }),
     .toggle("version", "V", .general,
-            help: "Print the version and exit.",
+            help: "Print the version and exit.", modes: .all,
             apply: { $0.showVersion = true }),
     Flag(long: "generate", valueName: DocGenerator.kinds.joined(separator: "|"),
          help: "Print the man page or the completion script for this shell and exit.",
-         category: .general, completion: .choices(DocGenerator.kinds),
+         category: .general, completion: .choices(DocGenerator.kinds), modes: .all,
          apply: { o, v throws(UsageError) in
              guard DocGenerator.kinds.contains(v) else {
                  throw .invalidChoice("generate", v, choices: DocGenerator.kinds)
@@ -674,10 +915,10 @@ public let flagTable: [Flag] = [
          }),
     .toggle("verbose", "v", .general,
             help: "Print lifecycle notices on stderr; repeat for more detail.",
-            repeatable: true,
+            repeatable: true, modes: .all,
             apply: { $0.verbose += 1 }),
     .toggle("quiet", "q", .general,
-            help: "Print nothing on stderr but fatal errors.",
+            help: "Print nothing on stderr but fatal errors.", modes: .all,
             apply: { $0.quiet = true }),
 ]
 
@@ -797,8 +1038,13 @@ public enum FlagTable {
                 break
             }
         }
-        if flag.clientOnly && (flag.serverOnly || flag.rules.contains(where: isServerRequirement)) {
+        let saysClient = flag.clientOnly || flag.rules.contains(.clientOnly)
+        if saysClient && (flag.rules.contains(.serverOnly) || flag.rules.contains(where: isServerRequirement)) {
             problems.append("\(name): client-only with a server-mode rule")
+        }
+        if flag.modes.isEmpty { problems.append("\(name): works in no mode") }
+        if flag.explicitModes && (flag.rules.contains(.clientOnly) || flag.rules.contains(.serverOnly)) {
+            problems.append("\(name): modes given twice (modes and .clientOnly/.serverOnly)")
         }
         return problems
     }

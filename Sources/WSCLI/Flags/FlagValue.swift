@@ -172,9 +172,32 @@ enum FlagValue {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
     }
 
+    /// `USER:PASSWORD` (--user): a colon, no line breaks (they would end the
+    /// header). wspipe does not prompt for a password as curl does: there is
+    /// no terminal to ask at in a pipe.
+    static func credentials(_ long: String, _ value: String) throws(UsageError) -> String {
+        guard value.contains(":") else {
+            throw UsageError("--\(long): expected USER:PASSWORD, got no ':' (wspipe does not prompt for a password)")
+        }
+        guard !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
+            throw UsageError("--\(long): contains a line break")
+        }
+        return value
+    }
+
     static func nonEmpty(_ long: String, _ value: String) throws(UsageError) -> String {
         guard !value.isEmpty else { throw UsageError("--\(long): empty value") }
         return value
+    }
+
+    /// `USER:PASSWORD` (--proxy-user, or the line of --proxy-user-file):
+    /// split at the first colon (a password may hold more), taken as
+    /// written (no percent-decoding, as curl -U); the user is not empty.
+    static func proxyUser(_ source: String, _ value: String) throws(UsageError) -> (user: String, password: String) {
+        guard let colon = value.firstIndex(of: ":"), colon != value.startIndex else {
+            throw UsageError("--\(source): expected USER:PASSWORD")
+        }
+        return (String(value[..<colon]), String(value[value.index(after: colon)...]))
     }
 
     /// `-H 'Name: value'` (curl's form): the name is an HTTP token (RFC 9110
@@ -193,7 +216,16 @@ enum FlagValue {
         guard !rest.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
             throw UsageError("--\(long): header value contains a line break")
         }
+        try checkNotReserved(name, "--\(long)")
         return (name, String(rest))
+    }
+
+    /// A header the handshake owns cannot be given (`ClientHandshake.reservedHeaders`);
+    /// `source` says where it was: "--header", "--header-file FILE:3".
+    static func checkNotReserved(_ name: String, _ source: String) throws(UsageError) {
+        guard let reserved = ClientHandshake.reservedHeader(name) else { return }
+        let hint = reserved == "Sec-WebSocket-Extensions" ? " (--compress offers permessage-deflate)" : ""
+        throw UsageError("\(source): \(reserved) belongs to the WebSocket handshake; wspipe sets it and it cannot be given\(hint)")
     }
 
     /// RFC 9110 §5.6.2 token: 1*tchar. Also the form of a subprotocol name

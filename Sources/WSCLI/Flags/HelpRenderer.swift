@@ -15,12 +15,13 @@ public enum HelpRenderer {
     /// Exit statuses (wspipe(1): EXIT STATUS), for `--help` and the man page.
     public static let exitStatuses: [(code: Int32, meaning: String)] = [
         (0, "success"),
-        (1, "runtime error"),
-        (2, "usage error"),
+        (1, "runtime error, or a reply or message awaited that never came"),
+        (2, "usage error, or a flag the mode would ignore"),
         (3, "could not connect, or gave up reconnecting"),
         (4, "handshake rejected (HTTP status), also as the last failure"),
         (5, "protocol violation by the peer"),
         (6, "input lines rejected, not sent or refused, or messages unacknowledged"),
+        (7, "closed by the server with an error code (any but 1000 and 1001)"),
         (130, "interrupted (SIGINT), after a clean close"),
         (143, "terminated (SIGTERM), after a clean close"),
     ]
@@ -60,7 +61,23 @@ public enum HelpRenderer {
             let padded = label + String(repeating: " ", count: max(1, 7 - label.count))
             lines += wrap(meaning, width: width, first: padded, rest: String(repeating: " ", count: padded.count))
         }
+        lines.append("")
+        lines += examples(width: width)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One example per use (`UsageExample.forHelp`): what it does, then its
+    /// lines indented as typed (wrapped only on a screen too narrow for them).
+    static func examples(width: Int) -> [String] {
+        var lines = ["Examples:"]
+        for example in UsageExample.forHelp {
+            lines += wrap(example.what, width: width, first: "  ", rest: "  ")
+            for line in example.lines {
+                let indent = String(repeating: " ", count: 4 + line.prefix { $0 == " " }.count)
+                lines += wrap(String(line.drop { $0 == " " }), width: width, first: indent, rest: indent + "  ")
+            }
+        }
+        return lines
     }
 
     /// Word-wraps `text` into lines of at most `width` characters, the first

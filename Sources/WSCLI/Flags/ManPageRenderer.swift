@@ -62,7 +62,7 @@ public enum ManPageRenderer {
                   "The history file instead; set and empty, no history is kept on disk.")
 
         page.request("SH", "EXAMPLES")
-        for example in examples {
+        for example in usageExamples {
             page.paragraphs([example.what])
             page.example(example.lines)
         }
@@ -83,7 +83,8 @@ public enum ManPageRenderer {
         if let valueName = flag.valueName { tag += " " + Roff.italic(valueName) }
         page.tagged(tag)
         page.text(flag.fullHelp)
-        for rule in flag.rules { page.text(sentence(rule)) }
+        if let modes = sentence(flag.modes) { page.text(modes) }
+        for rule in flag.rules { if let text = sentence(rule) { page.text(text) } }
         for block in flag.doc {
             switch block {
             case .paragraph(let prose): page.indentedParagraph(prose)
@@ -92,15 +93,32 @@ public enum ManPageRenderer {
         }
     }
 
-    /// What a rule means, for the reader of the man page.
-    static func sentence(_ rule: FlagRule) -> String {
+    /// What a rule means, for the reader of the man page (the modes say
+    /// the rest: `sentence(_: FlagModes)`).
+    static func sentence(_ rule: FlagRule) -> String? {
         switch rule {
         case .conflicts(let other): return "Not with --\(other)."
         case .requires(let other): return "Needs --\(other)."
         case .requiresInServerMode(let other): return "With --listen, needs --\(other)."
-        case .clientOnly: return "Client mode only: refused with --listen."
-        case .serverOnly: return "Server mode only: needs --listen."
+        case .clientOnly, .serverOnly: return nil
         }
+    }
+
+    /// Where a flag is refused, for the reader of the man page; nil when it
+    /// works in every mode.
+    static func sentence(_ modes: FlagModes) -> String? {
+        if modes == .all { return nil }
+        if modes.isDisjoint(with: .servers) {
+            return modes.contains(.client) ? "Client mode only: refused with --listen."
+                : "Interactive mode only: refused with --listen."
+        }
+        if modes.isDisjoint(with: .clients) {
+            return modes.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
+        }
+        var not: [String] = []
+        if !modes.contains(.interactive) { not.append("in interactive mode") }
+        if !modes.contains(.exec) { not.append("with --exec") }
+        return "Refused " + not.joined(separator: " and ") + ", which would ignore it."
     }
 
     static let description = [
@@ -144,10 +162,22 @@ public enum ManPageRenderer {
         page.paragraphs([
             "So \"wspipe A | wspipe B\" relays losslessly, and \"wspipe URL <>fifo >fifo\" is an exact echo client "
                 + "(<> because a FIFO opened only for reading waits for a writer: <fifo >fifo would never start).",
-            "At stdin EOF, replies still owed get a chance before the Close (see --linger): "
-                + "\"echo REQUEST | wspipe URL\" prints the reply of a request/response server.",
+            "At stdin EOF, replies still owed get a chance before the Close: "
+                + "\"echo REQUEST | wspipe URL\" prints the reply of a request/response server. "
+                + "--linger says exactly what the default rule waits for and when it can still close early; "
+                + "--reply KEYPATH waits for the reply of each request and exits 1 naming those that never came, "
+                + "--until for the one message that ends the exchange, and -n with --idle-timeout for everything "
+                + "until the server falls silent. "
+                + "Once stdin is over and nothing is left to send, a server's Close ends the run without a reconnect: "
+                + "exit status 0 for 1000 and 1001, 7 for any other code.",
             "Raw line mode (-t or -b) is for servers that do not speak JSON: lines and messages are passed "
                 + "through as they are, see --text, --binary, --binary-output and --nul.",
+            "At a terminal, in every mode, what a peer sends cannot drive the terminal: C0 controls, DEL, "
+                + "C1 controls (U+0080 to U+009F) and the bidirectional overrides and isolates (U+202A to U+202E, "
+                + "U+2066 to U+2069) are shown escaped: as JSON escapes (\\u009b, the same JSON value) in JSON "
+                + "lines, as \\xHH (tabs and line feeds kept) in raw line mode, bytes that are not UTF-8 too. "
+                + "Into a pipe or a file every byte is written exactly as it came. Text from a peer on stderr "
+                + "(close reasons, status lines, headers, subprotocols) is always escaped.",
         ])
     }
 
@@ -170,7 +200,14 @@ public enum ManPageRenderer {
             + "--max-retries gives up after that many failures in a row, and --no-reconnect exits instead. "
             + "The first connection fails fast with exit status 3 unless --wait retries it the same way. "
             + "A connection resets the backoff and the retry count only once it has stayed open 5 seconds, so a "
-            + "server that accepts and then closes at once sees growing delays and --max-retries ends the run.",
+            + "server that accepts and then closes at once sees growing delays. Without --max-retries, a server that "
+            + "closes three connections in a row within 5 seconds of accepting them, with a code other than 1000, "
+            + "1001, 1012 (service restart) or 1013 (try again later), ends the run after the third; the exit status "
+            + "is then 7, as when --max-retries gives up after such a Close. Each attempt is one line on stderr.",
+        "A server's Close with a code other than 1000 and 1001 that ends the run (with --no-reconnect, with stdin "
+            + "over and nothing left to send, or as the last of the attempts) makes the exit status 7; its code and "
+            + "reason are on stderr and in the disconnected event. With stdin over and nothing left to send, no "
+            + "reconnect is made only to say goodbye, whatever the code.",
         "While disconnected, stdin lines are queued in order, up to --queue-limit, and sent after the reconnect.",
         "Every connection starts with the --on-connect messages and those in --on-connect-file, or on "
             + "reconnections the --on-reconnect messages when there are any, with the values of --capture "
@@ -253,54 +290,5 @@ public enum ManPageRenderer {
             + "redirected, the editor is drawn on stderr and stdout still gets the line of each message.",
         "The terminal is restored on every way out: Ctrl-D, /quit, /close, Ctrl-C, SIGINT, SIGTERM, SIGHUP "
             + "(exit status 129), an error, or a crash.",
-    ]
-
-    static let examples: [(what: String, lines: [String])] = [
-        ("Chat: each line typed is sent, each message received is printed.", [
-            "$ wspipe wss://chat.example.com/ws",
-            "{\"type\":\"say\",\"room\":\"general\",\"text\":\"hello\"}",
-        ]),
-        ("Follow a stream and keep only the trades, with jq:", [
-            "wspipe -U wss://stream.example.com/feed |",
-            "    jq -c 'select(.type == \"trade\") | {price, size}'",
-        ]),
-        ("The same with a route: trades go to a jq process, the rest is dropped.", [
-            "wspipe -U --route 'trade=|jq -c .price >>prices.log' \\",
-            "    --route '*=drop' wss://stream.example.com/feed",
-        ]),
-        ("Connect over TLS with a bearer token kept out of ps(1) in a header file:", [
-            "printf 'Authorization: Bearer %s\\n' \"$TOKEN\" >~/.feed.headers",
-            "wspipe --header-file ~/.feed.headers -H 'X-Client: scripts' \\",
-            "    wss://api.example.com/v1/stream",
-        ]),
-        ("A realtime session that survives reconnects: resume it with the captured session id and the "
-            + "last sequence seen, and send again whatever the server did not acknowledge.", [
-            "wspipe --wait --ping-interval 20s \\",
-            "    --on-connect '{\"type\":\"session.start\"}' \\",
-            "    --capture SID=session.id --capture SEQ=sequence \\",
-            "    --on-reconnect \\",
-            "      '{\"type\":\"session.resume\",\"id\":${SID},\"after\":${SEQ}}' \\",
-            "    --ack sequence --ack-timeout 30s \\",
-            "    wss://rt.example.com/v1 <requests.ndjson >responses.ndjson",
-        ]),
-        ("Mock a server for a client under test: answer every message with an ack.", [
-            "mkfifo replies",
-            "wspipe --listen 127.0.0.1:8080/ws --once <replies |",
-            "    jq -c --unbuffered '{type: \"ack\", id: .id}' >replies",
-        ]),
-        ("Serve several clients and tell them apart; a stdin line with \"$client\":N answers client N only.", [
-            "wspipe --listen 9000 --tag --events",
-        ]),
-        ("Give each client a program of its own, like websocketd: its messages are the program's stdin lines, "
-            + "the program's stdout lines go back to it.", [
-            "wspipe --listen 0.0.0.0:9000 --max-clients 100 --exec ./session.sh",
-        ]),
-        ("A chat room: every client's message goes to every other client.", [
-            "wspipe --listen 9000 --relay -U",
-        ]),
-        ("Check a protocol in CI: exit 0 once the pong is written, 1 if none came within 5 seconds.", [
-            "echo '{\"type\":\"ping\"}' |",
-            "    wspipe --until type=pong --idle-timeout 5s wss://staging.example.com/ws",
-        ]),
     ]
 }

@@ -1,4 +1,5 @@
 import WSBridge
+import WSTransport
 
 /// `--route-errors`: what happens when a route destination fails (wspipe(1): ROUTING).
 public enum RouteErrors: String, CaseIterable, Sendable {
@@ -29,10 +30,32 @@ public struct Options: Sendable {
     public var connectTimeoutNanos: Int64 = 0
     /// `--proxy URL`, checked by `ProxyURL`; "" = no proxy, whatever the environment says.
     public var proxy: String? = nil
+    /// `--proxy-user USER:PASSWORD`: the proxy's credentials, in place of the URL's.
+    public var proxyUser: (user: String, password: String)? = nil
+    /// `--proxy-user-file FILE`, unread: read when the run is planned.
+    public var proxyUserFile: String? = nil
     /// `--noproxy LIST`: replaces the no_proxy variable.
     public var noProxy: String? = nil
     /// `--unix-socket PATH`.
     public var unixSocket: String? = nil
+    /// `-L`: follow redirects.
+    public var location = false
+    /// `--max-redirs`.
+    public var maxRedirects = 0
+    /// `--location-downgrade`: with -L, follow wss:// to ws:// too.
+    public var locationDowngrade = false
+    /// `--cookie DATA|FILE`, unread: DATA when it has a '=', else a file read when the run is planned.
+    public var cookie: String? = nil
+    /// `-c/--cookie-jar FILE`.
+    public var cookieJar: String? = nil
+    /// `--user USER:PASSWORD`.
+    public var user: String? = nil
+    /// `--user-file FILE`, unread.
+    public var userFile: String? = nil
+    /// `-4`, `-6`; nil: both families, raced.
+    public var family: AddressFamily? = nil
+    /// `-w/--write-out FORMAT` (or `@FILE`), checked when not a file.
+    public var writeOut: String? = nil
     public var insecure = false
     public var cacert: String? = nil
     public var cert: String? = nil
@@ -93,6 +116,8 @@ public struct Options: Sendable {
     public var ackPath: [String]? = nil
     /// `--ack-timeout`: at stdin EOF, how long to wait for the outstanding acks.
     public var ackTimeoutNanos: Int64 = 0
+    /// `--reply KEYPATH` split at the dots: the value that pairs a reply with its request.
+    public var replyPath: [String]? = nil
     /// `--until KEYPATH=VALUE`, split: the message that ends a scripted check.
     public var until: (path: [String], value: String)? = nil
     /// `--idle-timeout`: nil = off.
@@ -117,12 +142,14 @@ public struct Options: Sendable {
     public var routeErrorsIgnored = false
     /// `--tag` (server mode): `"$client":N` on lines from clients, addressing on stdin lines.
     public var tag = false
-    /// `--send-timeout` (server mode): nil = a slow client holds back stdin (no timeout).
+    /// `--send-timeout` (server mode): nil (0) = a slow client holds back stdin for as long as it takes.
     public var sendTimeoutNanos: Int64? = nil
     /// `--exec` (server mode): each client's own program.
     public var exec: String? = nil
     /// `--relay` (server mode): each client's messages go to the other clients too.
     public var relay = false
+    /// `--max-programs` (server mode, --exec): programs at once.
+    public var maxPrograms = 0
     /// `--max-clients` (server mode): nil = unlimited.
     public var maxClients: Int? = nil
     /// `--allow-origin` (server mode), in order; empty = any Origin.

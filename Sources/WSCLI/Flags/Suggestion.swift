@@ -1,5 +1,21 @@
-/// "Did you mean" for unknown long options.
+/// "Did you mean" for unknown long options, and for websocat's ways of
+/// saying what wspipe says otherwise.
 enum Suggestion {
+    /// websocat's short options wspipe spells another way: `-s PORT` is
+    /// websocat's server mode.
+    static func forWebsocatShort(_ letter: Character) -> String? {
+        letter == "s" ? "listen" : nil
+    }
+
+    /// websocat's listening address (`ws-l:HOST:PORT`, `ws-listen:...`,
+    /// `l-ws:`): the address wspipe's --listen takes.
+    static func websocatListen(_ arg: String) -> String? {
+        for prefix in ["ws-l:", "ws-listen:", "l-ws:"] where arg.lowercased().hasPrefix(prefix) {
+            return String(arg.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
     /// The candidate closest to `typed`: the first (in table order) that
     /// starts with it, for abbreviations like "--conn"; else the nearest
     /// within edit distance 2, ties going to the earlier candidate. The

@@ -65,6 +65,24 @@ extension UsageError {
         UsageError("--\(long) is for client mode (not with --listen)")
     }
 
+    /// A flag the run's mode would ignore (`Flag.modes`), named with the mode.
+    static func notInMode(_ flag: Flag, _ mode: RunMode) -> UsageError {
+        switch mode {
+        case .server, .exec where flag.clientOnly:
+            return clientOnly(flag.long)
+        case .client, .interactive where flag.serverOnly:
+            return requires(flag.long, "listen")
+        case .exec:
+            return UsageError("--\(flag.long) does nothing with --exec (the programs take the place of stdin and stdout)")
+        case .server:
+            return UsageError("--\(flag.long) works with --exec only")
+        case .interactive:
+            return UsageError("--\(flag.long) does nothing in interactive mode (stdin and stdout are a terminal, or -i)")
+        case .client:
+            return UsageError("--\(flag.long) works in interactive mode only (stdin and stdout a terminal, or -i)")
+        }
+    }
+
     static func invalidChoice(_ long: String, _ value: String, choices: [String]) -> UsageError {
         UsageError("--\(long): invalid value '\(value)' (choose one of: \(choices.joined(separator: ", ")))")
     }
@@ -83,6 +101,10 @@ extension UsageError {
 
     static let missingURL = UsageError("missing URL (see 'wspipe --help')")
     static let urlAndListen = UsageError("give either a URL or --listen, not both")
+
+    static func listenNotURL(_ arg: String, address: String) -> UsageError {
+        UsageError("'\(arg)' is websocat's way to listen (did you mean '--listen \(address.isEmpty ? "PORT" : address)'?)")
+    }
 
     static func badURL(_ url: String) -> UsageError {
         UsageError("URL must start with ws:// or wss:// (got '\(url)')")

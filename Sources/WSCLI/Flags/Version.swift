@@ -1,5 +1,11 @@
+import BuildInfo
+
 /// The release number, shown by `--version` and in the default User-Agent.
 public let wspipeVersion: String = "0.1.0"
 
-/// What `wspipe --version` prints (without the trailing newline).
-public let wspipeVersionLine: String = "wspipe " + wspipeVersion
+/// What `wspipe --version` prints (without the trailing newline): the
+/// release and the commit built (`BuildInfo`, stamped at build time), e.g.
+/// "wspipe 0.1.0 (commit 2bea4ab1c3d4)", "-dirty" after it when the
+/// checkout had changes; a build outside a git checkout says so.
+public let wspipeVersionLine: String = "wspipe " + wspipeVersion + " ("
+    + (BuildInfo.commit.map { "commit " + $0 } ?? "commit unknown: not built from a git checkout") + ")"

@@ -10,7 +10,8 @@ public struct HTTPConnectHandshake: Sendable {
         /// The tunnel is open; `leftover` came from the target (normally empty).
         case established(leftover: [UInt8])
         /// A status other than 2xx; 407 means the proxy wants (other) credentials.
-        /// The status line has its control characters escaped, fit for a message.
+        /// The status line as the proxy sent it: whatever shows it to a
+        /// person escapes it (TerminalEscaping, in the bridge).
         case refused(status: Int, statusLine: String)
         case invalid(String)
     }
@@ -45,26 +46,12 @@ public struct HTTPConnectHandshake: Sendable {
             if let status = ClientHandshake.statusCode(head.startLine) {
                 result = (200..<300).contains(status)
                     ? .established(leftover: leftover)
-                    : .refused(status: status, statusLine: Self.escaped(head.startLine))
+                    : .refused(status: status, statusLine: head.startLine)
             } else {
-                result = .invalid("malformed proxy status line: \(Self.escaped(head.startLine))")
+                result = .invalid("malformed proxy status line: \(head.startLine)")
             }
         }
         outcome = result
         return result
-    }
-
-    /// Control characters as \xNN: a proxy's text must not drive the terminal.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += "\\x" + (hex.count == 1 ? "0" + hex : hex)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

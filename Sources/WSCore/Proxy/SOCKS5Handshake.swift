@@ -33,7 +33,7 @@ public struct SOCKS5Handshake: Sendable {
             switch self {
             case .noAcceptableMethod(let offered):
                 return offered ? "it accepts none of our authentication methods"
-                    : "it requires a user name and password (give USER:PASSWORD@ in the proxy URL)"
+                    : "it requires a user name and password (give --proxy-user-file, or USER:PASSWORD@ in the proxy URL)"
             case .authenticationFailed: return "user name or password rejected"
             case .refused(let code): return SOCKS5Handshake.replyText(code)
             case .invalid(let reason): return reason
@@ -116,8 +116,11 @@ public struct SOCKS5Handshake: Sendable {
         return [0x01, UInt8(user.count)] + user + [UInt8(password.count)] + password
     }
 
+    /// RFC 1929 §2: VER 1, STATUS. A reply of another version is not an
+    /// answer to our request, whatever its status byte says.
     private mutating func authenticated() -> Outcome {
         guard let answer = take(2) else { return .needMoreData }
+        guard answer[0] == 0x01 else { return fail(.invalid("malformed authentication reply (version \(answer[0]))")) }
         guard answer[1] == 0x00 else { return fail(.authenticationFailed) }
         return sendRequest()
     }

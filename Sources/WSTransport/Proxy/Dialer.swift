@@ -25,6 +25,7 @@ public final class Dialer {
     private let host: String
     private let port: UInt16
     private let route: DialRoute
+    private let family: AddressFamily
     private let loop: EventLoop
     private var completion: ((Result<Int32, TransportError>) -> Void)?
     private var connector: TCPConnector?
@@ -34,11 +35,19 @@ public final class Dialer {
     private var handle: ((UnsafeRawBufferPointer) -> TunnelStep)?
     /// The proxy as messages name it ("http://127.0.0.1:3128").
     private var proxyName = ""
+    /// When the first hop's name was resolved and its TCP connection made
+    /// (monotonic), and to which address: the server's, or the proxy's
+    /// (-w's time_namelookup, time_connect, remote_ip, as curl counts them).
+    public private(set) var resolvedAt: Int64?
+    public private(set) var connectedAt: Int64?
+    public private(set) var connectedAddress: SocketAddress?
 
-    public init(host: String, port: UInt16, route: DialRoute, loop: EventLoop) {
+    /// `family`: `-4`/`-6`, for the server's name and the proxy's.
+    public init(host: String, port: UInt16, route: DialRoute, family: AddressFamily = .any, loop: EventLoop) {
         self.host = host
         self.port = port
         self.route = route
+        self.family = family
         self.loop = loop
     }
 
@@ -49,7 +58,7 @@ public final class Dialer {
         self.completion = completion
         switch route {
         case .direct:
-            connect(TCPConnector(host: host, port: port, loop: loop), describe: { $0 }) { self.finish(.success($0)) }
+            connect(TCPConnector(host: host, port: port, family: family, loop: loop), describe: { $0 }) { self.finish(.success($0)) }
         case .unixSocket(let path):
             connect(TCPConnector(unixSocketPath: path, loop: loop), describe: { $0 }) { self.finish(.success($0)) }
         case .proxy(let proxy):
@@ -77,7 +86,7 @@ public final class Dialer {
         case .socks5:
             if let target = literalTarget() { return openSOCKSTunnel(proxy, target: target) }
             // socks5://: the name is ours to resolve (RFC 1928 §5 ATYP 1 or 4).
-            let lookup = NameLookup(host: host, port: port, loop: loop)
+            let lookup = NameLookup(host: host, port: port, family: family, loop: loop)
             self.lookup = lookup
             lookup.start { result in
                 self.lookup = nil
@@ -100,7 +109,7 @@ public final class Dialer {
     }
 
     private func reachProxy(_ proxy: ProxyURL, then: @escaping (Int32) -> Void) {
-        connect(TCPConnector(host: proxy.host, port: proxy.port, loop: loop),
+        connect(TCPConnector(host: proxy.host, port: proxy.port, family: family, loop: loop),
                 describe: { "cannot reach proxy \(proxy): \($0)" }, then: then)
     }
 
@@ -109,6 +118,9 @@ public final class Dialer {
         self.connector = connector
         connector.start { result in
             self.connector = nil
+            self.resolvedAt = connector.resolvedAt ?? monotonicNanos()
+            self.connectedAt = monotonicNanos()
+            self.connectedAddress = connector.connectedAddress
             switch result {
             case .success(let fd): then(fd)
             case .failure(let error): self.finish(.failure(TransportError(describe(error.message), errno: error.errno)))

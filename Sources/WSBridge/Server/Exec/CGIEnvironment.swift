@@ -29,14 +29,18 @@ enum CGIEnvironment {
     }
 
     /// RFC 3875 §4.1.18: each request header as HTTP_NAME, upper-cased with
-    /// '-' (and anything else that is not a letter or digit) as '_'; repeated
-    /// headers joined with ", " (RFC 9110 §5.3). `Proxy` is left out: a
-    /// client must not set HTTP_PROXY, which many programs take as their
-    /// proxy ("httpoxy", CVE-2016-5385).
+    /// '-' as '_'; repeated headers joined with ", " (RFC 9110 §5.3).
+    ///
+    /// A name with anything but letters, digits and '-' is left out (as
+    /// Apache does): `X_Forwarded_For` or `X.Forwarded.For` would become
+    /// HTTP_X_FORWARDED_FOR too, merged ahead of the one a reverse proxy
+    /// sets, and a program would trust the client's address. `Proxy` is left
+    /// out: a client must not set HTTP_PROXY, which many programs take as
+    /// their proxy ("httpoxy", CVE-2016-5385).
     static func headerVariables(_ headers: [(name: String, value: String)]) -> [String] {
         var order: [String] = []
         var values: [String: String] = [:]
-        for header in headers {
+        for header in headers where isPlainName(header.name) {
             let name = "HTTP_" + String(decoding: header.name.utf8.map(envByte), as: UTF8.self)
             if name == "HTTP_PROXY" { continue }
             if let existing = values[name] {
@@ -49,11 +53,28 @@ enum CGIEnvironment {
         return order.map { "\($0)=\(values[$0]!)" }
     }
 
+    /// The names of the request headers `headerVariables` leaves out for
+    /// their spelling (for the -v note), in order.
+    static func droppedHeaderNames(_ headers: [(name: String, value: String)]) -> [String] {
+        headers.map(\.name).filter { !isPlainName($0) }
+    }
+
+    /// Letters, digits and '-' only: the names that map to HTTP_* one to one.
+    static func isPlainName(_ name: String) -> Bool {
+        name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"): return true
+            default: return false
+            }
+        }
+    }
+
     private static func envByte(_ byte: UInt8) -> UInt8 {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - 32
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return byte
-        default: return UInt8(ascii: "_")
+        case UInt8(ascii: "-"): return UInt8(ascii: "_")
+        default: return byte
         }
     }
 

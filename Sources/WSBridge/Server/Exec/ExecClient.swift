@@ -19,22 +19,19 @@ final class ExecClient {
     private var phaseTimer: EventLoop.TimerID?
     /// The pair is over: the program was reaped and the client is gone.
     var onReleased: (ExecClient) -> Void = { _ in }
+    /// A program line was not sent; true for the server's first (which
+    /// says how to send such lines).
+    var onRejected: () -> Bool = { false }
 
     private var loop: EventLoop { shell.loop }
     private var log: Diagnostics { shell.log }
     private var channel: WebSocketChannel? { client.channel }
 
-    /// Starts the program for `client` (already upgraded). Throws when it
-    /// cannot be started.
-    init(client: ServerClient, command: String, environment: [String], shell: SessionShell,
-         graceNanos: Int64) throws(RouteSpecError) {
+    /// `process`, started for `client` before its upgrade (`ExecTable.prepare`).
+    init(client: ServerClient, process: Subprocess, shell: SessionShell, graceNanos: Int64) {
         self.client = client
         self.shell = shell
-        do {
-            process = try Subprocess.spawn(command, .init(input: .pipe, output: .pipe, environment: environment))
-        } catch {
-            throw RouteSpecError(error.message)
-        }
+        self.process = process
         if process.errorFD >= 0 {
             if let destination = try? shell.output.routes.inheritedDestination(.stderr) {
                 errorCopy = ChildOutput(.errors, of: process, to: destination, loop: shell.loop)
@@ -61,7 +58,7 @@ final class ExecClient {
             // goes on has chosen not to read the client any more.
             self.log.info("client \(self.client.id): the program closed its stdin; the client's messages are dropped from now on")
         }
-        log.info("client \(client.id): started pid \(process.pid): \(command)")
+        log.info("client \(client.id): started pid \(process.pid): \(process.command)")
     }
 
     var pid: Int32 { process.pid }
@@ -109,7 +106,11 @@ final class ExecClient {
     }
 
     private func rejected(_ rejection: InputTranslator.Rejection) {
-        log.warning("client \(client.id): program output:\(rejection.line):\(rejection.column): \(rejection.reason) (line not sent)")
+        // The first report says what to do; the server goes on either way.
+        let how = onRejected()
+            ? "; in JSON mode the program must print JSON lines: -t sends each line as text (--lenient only those that are not JSON)"
+            : ""
+        log.warning("client \(client.id): program output:\(rejection.line):\(rejection.column): \(rejection.reason) (line not sent\(how))")
     }
 
     // MARK: ending
@@ -131,10 +132,17 @@ final class ExecClient {
     func reapBlocking() {
         output.stop()
         input.close()
-        process.closeOutput()
-        process.terminate(graceNanos: 1_000_000_000)
+        Self.reapBlocking(process)
         errorCopy?.finishAfterExit()
         errorCopy?.destination.writePendingBlocking()
+    }
+
+    /// SIGTERM to its process group, up to a second for it to exit, then
+    /// SIGKILL and a wait.
+    static func reapBlocking(_ process: Subprocess) {
+        process.closeInput()
+        process.closeOutput()
+        process.terminate(graceNanos: 1_000_000_000)
     }
 
     private func handle(_ event: ExecLifecycle.Event) {

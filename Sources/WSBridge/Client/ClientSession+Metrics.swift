@@ -1,0 +1,33 @@
+import WSTransport
+
+/// What a client session measures and reports about itself (wspipe(1):
+/// OPTIONS, Diagnostics): redirects and HTTP statuses as they come, pong
+/// round trips, and at the end -w/--write-out and the cookie jar.
+extension ClientSession {
+    /// The connector's reports: each redirect is said (-v, an event), each
+    /// response's status kept for -w's http_code.
+    func watchHandshakes(_ connector: ClientConnector) {
+        connector.onResponse = { [unowned self] status in self.metrics.httpCode = status }
+        connector.onRedirect = { [unowned self] status, from, to in
+            self.shell.events.emit(EventLine.redirected(status: status, from: from.display, to: to.display))
+        }
+    }
+
+    func pongArrived(roundTrip nanos: Int64) {
+        metrics.lastRoundTrip = nanos
+        shell.stats.rttLastNanos = nanos
+        shell.events.emit(EventLine.pong(roundTripNanos: nanos))
+        log.debug("pong in \(nanos / 1_000_000).\(nanos / 100_000 % 10) ms")
+    }
+
+    /// At the end: the cookie jar's last state, then -w's output (stdout
+    /// and everything routed have been written out already).
+    func reportMetrics() {
+        if let problem = client.cookies?.save(now: wallClockSeconds()) { log.warning(problem) }
+        guard let format = client.writeOut else { return }
+        let values = metrics.values(url: client.url, stats: shell.stats, exitStatus: shell.status.rawValue)
+        for (fd, bytes) in format.render(values) {
+            bytes.withUnsafeBytes { _ = FD.writeAll(fd, $0) }
+        }
+    }
+}

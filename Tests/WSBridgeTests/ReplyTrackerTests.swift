@@ -1,0 +1,175 @@
+import XCTest
+@testable import WSBridge
+
+/// The one-shot rule (wspipe(1): OPTIONS, Ending, --linger and --reply):
+/// what is owed, for how long, and what still closes early.
+final class ReplyTrackerTests: XCTestCase {
+    private let ms: Int64 = 1_000_000
+    private let roundTrip: Int64 = 200_000   // 0.2 ms: loopback
+
+    private func tracker(reply: [String]? = nil, linger: Int64 = 1_000_000_000, json: Bool = true) -> ReplyTracker {
+        var t = ReplyTracker(replyPath: reply, lingerNanos: linger, readsJSON: json)
+        t.connected(roundTripNanos: roundTrip)
+        return t
+    }
+
+    private func send(_ t: inout ReplyTracker, _ text: String, at now: Int64 = 0) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { t.sent(.text($0), now: now) }
+    }
+
+    private func receive(_ t: inout ReplyTracker, _ text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { t.received(text: $0) }
+    }
+
+    func testNothingSentNothingOwed() {
+        var t = tracker()
+        XCTAssertNil(t.wait(now: 0))
+        receive(&t, #"{"type":"welcome"}"#)
+        XCTAssertNil(t.wait(now: ms), "what came before the first send is no reply")
+    }
+
+    func testAnEchoIsWaitedForThenAMomentOfQuiet() {
+        var t = tracker()
+        send(&t, #"{"a":1}"#)
+        XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "owed: the linger, from the moment everything is out")
+        receive(&t, #"{"a":1}"#)
+        XCTAssertEqual(t.wait(now: 2 * ms), 15 * ms, "answered: 15 ms of quiet from the reply")
+        XCTAssertEqual(t.wait(now: 10 * ms), 7 * ms)
+        XCTAssertNil(t.wait(now: 17 * ms))
+    }
+
+    func testAGreetingDoesNotPayForARequestWithAnID() {
+        var t = tracker()
+        send(&t, #"{"type":"ping","id":1}"#)
+        receive(&t, #"{"type":"welcome"}"#)
+        XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "the greeting carries no id 1")
+        XCTAssertEqual(t.wait(now: 300 * ms), 701 * ms)
+        receive(&t, #"{"type":"pong","id":1}"#)
+        XCTAssertEqual(t.wait(now: 301 * ms), 15 * ms)
+    }
+
+    func testWithoutAnIDAnyMessageAfterTheSendPaysThenQuietCoversTheRest() {
+        var t = tracker()
+        send(&t, #"{"type":"ping"}"#)
+        receive(&t, #"{"type":"welcome"}"#)
+        XCTAssertEqual(t.wait(now: ms), 15 * ms, "counted: a moment of quiet for the answer")
+        receive(&t, #"{"type":"pong"}"#)
+        XCTAssertEqual(t.wait(now: 5 * ms), 15 * ms, "the answer moved the quiet on")
+        XCTAssertNil(t.wait(now: 20 * ms))
+    }
+
+    func testAnAckThenItsResultBothArrive() {
+        var t = tracker()
+        send(&t, #"{"op":"run","id":"r1"}"#)
+        receive(&t, #"{"type":"ack","id":"r1"}"#)
+        XCTAssertEqual(t.wait(now: ms), 15 * ms, "the ack answered: wait for quiet")
+        receive(&t, #"{"type":"result","id":"r1"}"#)
+        XCTAssertEqual(t.wait(now: 3 * ms), 15 * ms)
+    }
+
+    func testIDsCompareAsRawJSONAndManyAreCounted() {
+        var t = tracker()
+        send(&t, #"{"id": 7 ,"x":1}"#)
+        send(&t, #"{"id":"7"}"#)
+        receive(&t, #"{"id":7}"#)
+        XCTAssertNotNil(t.wait(now: ms))
+        XCTAssertGreaterThan(t.wait(now: ms)!, 500 * ms, "\"7\" is still owed")
+        receive(&t, #"{"id":"7"}"#)
+        XCTAssertEqual(t.wait(now: 2 * ms), 15 * ms)
+    }
+
+    func testOnlyTheFirstIDsAreFollowed() {
+        var t = tracker()
+        for n in 0..<(ReplyTracker.trackedIDs + 2) { send(&t, #"{"id":\#(n)}"#) }
+        // The last two are counted: any two messages pay for them.
+        for n in 0..<ReplyTracker.trackedIDs { receive(&t, #"{"id":\#(n)}"#) }
+        XCTAssertGreaterThan(t.wait(now: ms)!, 500 * ms)
+        receive(&t, #"{"tick":1}"#)
+        receive(&t, #"{"tick":2}"#)
+        XCTAssertEqual(t.wait(now: 2 * ms), 15 * ms)
+    }
+
+    func testAServerThatEchoesNoIDIsCountedInstead() {
+        var t = tracker()
+        send(&t, #"{"id":1}"#)
+        for n in 0..<ReplyTracker.examinedArrivals { receive(&t, #"{"tick":\#(n)}"#) }
+        XCTAssertGreaterThan(t.wait(now: ms)!, 500 * ms)
+        receive(&t, #"{"tick":"last"}"#)
+        XCTAssertEqual(t.wait(now: 2 * ms), 15 * ms, "past the limit, the id is counted")
+    }
+
+    func testASinkIsNotWaitedFor() {
+        var t = tracker()
+        for n in 0..<ReplyTracker.sinkEvidence { send(&t, #"{"log":\#(n)}"#, at: 0) }
+        XCTAssertNil(t.wait(now: 50 * ms), "nothing came in 50 ms (ten round trips: 10 ms)")
+        var quick = tracker()
+        for n in 0..<ReplyTracker.sinkEvidence { send(&quick, #"{"log":\#(n)}"#, at: 0) }
+        XCTAssertNotNil(quick.wait(now: 2 * ms), "2 ms after the send: it may still answer")
+        var few = tracker()
+        send(&few, #"{"type":"ping"}"#, at: 0)
+        XCTAssertNotNil(few.wait(now: 50 * ms), "a request read 50 ms before stdin ended is still owed its reply")
+    }
+
+    func testTheLingerBoundsEverything() {
+        var t = tracker(linger: 100 * ms)
+        send(&t, #"{"id":1}"#)
+        XCTAssertEqual(t.wait(now: 0), 100 * ms)
+        XCTAssertEqual(t.wait(now: 99 * ms), ms)
+        XCTAssertNil(t.wait(now: 100 * ms))
+        var zero = tracker(linger: 0)
+        send(&zero, #"{"id":1}"#)
+        XCTAssertNil(zero.wait(now: 0), "--linger 0 closes at once")
+    }
+
+    func testTheQuietGrowsWithTheRoundTrip() {
+        var t = ReplyTracker(replyPath: nil, lingerNanos: 10_000 * ms, readsJSON: true)
+        t.connected(roundTripNanos: 50 * ms)
+        send(&t, #"{"a":1}"#)
+        receive(&t, #"{"a":1}"#)
+        XCTAssertEqual(t.wait(now: 60 * ms), 200 * ms, "four round trips of 50 ms")
+    }
+
+    func testRawModeCountsOnly() {
+        var t = tracker(json: false)
+        send(&t, #"{"id":1}"#)
+        receive(&t, "hello")
+        XCTAssertEqual(t.wait(now: ms), 15 * ms)
+        t.received(text: nil)
+        XCTAssertEqual(t.wait(now: 2 * ms), 15 * ms)
+    }
+
+    // MARK: --reply
+
+    func testReplyOwesExactlyTheKeyedMessagesAndClosesAtOnce() {
+        var t = tracker(reply: ["meta", "rid"])
+        send(&t, #"{"meta":{"rid":"a"}}"#)
+        send(&t, #"{"no":"key"}"#)
+        send(&t, #"{"meta":{"rid":"b"}}"#)
+        receive(&t, #"{"type":"welcome"}"#)
+        receive(&t, #"{"meta":{"rid":"b"},"ok":true}"#)
+        XCTAssertEqual(t.owedKeys, [Array(#""a""#.utf8)])
+        XCTAssertNotNil(t.wait(now: ms))
+        receive(&t, #"{"meta":{"rid":"a"}}"#)
+        XCTAssertNil(t.wait(now: 2 * ms), "all in: no quiet time")
+        XCTAssertEqual(t.owedKeys, [])
+    }
+
+    func testReplyKeysStayOwedAcrossConnectionsAndAreReportedInOrder() {
+        var t = tracker(reply: ["id"], linger: 10 * ms)
+        for n in [3, 1, 2] { send(&t, #"{"id":\#(n)}"#) }
+        t.connected(roundTripNanos: roundTrip)
+        receive(&t, #"{"id":1}"#)
+        XCTAssertEqual(t.owedKeys.map { String(decoding: $0, as: UTF8.self) }, ["3", "2"])
+        XCTAssertEqual(t.wait(now: 0), 10 * ms)
+        XCTAssertNil(t.wait(now: 10 * ms), "the linger ran out")
+        XCTAssertEqual(t.owedKeys.count, 2, "still owed: reported at the end")
+    }
+
+    func testReplyWithNothingKeyedClosesAtOnce() {
+        var t = tracker(reply: ["id"])
+        send(&t, #"{"type":"ping"}"#)
+        XCTAssertNil(t.wait(now: 0))
+    }
+}
