@@ -53,13 +53,14 @@ let package = Package(
         .target(name: "WSTransport", dependencies: ["COpenSSL", "WSCore"], swiftSettings: releaseSettings),
         // Layer 3: JSON without a tree (validate, compact, key paths, string codec, pretty printer).
         .target(name: "WSJSON", swiftSettings: releaseSettings),
-        // Layer 3: the terminal's text (line editor, key decoder, display width, escaping).
+        // Layer 3: the terminal's text (line editor, key decoder, display width, escaping peer text).
         .target(name: "WSTerminal", swiftSettings: releaseSettings),
-        // Layer 3: JSON lines, base64 framing, client and server sessions.
+        // Layer 4: JSON lines, base64 framing, client and server sessions.
         .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSTerminal"],
                 swiftSettings: releaseSettings),
-        // Layer 4: the flag table, option parsing, help and the program's entry.
-        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSBridge", "BuildInfo"], swiftSettings: releaseSettings),
+        // Layer 5: the flag table, option parsing, help and the program's entry.
+        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSBridge", "BuildInfo"],
+                swiftSettings: releaseSettings),
         // The commit `wspipe --version` names, stamped at build time by the
         // CommitStamp plugin (a source file in the build directory, never committed).
         .target(name: "BuildInfo", plugins: ["CommitStamp"]),

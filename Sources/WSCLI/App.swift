@@ -1,5 +1,6 @@
 import WSBridge
 import WSTransport
+import WSTerminal
 
 /// The program: parse the flags, plan the run (files, environment), then
 /// print or run the client or the server, and exit with its status.

@@ -1,4 +1,5 @@
 import WSTransport
+import WSTerminal
 
 /// Everything wspipe says on stderr goes through here, as `wspipe: message`
 /// lines (wspipe(1): OPTIONS, Diagnostics), so stdout only ever carries message lines.

@@ -1,5 +1,6 @@
 import WSCore
 import WSJSON
+import WSTerminal
 
 /// Turns incoming messages into stdout bytes (wspipe(1): LINES AND MESSAGES, "Incoming"): in JSON
 /// mode exactly one NDJSON line per message; in raw mode the payload and the
