@@ -41,12 +41,16 @@ public struct BridgeOptions: Sendable {
     public var rateIntervalNanos: Int64? = nil
     /// Colour JSON on stdout (set when stdout is a terminal and NO_COLOR is unset).
     public var colorize = false
+    /// --answer, --heartbeat, --wrap, --record, --replay (wspipe(1): SCRIPTED PEER).
+    public var script = ScriptOptions()
 
     public init() {}
 
     var stdinSettings: StdinPump.Settings {
-        StdinPump.Settings(format: format, separator: separator, lenient: lenient, strict: strict,
-                           maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos)
+        // --wrap takes each line as raw text (checked as UTF-8), whatever the format of the output.
+        StdinPump.Settings(format: script.wrap == nil ? format : .text, separator: separator, lenient: lenient,
+                           strict: strict, maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos,
+                           wrapping: script.wrap != nil)
     }
 
     /// Formatters for the lines of incoming messages: escapes only ever go to

@@ -24,6 +24,7 @@ enum Plan {
             return .print(text)
         }
         var bridge = try bridgeOptions(o, environment)
+        bridge.script = try scriptOptions(o, server: o.listen != nil)
         try OptionFiles.checkReadable(["cacert": o.cacert, "cert": o.cert, "key": o.key])
         if let listen = o.listen {
             let server = try serverOptions(o, listen: listen)
@@ -132,6 +133,7 @@ enum Plan {
         s.relay = o.relay
         s.exec = o.exec
         s.maxPrograms = o.maxPrograms
+        s.onConnect = try onConnectTemplates(o, server: true)
         return s
     }
 
@@ -228,9 +230,8 @@ enum Plan {
         p.pingIntervalNanos = o.pingIntervalNanos
         p.pingTimeoutNanos = o.pingTimeoutNanos
         p.queueLimit = o.queueLimit
-        p.onConnect = o.onConnect
-        if let file = o.onConnectFile { p.onConnect += try OptionFiles.messages(fromFile: file) }
-        p.onReconnect = o.onReconnect
+        p.onConnect = try onConnectTemplates(o, server: false)
+        for text in o.onReconnect { p.onReconnect.append(try template("on-reconnect", text, scope: .captures, o)) }
         p.captures = o.captures
         p.ackPath = o.ackPath
         p.ackTimeoutNanos = o.ackTimeoutNanos

@@ -385,7 +385,7 @@ def test_routes_and_events_still_apply(terminal, ws_server, tmp_path):
     # The --on-connect message went out, and shows as sent.
     assert next_message(srv) == '{"type":"hello"}'
     assert re.search(rf'^> {TIME} \{{\n\s+"type": "hello"\n\s+\}}$', screen, re.M), screen
-    assert re.search(rf'^- {TIME} \{{"\$event":"connected","url":"ws://', screen, re.M), screen
+    assert re.search(rf'^- {TIME} \{{"\$event":"connected","time":"[0-9TZ:.-]+","url":"ws://', screen, re.M), screen
     assert notes.read_text() == '{"type":"note","text":"to the file"}\n'
     run.pane.keys("C-d")
     assert run.status() == 0

@@ -22,12 +22,26 @@ final class ClientSender {
     var replies = ReplyTracker()
     /// A held message went out again (the interactive transcript shows it).
     var onResent: ((UnsafeRawBufferPointer) -> Void)?
+    /// --record: every message sent, new or again, with what made it
+    /// (`recording` is the one check a message pays without --record).
+    var onSent: ((OutgoingMessage, MessageSource) -> Void)?
+    private let recording: Bool
+    /// What makes the messages `transmit` sends now (the replay sets --on-connect's).
+    var source = MessageSource.input
+    /// The tag of a message that belongs to its connection (an --answer, a
+    /// --heartbeat): not sent again on the next one after a drop.
+    static let connectionOnlyTag = -1
 
     init(shell: SessionShell, replay: ReplayCoordinator, queueLimit: Int) {
         self.shell = shell
         self.replay = replay
         self.queueLimit = queueLimit
+        recording = shell.bridge.script.recordPath != nil
     }
+
+    /// The queue and the held messages are at --queue-limit: an input that is
+    /// not stdin (the --replay) waits too.
+    var isFull: Bool { queue.byteCount + replay.heldBytes >= queueLimit }
 
     /// Nothing waits to go out: no queued line, no held message still to be re-sent.
     var queueEmpty: Bool { queue.isEmpty && !replay.isResending }
@@ -58,11 +72,13 @@ final class ClientSender {
         case .binary(let bytes):
             shell.sent(bytes: bytes.count)
         }
+        if recording { onSent?(message, source) }
     }
 
     /// Sends a message held for its --ack again (it stays held).
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
+        if recording { onSent?(.text(text), .input) }
         replies.sent(.text(text), now: monotonicNanos())
         shell.sent(bytes: text.count)
     }
@@ -149,6 +165,7 @@ final class ClientSender {
         }
         var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
         channel.takeUnsentMessages { message, unsent in
+            if unsent.tag == Self.connectionOnlyTag { return }
             var held = false
             if case .text(let bytes) = message { held = replay.isHeld(bytes) }
             kept.append((OutboundQueue.copy(message, line: unsent.tag), unsent, held))

@@ -11,6 +11,7 @@ extension ClientSession {
         case .message(let message):
             incoming(message)
         case .processed:
+            script?.connection?.processed()
             shell.output.routes.flushAll()
             channel?.setReadPaused(shell.output.routes.isBackedUp)
             // Acks release held messages: stdin may read on.
@@ -27,12 +28,12 @@ extension ClientSession {
             metrics.messageArrived()
             sender.replies.received(text: payload, verdict: verdict)
             received(text: payload, verdict: verdict)
-            if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
+            if watchesMessages { watch(text: payload, verdict: verdict) }
         case .binary(let payload):
             metrics.messageArrived()
             sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
-            if endingWatchesMessages { ending.received() }
+            if watchesMessages { watch(binary: payload) }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -75,13 +76,24 @@ extension ClientSession {
         }
     }
 
+    /// What --until, --idle-timeout and the scripted peer see of a message.
+    private func watch(text payload: UnsafeRawBufferPointer, verdict: Int) {
+        if let script { script.connection?.received(text: payload, verdict: verdict) }
+        if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
+    }
+
+    private func watch(binary payload: UnsafeRawBufferPointer) {
+        if let script { script.connection?.received(binary: payload) }
+        if endingWatchesMessages { ending.received() }
+    }
+
     func channelEnded(_ reason: WebSocketChannel.EndReason) {
         keepAlive?.stop()
         keepAlive = nil
         // wspipe started the ending when it was closing (its Close, a
         // violation it detected) or had ended, or the peer went silent.
         let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
-            || lifecycle.phase == .ended || disconnect == .pingTimeout
+            || lifecycle.phase == .ended || disconnect == .pingTimeout || disconnect == .heartbeatTimeout
         var cause = disconnect ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
@@ -101,6 +113,7 @@ extension ClientSession {
         metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+        scriptEnded()
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
         handle(.connectionEnded(cause, now: monotonicNanos(), progress: progress()))

@@ -37,6 +37,9 @@ public final class ClientSession: SessionDriver {
     /// --idle-timeout): without either, a message skips the call (and the
     /// lazy load and reference count that come with it).
     let endingWatchesMessages: Bool
+    /// Some hook looks at each incoming message (--until, --idle-timeout, the
+    /// scripted peer): without one, a message skips the call.
+    let watchesMessages: Bool
     /// Events raised while actions were being performed wait their turn.
     private var pendingEvents: [ClientLifecycle.Event] = []
     private var handling = false
@@ -44,6 +47,8 @@ public final class ClientSession: SessionDriver {
     /// and what it is told of the lifecycle; nil in a pipe.
     let interactive: InteractiveFrontend?
     let observer: ClientSessionObserver?
+    /// --answer, --heartbeat, --wrap, --record, --replay (ClientSession+Script.swift); nil without them.
+    let script: PeerScript?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -55,7 +60,11 @@ public final class ClientSession: SessionDriver {
         self.policy = policy
         endingWatchesMessages = policy.until != nil || policy.idleTimeoutNanos != nil
         shell = SessionShell(bridge: bridge, log: log, events: events)
-        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize)
+        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log)
+        watchesMessages = endingWatchesMessages || script != nil
+        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize,
+                                   sequence: script?.sequence ?? SequenceCounter())
+        script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
         sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,
                                       readsJSON: bridge.format == .json)
@@ -66,17 +75,19 @@ public final class ClientSession: SessionDriver {
         observer = interactive
         if let interactive { sender.onResent = { interactive.sent(.text($0)) } }
         wireInteractive()
+        wireScript()
     }
 
     public func run() -> ExitStatus {
         shell.run(self) {
             if client.url.secure { _ = try tls.context() }
+            try script?.openRecording()
             try startInteractive()
             handle(.start)
             // stdin is read while the first attempt runs: its lines wait in
             // the queue, and its end is known when the connection opens (a
             // server that closes at once is then answered at once).
-            if interactive == nil && !bridge.receiveOnly { startStdin() }
+            if interactive == nil && !bridge.receiveOnly && script?.options.replay == nil { startStdin() }
         }
     }
 
@@ -117,7 +128,8 @@ public final class ClientSession: SessionDriver {
         return progress
     }
 
-    var inputOver: Bool { shell.stdin?.finished ?? interactive?.inputEnded ?? false }
+    /// The input is over: stdin (or the terminal, or the --replay) ended.
+    var inputOver: Bool { shell.stdin?.finished ?? interactive?.inputEnded ?? script?.player?.finished ?? false }
 
     func reportProgress() {
         if lifecycle.wantsProgress { handle(.progressed(progress())) }
@@ -148,7 +160,9 @@ public final class ClientSession: SessionDriver {
             reportUnacked()
         case .stopInput:
             shell.stdin?.stop()
+            stopScriptedInput()
         case .finish(let outcome):
+            stopScriptedInput()
             finish(outcome)
         }
     }
@@ -177,6 +191,7 @@ public final class ClientSession: SessionDriver {
 
     private func opened(_ opened: OpenedConnection) {
         let isReconnect = lifecycle.everConnected
+        scriptOpening()
         if isReconnect { shell.stats.reconnects += 1 }
         disconnect = nil
         metrics.opened(opened.url, redirects: opened.redirects, timings: opened.timings)
@@ -195,21 +210,25 @@ public final class ClientSession: SessionDriver {
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         if bridge.format == .json { channel.readsTextAsJSON() }
         sender.channel = channel
+        scriptStarted()
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pump() }
         // The replay and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
+        sender.source = .onConnect
         replay.replay(isReconnect: isReconnect, log: log,
                       send: { sender.transmit($0, on: channel); observer?.sent($0) })
+        sender.source = .input
         sender.pump()
-        let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
-        handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))
+        handle(.connected(now: monotonicNanos(), inputEnded: inputOver, progress: progress()))
         guard lifecycle.phase != .ended else { return }
         ending.connected()
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
+        // The --replay takes the place of stdin from the first connection on.
+        if script?.options.replay != nil && script?.player == nil && !bridge.receiveOnly { startReplay() }
         // A person typing gets one short hint; scripts get nothing extra.
         if !isReconnect && shell.stdin?.finished == false && StdioMode.isTerminal(0) && !log.enabled(.info) {
             log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
@@ -242,9 +261,8 @@ public final class ClientSession: SessionDriver {
         // The per-message closures (here and the channel's handler) hold the
         // session unretained (UnretainedReferences.swift).
         let pump = shell.makeStdin(
-            deliver: { [session = unretainedSelf] message in
-                session.use { $0.deliver(message) }
-            },
+            deliver: script?.wraps == true ? { [unowned self] message in self.deliverWrapped(message) }
+                : { [session = unretainedSelf] message in session.use { $0.deliver(message) } },
             afterBatch: { [unowned self] in
                 self.channel?.flush()
                 self.sender.updateFlow(of: self.shell.stdin)
@@ -266,6 +284,7 @@ public final class ClientSession: SessionDriver {
     private func pump() {
         sender.pump()
         sender.updateFlow(of: shell.stdin)
+        script?.player?.resume()
         reportProgress()
     }
 
@@ -282,6 +301,7 @@ public final class ClientSession: SessionDriver {
     func finalReport() {
         interactive?.finish()
         ending.reportUnmatched(log: log, status: &shell.status)
+        scriptFinalReport()
         reportMetrics()
     }
 }

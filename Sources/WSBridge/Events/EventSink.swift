@@ -13,16 +13,22 @@ public final class EventSink {
     /// Interactive mode, when the events' destination is the terminal: each
     /// line goes here, to be shown above the prompt.
     var divert: (([UInt8]) -> Void)?
+    /// --record: every event, whether or not --events is on.
+    var recorder: (([UInt8]) -> Void)?
 
     public init(enabled: Bool, fd: Int32 = 2) {
         self.enabled = enabled
         self.fd = fd
     }
 
-    /// `make` only runs when events are on, so building a line costs nothing otherwise.
+    /// `make` only runs when events are on (or recorded), so building a line
+    /// costs nothing otherwise. Each line gets its `time` here.
     func emit(_ make: @autoclosure () -> [UInt8]) {
+        guard enabled || recorder != nil else { return }
+        let stamped = UTCTimestamp.stamping(make(), time: UTCTimestamp.now())
+        recorder?(stamped)
         guard enabled else { return }
-        let line = TerminalEscaping.escaped(make(), in: .json)
+        let line = TerminalEscaping.escaped(stamped, in: .json)
         if let divert { return divert(line) }
         guard let destination else { return write(line) }
         destination.pending.append(contentsOf: line)

@@ -21,8 +21,9 @@ public struct SessionStats: Equatable, Sendable {
 
     public init() {}
 
-    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..}}\n
-    public func jsonLine() -> [UInt8] {
+    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..,"unconfirmed":..,"time":".."}}\n
+    /// `time`: when the run ended (RFC 3339, UTC), left out when nil.
+    public func jsonLine(time: [UInt8]? = nil) -> [UInt8] {
         var line = JSONObjectWriter(capacity: 160)
         line.beginObject("$stats")
         line.int("messages_out", messagesOut)
@@ -35,6 +36,7 @@ public struct SessionStats: Equatable, Sendable {
         line.int("not_sent", notSent)
         line.int("unconfirmed", unconfirmed)
         if let rttLastNanos { line.raw("rtt_last_ms", EventLine.milliseconds(rttLastNanos)) }
+        if let time { line.string("time", String(decoding: time, as: UTF8.self)) }
         line.endObject()
         return line.finishLine()
     }

@@ -46,6 +46,9 @@ final class WebSocketChannel {
     var tracer: FrameTracer?
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
+    /// A Close asked for during a read is about to go out: the last chance to
+    /// send what that read called for (--answer).
+    var beforeDeferredClose: (() -> Void)?
     /// Above this much unwritten output the socket is not read (both roles),
     /// below the low water it is again. The sessions stop adding at their
     /// own high water (4 MiB), so only a message or a batch of lines goes
@@ -303,6 +306,7 @@ final class WebSocketChannel {
     private func applyDeferredClose() {
         guard let (code, reason) = deferredClose else { return }
         deferredClose = nil
+        beforeDeferredClose?()
         connection.sendClose(code: code, reason: reason)
     }
 

@@ -15,9 +15,9 @@ public struct SessionPolicy {
     public var pingTimeoutNanos: Int64? = nil
     public var queueLimit = 0
     /// Sent first on every connection (--on-connect, --on-connect-file lines).
-    public var onConnect: [String] = []
+    public var onConnect: [MessageTemplate] = []
     /// Sent instead of `onConnect` on reconnections, when given.
-    public var onReconnect: [String] = []
+    public var onReconnect: [MessageTemplate] = []
     public var captures: [(name: String, path: [String])] = []
     public var ackPath: [String]? = nil
     public var ackTimeoutNanos: Int64 = 0

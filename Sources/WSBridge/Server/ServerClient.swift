@@ -53,6 +53,8 @@ final class ServerClient {
     var ownTagsRemoved = 0
     /// How the connection ended, for the client_disconnected event.
     var closeInfo: (code: CloseCode, reason: String, clean: Bool)?
+    /// --answer, --heartbeat, --replay... on this client (ServerSession+Script.swift).
+    var script: ConnectionScript?
 
     /// Why a request is refused before the upgrade.
     struct HTTPRefusal: Error { var status: Int; var reason: String }

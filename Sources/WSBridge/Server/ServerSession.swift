@@ -45,6 +45,8 @@ public struct ServerOptions: Sendable {
     /// --max-programs: --exec programs at once (running, or winding down
     /// after their client left); past it an upgrade is answered 503.
     public var maxPrograms = 256
+    /// --on-connect, --on-connect-file: each client is greeted with these.
+    public var onConnect: [MessageTemplate] = []
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -79,6 +81,9 @@ public final class ServerSession: SessionDriver {
     var servedOne = false
     /// --tag lines for a client that is not there (or not a client number).
     private var unaddressableLines = 0
+    /// --answer, --heartbeat, --wrap, --record, --replay and the greeting
+    /// (ServerSession+Script.swift); nil without them.
+    let script: PeerScript?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -88,7 +93,8 @@ public final class ServerSession: SessionDriver {
         self.options = options
         shell = SessionShell(bridge: bridge, log: log, events: events)
         tagging = options.tag && bridge.format == .json
-        lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose, once: options.once,
+        // A server that replays a recording keeps serving it when stdin ends.
+        lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose || bridge.script.replay != nil, once: options.once,
                                     closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
                                     closeReason: bridge.closeReason)
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
@@ -96,14 +102,19 @@ public final class ServerSession: SessionDriver {
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
         shell.watchesChildren = options.exec != nil
+        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log,
+                            greets: !options.onConnect.isEmpty)
+        wireScript()
     }
 
     public func run() -> ExitStatus {
         shell.run(self) {
+            try script?.openRecording()
             try listen()
             registry.flowChanged = { [unowned self] in
                 self.updateStdin()
                 if self.options.relay { self.updateClientReads() }
+                self.scriptFlowChanged()
             }
             // With --exec each client's program takes the place of stdin.
             if !bridge.receiveOnly && options.exec == nil { startStdin() }
@@ -153,6 +164,7 @@ public final class ServerSession: SessionDriver {
         if bridge.format == .json { client.channel?.readsTextAsJSON() }
         execs?.start(for: client)
         startKeepAlive(client)
+        scriptOpened(client)
     }
 
     /// --ping-interval: a client that does not answer our ping in time is
@@ -190,6 +202,7 @@ public final class ServerSession: SessionDriver {
         case .message(let message):
             clientMessage(message, from: client)
         case .processed:
+            client.script?.processed()
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
             registry.processed(client)
@@ -202,6 +215,7 @@ public final class ServerSession: SessionDriver {
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
         case .text(let payload, let verdict):
+            if let script = client.script { script.received(text: payload, verdict: verdict) }
             if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             if tagging, let own = withoutOwnTag(payload, verdict: verdict, from: client) {
@@ -210,6 +224,7 @@ public final class ServerSession: SessionDriver {
             }
             appendText(payload, verdict: verdict, from: client)
         case .binary(let payload):
+            if let script = client.script { script.received(binary: payload) }
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             let destination = shell.output.routes.binaryDestination
@@ -281,6 +296,7 @@ public final class ServerSession: SessionDriver {
         client.keepAlive?.stop()
         client.keepAlive = nil
         registry.remove(client)
+        scriptEnded(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
         shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean))
         log.info("client \(client.id) disconnected")
@@ -291,7 +307,7 @@ public final class ServerSession: SessionDriver {
     // MARK: stdin -> clients
 
     private func startStdin() {
-        _ = shell.makeStdin(deliver: { [unowned self] message in self.deliver(message) },
+        _ = shell.makeStdin(deliver: script?.wraps == true ? wrappingDelivery() : { [unowned self] message in self.deliver(message) },
                             afterBatch: { [unowned self] in self.registry.flushAll() },
                             onEnd: { [unowned self] in
                                 self.registry.flushAll()
@@ -346,6 +362,7 @@ public final class ServerSession: SessionDriver {
     /// MESSAGES; OPTIONS, Server mode).
     func finalReport() {
         execs?.reapAll()
+        script?.finalReport(&shell.status, stats: &shell.stats)
         guard let pump = shell.stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines
         if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }

@@ -83,7 +83,7 @@ final class SessionShell {
         stats.invalidLines = stdin?.rejectedLines ?? 0
         if let stdin, stdin.rejectedLines > 0 { status = status.combined(with: .inputRejected) }
         driver.finalReport()
-        if bridge.stats { events.write(stats.jsonLine()) }
+        if bridge.stats { events.write(stats.jsonLine(time: UTCTimestamp.now())) }
         return status
     }
 

@@ -39,6 +39,12 @@ public enum ManPageRenderer {
         page.request("SH", "RECONNECT AND REPLAY")
         page.paragraphs(reconnect)
 
+        page.request("SH", "SCRIPTED PEER")
+        page.paragraphs(scriptedPeer)
+
+        page.request("SH", "TEMPLATES")
+        page.paragraphs(templates)
+
         page.request("SH", "INTERACTIVE MODE")
         interactiveMode(&page)
 
