@@ -95,6 +95,8 @@ final class DefaultsTests: XCTestCase {
     private func isNeutral(_ value: Any) -> Bool {
         let mirror = Mirror(reflecting: value)
         if mirror.displayStyle == .optional || mirror.displayStyle == .collection { return mirror.children.isEmpty }
+        // A nested option struct (BridgeOptions.script) is neutral when each of its fields is.
+        if mirror.displayStyle == .struct { return mirror.children.allSatisfy { isNeutral($0.value) } }
         switch value {
         case let flag as Bool: return !flag
         case let number as Int: return number == 0
