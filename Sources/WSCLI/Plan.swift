@@ -70,12 +70,18 @@ enum Plan {
         else if environment.stderrIsTerminal { terminal = 2 }
         else { throw UsageError("--interactive: neither stdout nor stderr is a terminal to draw on") }
         return InteractiveSettings(
-            terminalFD: terminal, colors: !environment.noColor,
-            historyPath: InteractiveConsole.Options.historyPath(stateHome: environment.stateHome, home: environment.home),
+            terminalFD: terminal, colors: !environment.noColor, historyPath: historyPath(environment),
             home: environment.home,
             savedMessagesPath: InteractiveConsole.Options.savedMessagesPath(configHome: environment.configHome,
                                                                            home: environment.home),
             transcriptBytes: o.historySize, statusLine: !o.noStatusLine && !environment.plain)
+    }
+
+    /// WSPIPE_HISTFILE when set (empty: no history file at all), else the
+    /// XDG default (wspipe(1): ENVIRONMENT).
+    static func historyPath(_ environment: Environment) -> String? {
+        if let file = environment.historyFile { return file.isEmpty ? nil : file }
+        return InteractiveConsole.Options.historyPath(stateHome: environment.stateHome, home: environment.home)
     }
 
     static func bridgeOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> BridgeOptions {

@@ -1,25 +1,14 @@
 import WSBridge
 import WSTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `--replay FILE`: read whole and parsed when the run is planned, so a file
 /// that cannot be read or replayed is a usage error naming its line.
 enum RecordingFile {
     static func read(_ path: String) throws(UsageError) -> Recording {
         let bytes: [UInt8]
-        switch FD.open(path, O_RDONLY) {
-        case .failure(let error):
-            throw UsageError("--replay \(path): \(error.reason)")
-        case .success(let fd):
-            defer { FD.close(fd) }
-            switch FD.readAll(fd) {
-            case .success(let read): bytes = read
-            case .failure(let error): throw UsageError("--replay \(path): \(error.reason)")
-            }
+        switch FD.readFile(path) {
+        case .success(let read): bytes = read
+        case .failure(let error): throw UsageError("--replay \(path): \(error.reason)")
         }
         do {
             return try Recording(parsing: bytes)

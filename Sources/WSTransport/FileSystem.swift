@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Files by path, for the modules above that do not call the C library:
-/// the directories of wspipe's own files, and the names in a directory for
-/// the interactive mode's Tab completion. Reading and writing go through `FD`.
+/// Files by path, for the modules that do not import the C library (the
+/// history file's directory, its rewrite through a temporary file, the
+/// saved messages' directory, the names in a directory for the interactive
+/// mode's Tab). Reading and writing go through `FD`.
 public enum FileSystem {
     /// mkdir -p: each missing directory of `path` is created with
     /// `permissions` (less the umask); existing ones are left as they are.
@@ -22,28 +23,26 @@ public enum FileSystem {
         return nil
     }
 
-    /// The whole of a small file: nil when there is no such file (ENOENT),
-    /// the error for any other failure. Reading stops as soon as more than
-    /// `limit` bytes came (the caller sees `count > limit` and refuses it).
-    public static func readFile(_ path: String, limit: Int) -> Result<[UInt8]?, IOError> {
-        let fd: Int32
-        switch FD.open(path, O_RDONLY) {
-        case .success(let opened): fd = opened
-        case .failure(let error): return error.errno == ENOENT ? .success(nil) : .failure(error)
-        }
-        defer { FD.close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            switch chunk.withUnsafeMutableBytes({ FD.read(fd, into: $0) }) {
-            case .bytes(let n):
-                bytes.append(contentsOf: chunk[0..<n])
-                if bytes.count > limit { return .success(bytes) }
-            case .wouldBlock: FD.waitUntilReady(fd, .read)
-            case .eof: return .success(bytes)
-            case .error(let error): return .failure(error)
-            }
-        }
+    /// chmod(2).
+    public static func setPermissions(_ path: String, _ permissions: UInt32) -> IOError? {
+        chmod(path, mode_t(permissions)) == 0 ? nil : IOError(call: "chmod", errno: currentErrno())
+    }
+
+    /// The permission bits of what `path` names (stat(2)), nil when it cannot be read.
+    public static func permissions(_ path: String) -> UInt32? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return UInt32(st.st_mode & 0o777)
+    }
+
+    /// rename(2): atomically replaces `destination`.
+    public static func rename(_ source: String, to destination: String) -> IOError? {
+        systemRename(source, destination) == 0 ? nil : IOError(call: "rename", errno: currentErrno())
+    }
+
+    /// unlink(2); a missing file is not an error.
+    public static func remove(_ path: String) {
+        _ = unlink(path)
     }
 
     /// One name in a directory.

@@ -1,12 +1,13 @@
 import XCTest
 @testable import WSBridge
+import WSJSON
 
 /// --capture NAME=KEYPATH and its ${NAME} in templates (wspipe(1): TEMPLATES).
 final class CaptureTableTests: XCTestCase {
     private func observe(_ table: inout CaptureTable, _ text: String) {
         let bytes = Array(text.utf8)
         // observe's contract: the caller passes only valid JSON.
-        XCTAssertEqual(JSONTest.validate(bytes: bytes), .valid(needsCompaction: false), text)
+        XCTAssertEqual(bytes.withUnsafeBytes { JSONScanner.validate($0) }, .valid(needsCompaction: false), text)
         bytes.withUnsafeBytes { table.observe($0) }
     }
 

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+import WSTransport
 
 final class InteractiveConsoleTests: XCTestCase {
     private let esc = "\u{1B}"
@@ -184,6 +185,22 @@ final class InteractiveConsoleTests: XCTestCase {
         let second = console(history: path)
         XCTAssertEqual(second.history, ["[1]", "{\n\"a\":2}", "/ping"])
         XCTAssertEqual(feed(second, "\(esc)[A\(esc)[A\r").1, [.sendText(Array(#"{"a":2}"#.utf8))])
+    }
+
+    /// bash's ignorespace: a line typed with a leading space is sent but kept
+    /// out of the history, in memory and on disk.
+    func testALeadingSpaceKeepsALineOutOfTheHistory() {
+        var template = Array("/tmp/wspipe-console-XXXXXX".utf8CString)
+        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let path = HistoryFile.defaultPath(stateHome: directory, home: nil)!
+        let c = console(history: path)
+        _ = c.start()
+        XCTAssertEqual(feed(c, #" {"token":"s3cret"}"#).1, [])
+        XCTAssertEqual(feed(c, "\r").1, [.sendText(Array(#" {"token":"s3cret"}"#.utf8))], "sent all the same")
+        XCTAssertEqual(feed(c, "[1]\r").1, [.sendText(Array("[1]".utf8))])
+        XCTAssertEqual(c.history, ["[1]"])
+        XCTAssertEqual(console(history: path).history, ["[1]"], "nor on disk")
+        XCTAssertEqual(feed(c, "\(esc)[A\(esc)[A\r").1, [.sendText(Array("[1]".utf8))], "Up never shows it")
     }
 
     func testUnreadableHistoryIsAWarningNotAFailure() {

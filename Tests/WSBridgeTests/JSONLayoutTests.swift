@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+import WSTerminal
 
 final class JSONLayoutTests: XCTestCase {
     /// The rows of `json` pretty-printed at `width`, without colours.

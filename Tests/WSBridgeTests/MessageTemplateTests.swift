@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSJSON
 
 /// Templates (wspipe(1): TEMPLATES): variables put in as JSON, and the
 /// start-up check that refuses, with its position, a template that would not
@@ -64,9 +65,12 @@ final class MessageTemplateTests: XCTestCase {
         let line = Array("say \"hi\" \\ back\tslash 😀 \u{1}\u{7F} é".utf8)
         let text = try render(#"{"text":${line}}"#, line: line)
         XCTAssertEqual(text, #"{"text":"say \"hi\" \\ back\tslash 😀 \u0001\#u{7F} é"}"#)
-        XCTAssertEqual(JSONTest.validate(text), .valid(needsCompaction: false))
-        let value = try XCTUnwrap(JSONTest.value(at: ["text"], in: text))
-        XCTAssertEqual(JSONTest.unescape(Array(value.utf8)), line)
+        let bytes = Array(text.utf8)
+        XCTAssertEqual(bytes.withUnsafeBytes { JSONScanner.validate($0) }, .valid(needsCompaction: false))
+        let range = try XCTUnwrap(bytes.withUnsafeBytes { JSONScanner.valueRange(atPath: [Array("text".utf8)], in: $0) })
+        var unescaped: [UInt8] = []
+        bytes[range].withUnsafeBytes { JSONScanner.appendUnescaped(stringToken: $0, into: &unescaped) }
+        XCTAssertEqual(unescaped, line)
     }
 
     func testNumbersMayStandInsideAString() throws {
@@ -89,7 +93,12 @@ final class MessageTemplateTests: XCTestCase {
     /// Random values, random lines: every template that passes the check
     /// renders to valid JSON.
     func testRenderedTemplatesAreAlwaysJSON() throws {
-        var random = SeededGenerator(state: 23)
+        // The same sequence on every run (a linear congruential generator).
+        var state: UInt64 = 23
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
         let values = [#""a\"b""#, "-1.5e3", "true", "null", #"{"k":[1,{}]}"#, "[]", #""""#, "0"]
         let templates = [#"{"a":${c}}"#, #"[${c},${line},${seq}]"#, #"{"k":${.x},"l":${line},"n":"n${seq}"}"#,
                          #"${c}"#, #"  [ ${line} , ${now_ms} ]  "#, #"{${line}:${c}}"#]
@@ -97,11 +106,11 @@ final class MessageTemplateTests: XCTestCase {
             let template = try MessageTemplate(text, scope: every, captures: ["c"])
             for _ in 0 ..< 50 {
                 var line: [UInt8] = []
-                for _ in 0 ..< random.next(12) { line.append(UInt8(random.next(0x80))) }
+                for _ in 0 ..< next(12) { line.append(UInt8(next(0x80))) }
                 line += Array("é😀".utf8)
-                let message = Array((#"{"x":"# + values[random.next(values.count)] + "}").utf8)
-                var v = TemplateValues(seq: 1 + random.next(1_000_000), nowMs: 1_700_000_000_000)
-                v.captures = Captures(values: ["c": values[random.next(values.count)]])
+                let message = Array((#"{"x":"# + values[next(values.count)] + "}").utf8)
+                var v = TemplateValues(seq: 1 + next(1_000_000), nowMs: 1_700_000_000_000)
+                v.captures = Captures(values: ["c": values[next(values.count)]])
                 let rendered = message.withUnsafeBytes { m in
                     line.withUnsafeBytes { l in
                         v.message = m
@@ -109,7 +118,7 @@ final class MessageTemplateTests: XCTestCase {
                         return template.render(v)
                     }
                 }
-                XCTAssertTrue(JSONTest.validate(bytes: rendered).isValid, String(decoding: rendered, as: UTF8.self))
+                XCTAssertTrue(rendered.withUnsafeBytes { JSONScanner.validate($0) }.isValid, String(decoding: rendered, as: UTF8.self))
             }
         }
     }

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+import WSTransport
 
 final class TranscriptFormatterTests: XCTestCase {
     private let time = TimeOfDay(hour: 12, minute: 1, second: 2, millisecond: 3)

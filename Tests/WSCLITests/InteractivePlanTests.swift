@@ -6,10 +6,11 @@ import XCTest
 /// it draws: decided from the terminals and -i, never in a pipe.
 final class InteractivePlanTests: XCTestCase {
     private func environment(stdin: Bool, stdout: Bool, stderr: Bool = true, noColor: Bool = false,
-                             stateHome: String? = nil, home: String? = "/home/ann", configHome: String? = nil,
+                             stateHome: String? = nil, home: String? = "/home/ann",
+                             historyFile: String? = nil, configHome: String? = nil,
                              plain: Bool = false) -> Environment {
         Environment(stdoutIsTerminal: stdout, noColor: noColor, stdinIsTerminal: stdin, stderrIsTerminal: stderr,
-                    stateHome: stateHome, home: home, configHome: configHome, plain: plain)
+                    stateHome: stateHome, home: home, historyFile: historyFile, configHome: configHome, plain: plain)
     }
 
     private func settings(_ args: [String], _ environment: Environment,
@@ -47,6 +48,16 @@ final class InteractivePlanTests: XCTestCase {
     func testStateHomeHoldsTheHistory() throws {
         let s = try settings([], environment(stdin: true, stdout: true, stateHome: "/state"))
         XCTAssertEqual(s?.historyPath, "/state/wspipe/history")
+    }
+
+    /// WSPIPE_HISTFILE names the file; set and empty, no history is kept on disk.
+    func testHistfileVariableReplacesOrTurnsOffTheHistoryFile() throws {
+        let named = try settings([], environment(stdin: true, stdout: true, stateHome: "/state", historyFile: "/tmp/h"))
+        XCTAssertEqual(named?.historyPath, "/tmp/h")
+        let empty = try XCTUnwrap(try settings([], environment(stdin: true, stdout: true, historyFile: "")))
+        XCTAssertNil(empty.historyPath)
+        XCTAssertEqual(try settings([], environment(stdin: true, stdout: true))?.historyPath,
+                       "/home/ann/.local/state/wspipe/history", "unset: the default")
     }
 
     func testNoColorTurnsTheColoursOff() throws {

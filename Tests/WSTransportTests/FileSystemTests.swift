@@ -22,15 +22,6 @@ final class FileSystemTests: XCTestCase {
         XCTAssertNotNil(FileSystem.makeDirectories("/proc/version/x", permissions: 0o700))
     }
 
-    func testSmallFilesAreReadWholeAndAMissingOneIsNil() {
-        let path = directory + "/f"
-        XCTAssertEqual(try FileSystem.readFile(path, limit: 10).get(), nil)
-        XCTAssertNil(FileReplacement.write(path, Array("hello".utf8)))
-        XCTAssertEqual(try FileSystem.readFile(path, limit: 10).get(), Array("hello".utf8))
-        XCTAssertGreaterThan(try FileSystem.readFile(path, limit: 3).get()?.count ?? 0, 3, "more than the limit: the caller refuses")
-        XCTAssertThrowsError(try FileSystem.readFile(directory, limit: 10).get(), "a directory cannot be read")
-    }
-
     func testListingADirectory() {
         XCTAssertNil(FileSystem.makeDirectories(directory + "/sub", permissions: 0o700))
         XCTAssertNil(FileReplacement.write(directory + "/file.bin", [1]))

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSJSON
 
 /// Socket to stdout: each incoming message goes through the acks and captures
 /// to its destination, and the end of a connection becomes a lifecycle event
@@ -23,11 +24,11 @@ extension ClientSession {
 
     func incoming(_ event: ConnectionEvent) {
         switch event {
-        case .text(let payload):
+        case .text(let payload, let verdict):
             metrics.messageArrived()
-            sender.replies.received(text: payload)
-            received(text: payload)
-            if watchesMessages { watch(text: payload) }
+            sender.replies.received(text: payload, verdict: verdict)
+            received(text: payload, verdict: verdict)
+            if watchesMessages { watch(text: payload, verdict: verdict) }
         case .binary(let payload):
             metrics.messageArrived()
             sender.replies.received(text: nil)
@@ -51,32 +52,34 @@ extension ClientSession {
         }
     }
 
-    func received(text payload: UnsafeRawBufferPointer) {
-        // Unretained: the shell owns the output for the whole run, and a
-        // retain/release pair per message is measurable.
-        let plain = Unmanaged.passUnretained(shell.output!)
-        guard replay.watchesIncoming || plain._withUnsafeGuaranteedRef({ $0.classifiesText }) else {
-            if shell.admit(bytes: payload.count) { plain._withUnsafeGuaranteedRef { $0.appendToFallback(payload) } }
+    /// `verdict`: the JSON check's answer that came with the message (see
+    /// `JSONScanner.validate(_:verdict:)`), so the text is validated once.
+    func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
+        // Unretained (UnretainedReferences.swift): a retain/release pair per
+        // message is measurable.
+        let plain = shell.unretainedOutput
+        guard replay.watchesIncoming || plain.use({ $0.classifiesText }) else {
+            if shell.admit(bytes: payload.count) { plain.use { $0.appendToFallback(payload, verdict: verdict) } }
             return
         }
         let output = shell.output!
-        var valid = false
-        if case .valid = JSONScanner.validate(payload) {
-            valid = true
+        var known = -1
+        if case .valid(let needsCompaction) = JSONScanner.validate(payload, verdict: verdict) {
+            known = needsCompaction ? 1 : 0
             if let key = replay.received(json: payload) {
                 shell.events.emit(EventLine.acked(key: key))
                 log.debug("acknowledged: \(String(decoding: key, as: UTF8.self))")
             }
         }
         if shell.admit(bytes: payload.count) {
-            output.appendText(payload, to: output.destination(forText: payload, isValidJSON: valid))
+            output.appendText(payload, verdict: known, to: output.destination(forText: payload, isValidJSON: known >= 0))
         }
     }
 
     /// What --until, --idle-timeout and the scripted peer see of a message.
-    private func watch(text payload: UnsafeRawBufferPointer) {
-        if let script { script.connection?.received(text: payload) }
-        if endingWatchesMessages { ending.received(text: payload) }
+    private func watch(text payload: UnsafeRawBufferPointer, verdict: Int) {
+        if let script { script.connection?.received(text: payload, verdict: verdict) }
+        if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
     }
 
     private func watch(binary payload: UnsafeRawBufferPointer) {

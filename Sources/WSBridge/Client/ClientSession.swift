@@ -175,7 +175,8 @@ public final class ClientSession: SessionDriver {
         shell.events.emit(EventLine.connecting(url: client.url.display, attempt: attempt))
         observer?.connecting(url: client.url.display, attempt: attempt)
         log.info("connecting to \(client.url.display)" + (attempt > 1 ? " (attempt \(attempt))" : ""))
-        let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log)
+        let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log,
+                                        childErrors: { [unowned self] in try? self.shell.output.routes.inheritedDestination(.stderr) })
         self.connector = connector
         watchHandshakes(connector)
         connector.start { [unowned self, connector] result in
@@ -204,8 +205,8 @@ public final class ClientSession: SessionDriver {
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
-                                       loop: loop) { [session = Unmanaged.passUnretained(self)] event in
-            session._withUnsafeGuaranteedRef { $0.channelEvent(event) }
+                                       loop: loop) { [session = unretainedSelf] event in
+            session.use { $0.channelEvent(event) }
         }
         self.channel = channel
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
@@ -260,14 +261,10 @@ public final class ClientSession: SessionDriver {
 
     private func startStdin() {
         // The per-message closures (here and the channel's handler) hold the
-        // session unretained and call it without a retain/release pair (nor
-        // the checked unowned load); the session owns the pump and the
-        // channel and outlives both.
+        // session unretained (UnretainedReferences.swift).
         let pump = shell.makeStdin(
             deliver: script?.wraps == true ? { [unowned self] message in self.deliverWrapped(message) }
-                : { [session = Unmanaged.passUnretained(self)] message in
-                    session._withUnsafeGuaranteedRef { $0.deliver(message) }
-                },
+                : { [session = unretainedSelf] message in session.use { $0.deliver(message) } },
             afterBatch: { [unowned self] in
                 self.channel?.flush()
                 self.sender.updateFlow(of: self.shell.stdin)

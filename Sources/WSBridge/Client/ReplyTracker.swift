@@ -1,3 +1,4 @@
+import WSJSON
 /// How long the Close waits at stdin EOF for the replies of what was sent
 /// (wspipe(1): OPTIONS, Ending, --linger and --reply): a request/response
 /// server stops answering once it has a Close, so `echo REQUEST | wspipe URL`
@@ -110,12 +111,14 @@ struct ReplyTracker {
     }
 
     /// A data message came in (`payload` nil: binary).
-    mutating func received(text payload: UnsafeRawBufferPointer?) {
+    /// `verdict`: the JSON check's answer that came with the message (-1: none).
+    mutating func received(text payload: UnsafeRawBufferPointer?, verdict: Int = -1) {
         // Before anything was sent on the connection a message is no reply,
         // unless its key says it is (--reply: owed since an earlier connection).
         guard firstSentAt != nil || isExplicit else { return }
         arrivals += 1
-        if !owed.isEmpty, let payload, let key = key(of: payload, recording: false), owed.removeValue(forKey: key) != nil {
+        if !owed.isEmpty, let payload, let key = key(of: payload, recording: false, verdict: verdict),
+           owed.removeValue(forKey: key) != nil {
             return
         }
         otherArrivals += 1
@@ -123,7 +126,7 @@ struct ReplyTracker {
 
     /// The value at the key path of a sent (`recording`) or received message,
     /// within the default rule's limits.
-    private mutating func key(of payload: UnsafeRawBufferPointer, recording: Bool) -> [UInt8]? {
+    private mutating func key(of payload: UnsafeRawBufferPointer, recording: Bool, verdict: Int = -1) -> [UInt8]? {
         guard readsJSON else { return nil }
         if explicitPath == nil {
             if recording {
@@ -133,7 +136,7 @@ struct ReplyTracker {
                 if examined > Self.examinedArrivals { return giveUpOnIDs() }
             }
         }
-        guard case .valid = JSONScanner.validate(payload), let base = payload.baseAddress,
+        guard case .valid = JSONScanner.validate(payload, verdict: verdict), let base = payload.baseAddress,
               let found = JSONScanner.valueRange(atPath: path, in: payload) else { return nil }
         if recording && explicitPath == nil { recordedIDs += 1 }
         let range = JSONSkipper.trimmingWhitespace(found, in: payload)

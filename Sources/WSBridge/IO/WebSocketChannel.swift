@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSJSON
 
 /// One open WebSocket over a byte stream, driven by the event loop: reads go
 /// through the sans-I/O `Connection`, whose events are handed to the owner;
@@ -77,9 +78,9 @@ final class WebSocketChannel {
 
     /// Incoming text is validated as JSON by what reads it (the default
     /// output): that check, made once before delivery, stands in for the
-    /// core's UTF-8 pass (`DeliveredText`).
+    /// core's UTF-8 pass, and its answer comes with the message (`verdict`).
     func readsTextAsJSON() {
-        connection.textCheck = { DeliveredText.check($0, $1) }
+        connection.textCheck = { JSONScanner.quickCheck($0, $1) }
     }
 
     /// A client keeps a copy of every frame the kernel holds until the
@@ -288,7 +289,6 @@ final class WebSocketChannel {
                 }
             }
             handler(.message(event))
-            DeliveredText.forget()
         }
         inReceive = false
         applyDeferredClose()

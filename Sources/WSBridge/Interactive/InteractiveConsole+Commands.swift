@@ -1,4 +1,6 @@
 import WSCore
+import WSJSON
+import WSTerminal
 
 /// The slash commands (wspipe(1): INTERACTIVE MODE; InteractiveHelp lists
 /// them): what each does to the transcript, the filter, the saved messages,

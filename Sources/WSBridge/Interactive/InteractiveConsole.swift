@@ -1,4 +1,6 @@
 import WSCore
+import WSJSON
+import WSTerminal
 import WSTransport
 
 /// The interactive mode's terminal side (wspipe(1): INTERACTIVE MODE), for
@@ -60,8 +62,9 @@ public final class InteractiveConsole {
         /// The history file; nil keeps the history in memory only.
         public var historyPath: String?
         public var historyLimit = 1000
-        /// Largest message a /binary file or a joined value may be.
-        public var maxMessageSize = 64 << 20
+        /// Largest message a /binary file or a joined value may be
+        /// (--max-message-size: the session sets it).
+        public var maxMessageSize = 0
         public var prompt = "> "
         /// For "~/" in /binary paths.
         public var home: String?
@@ -345,7 +348,7 @@ public final class InteractiveConsole {
         var above: [UInt8] = []
         var drawn = view
         for key in keys {
-            if key == .tab && editor.search == nil {
+            if key == .tab && !editor.isSearching {
                 complete(above: &above)
                 continue
             }
@@ -471,9 +474,11 @@ public final class InteractiveConsole {
         }
     }
 
-    /// The line was handled: into the history (memory and file), and a new line.
+    /// The line was handled: into the history (memory and file), and a new
+    /// line. A line typed with a leading space stays out of the history, as
+    /// with bash's ignorespace (wspipe(1): INTERACTIVE MODE).
     func accept(_ line: String, above: inout [UInt8]) {
-        if editor.history.add(line), var file = historyFile {
+        if line.first != " ", editor.history.add(line), var file = historyFile {
             if let warning = file.append(line, entries: editor.history.entries) {
                 above += formatter.note(.warning(warning), at: options.clock())
             }

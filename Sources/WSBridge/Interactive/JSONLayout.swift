@@ -1,3 +1,6 @@
+import WSJSON
+import WSTerminal
+
 /// A valid JSON message laid out in terminal rows for the transcript
 /// (wspipe(1): INTERACTIVE MODE): on one row when it fits, otherwise
 /// pretty-printed, two blanks per level, with an array of scalars (numbers,

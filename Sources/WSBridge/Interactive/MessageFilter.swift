@@ -1,3 +1,5 @@
+import WSJSON
+
 /// `/filter EXPR` (wspipe(1): INTERACTIVE MODE): which messages the
 /// transcript shows. EXPR is terms separated by blanks:
 ///

@@ -1,3 +1,5 @@
+import WSJSON
+import WSTerminal
 import WSTransport
 
 /// The saved messages of `/save` and `/send` (wspipe(1): INTERACTIVE MODE),
@@ -46,10 +48,10 @@ struct SavedMessages {
 
     /// The file's saved messages; a missing file has none.
     func load() -> Result<Contents, SavedMessagesError> {
-        switch FileSystem.readFile(path, limit: Self.maxFileBytes) {
-        case .success(nil): return .success(Contents())
-        case .success(let bytes?):
+        switch FD.readFile(path, limit: Self.maxFileBytes) {
+        case .success(let bytes):
             return bytes.count > Self.maxFileBytes ? .failure(.tooLarge(path: path)) : .success(Self.parse(bytes))
+        case .failure(let error) where error.isNotFound: return .success(Contents())
         case .failure(let error): return .failure(.cannotRead(path: path, reason: error.reason))
         }
     }

@@ -1,4 +1,5 @@
 import WSCore
+import WSTerminal
 
 /// The interactive mode's commands (wspipe(1): INTERACTIVE MODE): a line
 /// starting with "/" is a command, never a message; JSON cannot start with

@@ -1,3 +1,5 @@
+import WSTerminal
+
 /// The interactive mode's status row (wspipe(1): INTERACTIVE MODE), the last
 /// row of the edit area: the connection's state and URL, the messages
 /// received and sent, the last round trip, and the filter with how many

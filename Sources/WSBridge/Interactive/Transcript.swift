@@ -1,3 +1,5 @@
+import WSTransport
+
 /// The messages of the interactive transcript, kept for `/find`, `/show` and
 /// `/resend` (wspipe(1): INTERACTIVE MODE): the newest ones whose payloads
 /// add up to at most `limitBytes` (--history-size), numbered from 1 in the

@@ -1,4 +1,7 @@
 import WSCore
+import WSJSON
+import WSTerminal
+import WSTransport
 
 /// Which way a message in the transcript went.
 public enum TranscriptDirection: Sendable { case sent, received }

@@ -1,4 +1,5 @@
 import WSCore
+import WSJSON
 
 /// Turns stdin lines into outgoing messages (wspipe(1): LINES AND MESSAGES, "Outgoing"): validates
 /// JSON, unwraps `{"$text":…}` / `{"$binary":…}`, joins a pretty-printed value

@@ -1,5 +1,7 @@
-/// ANSI colours for JSON lines written to a terminal (issue 5: only when
-/// stdout is a TTY, never with NO_COLOR, never into a pipe). The input is one
+import WSTerminal
+
+/// ANSI colours for JSON lines written to a terminal (wspipe(1): ENVIRONMENT,
+/// NO_COLOR: only when stdout is a TTY, never with NO_COLOR, never into a pipe). The input is one
 /// valid, compact-or-not JSON line; every byte is kept, escapes are only
 /// inserted around tokens, so copying from the terminal gives the same JSON.
 enum JSONColorizer {

@@ -1,3 +1,4 @@
+import WSJSON
 /// --capture NAME=KEYPATH: remembers the latest raw JSON value seen at each path.
 ///
 /// wspipe(1): TEMPLATES: `${NAME}` in a template (--on-connect, --on-reconnect,

@@ -1,4 +1,5 @@
 import WSCore
+import WSTerminal
 
 /// Why a connection (or an attempt) ended, as far as retrying is concerned.
 /// `RetryPolicy` turns it into a verdict.

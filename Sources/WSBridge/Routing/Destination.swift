@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WSTransport
 
 /// One output stream on the event loop: a buffered, non-blocking writer for an fd
@@ -60,7 +55,7 @@ public final class Destination {
         case borrowed(Int32)
         /// A file we opened; closed by finish().
         case owned(Int32)
-        case command(CommandProcess)
+        case command(Subprocess)
     }
 
     /// A writer for an fd wspipe inherited (stdout, stderr, fd:N); pipes and
@@ -97,7 +92,7 @@ public final class Destination {
 
     deinit {
         if watching, let fd = fd { loop?.unwatch(fd) }
-        if case .owned(let fd) = target, !finished { close(fd) }
+        if case .owned(let fd) = target, !finished { FD.close(fd) }
     }
 
     /// The fd written to; nil for a drop sink or once finish() closed it.
@@ -117,7 +112,7 @@ public final class Destination {
     }
 
     /// The pid of a `|COMMAND` route's child.
-    public var commandPID: pid_t? {
+    public var commandPID: Int32? {
         if case .command(let process) = target { return process.pid }
         return nil
     }
@@ -213,7 +208,7 @@ public final class Destination {
             finished = true
             discardPending()
             switch target {
-            case .owned(let fd): close(fd)
+            case .owned(let fd): FD.close(fd)
             case .command(let process): process.closeInput()
             case .drop, .borrowed: break
             }
@@ -225,6 +220,12 @@ public final class Destination {
     /// RouteTable closes every pipe before it waits for any child.
     func reap() {
         if case .command(let process) = target { process.wait() }
+    }
+
+    /// Blocking: writes what is pending (the end of a run, off the loop),
+    /// without finishing the destination.
+    func writePendingBlocking() {
+        writeAllBlocking()
     }
 
     private func writeAllBlocking() {
@@ -295,9 +296,15 @@ public final class Destination {
         return false
     }
 
-    /// Asks a `|COMMAND` child still running to stop (SIGTERM).
+    /// Asks a `|COMMAND` child still running to stop (SIGTERM to its process group).
     func stopCommand() {
-        if case .command(let process) = target { process.send(signal: SIGTERM) }
+        if case .command(let process) = target { process.send(.terminate) }
+    }
+
+    /// The `|COMMAND` child, for the route table's copies of its output.
+    var command: Subprocess? {
+        if case .command(let process) = target { return process }
+        return nil
     }
 
     /// The user-facing reason for a failed write: the reader went away, the
@@ -307,8 +314,8 @@ public final class Destination {
             if case .command = target { return "command exited" }
             return "closed"
         }
-        if error.errno == ENOSPC { return "disk full" }
-        if error.errno == EBADF { return "bad file descriptor" }
+        if error.isDiskFull { return "disk full" }
+        if error.isBadDescriptor { return "bad file descriptor" }
         return error.reason
     }
 }

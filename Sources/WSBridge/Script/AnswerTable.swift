@@ -1,3 +1,5 @@
+import WSJSON
+
 /// --answer TYPE=TEMPLATE (wspipe(1): SCRIPTED PEER): which templates answer
 /// an incoming JSON message, by its type, a string at --type-key (as
 /// --route reads it). Several rules for one TYPE answer in the order given.

@@ -1,3 +1,4 @@
+import WSJSON
 import WSTransport
 
 /// The scripted peer on one connection (wspipe(1): SCRIPTED PEER): it
@@ -49,9 +50,9 @@ final class ConnectionScript {
     // MARK: what arrives
 
     /// A text message arrived (inside the read).
-    func received(text payload: UnsafeRawBufferPointer) {
+    func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
         peer.recorder?.received(.text(payload), conn: conn)
-        guard !peer.answers.isEmpty, case .valid = JSONScanner.validate(payload) else { return }
+        guard !peer.answers.isEmpty, case .valid = JSONScanner.validate(payload, verdict: verdict) else { return }
         peer.answers.forEachAnswer(to: payload) { template in
             render(template, .answer, message: payload) { pending.append(OutboundQueue.copy($0, line: 0)) }
         }

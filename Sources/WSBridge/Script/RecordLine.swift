@@ -1,3 +1,4 @@
+import WSJSON
 import WSCore
 
 /// One line of a --record file (wspipe(1): SCRIPTED PEER):

@@ -1,3 +1,4 @@
+import WSJSON
 import WSCore
 
 /// A --record file read back for --replay (wspipe(1): SCRIPTED PEER): its

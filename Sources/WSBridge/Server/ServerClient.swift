@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSTerminal
 
 /// One accepted client of the server: TLS and HTTP upgrade first, then a
 /// WebSocketChannel. The session decides what to do with its messages.

@@ -1,3 +1,4 @@
+import WSJSON
 import WSCore
 import WSTransport
 

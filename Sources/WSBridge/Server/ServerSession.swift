@@ -1,5 +1,7 @@
 import WSCore
 import WSTransport
+import WSJSON
+import WSTerminal
 
 /// What the server needs (wspipe(1): OPTIONS, Server mode).
 public struct ServerOptions: Sendable {
@@ -212,14 +214,15 @@ public final class ServerSession: SessionDriver {
 
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
-        case .text(let payload):
-            if let script = client.script { script.received(text: payload) }
+        case .text(let payload, let verdict):
+            if let script = client.script { script.received(text: payload, verdict: verdict) }
             if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
-            if tagging, let own = withoutOwnTag(payload, from: client) {
-                return own.withUnsafeBytes { appendText($0, from: client) }
+            if tagging, let own = withoutOwnTag(payload, verdict: verdict, from: client) {
+                // Other bytes than those the verdict was given for.
+                return own.withUnsafeBytes { appendText($0, verdict: -1, from: client) }
             }
-            appendText(payload, from: client)
+            appendText(payload, verdict: verdict, from: client)
         case .binary(let payload):
             if let script = client.script { script.received(binary: payload) }
             if options.relay { registry.relay(.binary(payload), from: client) }
@@ -248,18 +251,19 @@ public final class ServerSession: SessionDriver {
     }
 
     /// A text message's line, tagged with its client under --tag.
-    private func appendText(_ payload: UnsafeRawBufferPointer, from client: ServerClient) {
-        let destination = shell.output.destination(forText: payload)
+    /// `verdict`: the JSON check's answer that came with the message (-1: none).
+    private func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) {
+        let destination = shell.output.destination(forText: payload, isValidJSON: verdict >= 0 ? true : nil)
         let start = destination.pending.count
-        shell.output.appendText(payload, to: destination)
+        shell.output.appendText(payload, verdict: verdict, to: destination)
         if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
     }
 
     /// --tag: a client that sends its own top-level "$client" would pass for
     /// another client (readers keep the last duplicate key): the member is
     /// removed, said once per client, and each time with an event.
-    private func withoutOwnTag(_ payload: UnsafeRawBufferPointer, from client: ServerClient) -> [UInt8]? {
-        guard case .valid = JSONScanner.validate(payload),
+    private func withoutOwnTag(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) -> [UInt8]? {
+        guard case .valid = JSONScanner.validate(payload, verdict: verdict),
               let stripped = ClientTag.removingClientMembers(from: payload) else { return nil }
         client.ownTagsRemoved += 1
         if client.ownTagsRemoved == 1 {
@@ -274,7 +278,7 @@ public final class ServerSession: SessionDriver {
         switch event {
         case .message(let message):
             switch message {
-            case .text(let payload), .binary(let payload):
+            case .text(let payload, _), .binary(let payload):
                 if shell.admit(bytes: payload.count) { pair.deliver(message) }
             default:
                 clientMessage(message, from: pair.client)

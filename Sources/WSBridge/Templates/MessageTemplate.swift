@@ -1,3 +1,5 @@
+import WSJSON
+
 /// A message with `${...}` variables (wspipe(1): TEMPLATES), the one form of
 /// --on-connect, --on-reconnect, --answer, --heartbeat and --wrap.
 ///

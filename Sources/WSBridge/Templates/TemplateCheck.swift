@@ -1,3 +1,5 @@
+import WSJSON
+
 /// The start-up check of a template (wspipe(1): TEMPLATES): would it be JSON
 /// whatever its variables hold?
 ///

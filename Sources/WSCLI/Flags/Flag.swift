@@ -95,7 +95,7 @@ public enum FlagRule: Equatable, Sendable {
 }
 
 /// One command-line flag. A single definition drives parsing, `--help`, the
-/// man page and the shell completions (the ripgrep design, see STYLE.md):
+/// man page and the shell completions (as ripgrep's flag definitions do):
 /// adding a flag is adding one entry to `flagTable`, with its one-line
 /// `help`, its `defaultValue`, its `rules` and, for the man page, its `doc`.
 public struct Flag: Sendable {

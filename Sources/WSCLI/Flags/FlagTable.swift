@@ -52,8 +52,9 @@ public let flagTable: [Flag] = [
              The command runs within --connect-timeout without holding up anything else; its \
              stdin is /dev/null and its stderr is wspipe's. A command that fails (a non-zero \
              status, a line that is not a header) fails that attempt, which is reported and \
-             retried like any other (the first one only with --wait). Header values are never \
-             written to the log.
+             retried like any other (the first one only with --wait). Its output ends when it exits: \
+             a process it leaves running (holding its stdout) is ended, not waited for. Header \
+             values are never written to the log.
              """,
          ],
          apply: { o, v throws(UsageError) in o.headerCommand = try FlagValue.nonEmpty("header-command", v) }),
@@ -454,7 +455,8 @@ public let flagTable: [Flag] = [
              It bounds the rest of the ending too. What the messages left for stdout and the \
              routes is written out while signals still work; output that no reader takes for this \
              long is dropped and reported (exit 1). A |COMMAND still running this long after its \
-             input ended gets SIGTERM (exit 1). A second SIGINT or SIGTERM ends the run at once.
+             input ended gets SIGTERM, with every process it started (exit 1). A second SIGINT or \
+             SIGTERM ends the run at once.
              """,
          ],
          apply: { o, v throws(UsageError) in o.closeTimeoutNanos = try FlagValue.duration("close-timeout", v) }),
@@ -876,7 +878,9 @@ public let flagTable: [Flag] = [
              the client is closed with 1000, or 1011 after a non-zero status or a signal. When the \
              client leaves, the program's stdin is closed once what the client sent is written; a \
              program still running --close-timeout later gets SIGTERM, and SIGKILL after as long \
-             again. Every program is reaped, also when wspipe stops.
+             again. Every program is reaped, also when wspipe stops. Each program leads a process \
+             group of its own: the signals reach what it started, what it leaves running ends with \
+             it, and nothing it started outlives wspipe, even one killed with SIGKILL.
              """,
              """
              Back-pressure goes both ways and nothing is dropped: a program that does not read \

@@ -65,6 +65,8 @@ public enum ManPageRenderer {
         page.item("XDG_STATE_HOME, HOME",
                   "The interactive mode keeps its history in $XDG_STATE_HOME/wspipe/history, "
                       + "or ~/.local/state/wspipe/history without XDG_STATE_HOME.")
+        page.item("WSPIPE_HISTFILE",
+                  "The history file instead; set and empty, no history is kept on disk.")
         page.item("XDG_CONFIG_HOME",
                   "The interactive mode's saved messages (/save, /send) are in "
                       + "$XDG_CONFIG_HOME/wspipe/messages.ndjson, or ~/.config/wspipe/messages.ndjson without it.")
@@ -294,7 +296,9 @@ public enum ManPageRenderer {
             + "/send fills it in, each value as JSON (null while there is none), and sends the result as a "
             + "typed line. With --text or --binary, saved messages are sent as they are.",
         "Lines are added to the history as they are sent; the last 1000 are kept in "
-            + "$XDG_STATE_HOME/wspipe/history (see ENVIRONMENT).",
+            + "$XDG_STATE_HOME/wspipe/history (see ENVIRONMENT), which only its owner may read or write "
+            + "(mode 0600, in a directory of mode 0700; wspipe puts these modes back if they were changed). "
+            + "A line typed with a leading space is sent but not kept, as with bash's ignorespace.",
         "Every other option applies: headers, --on-connect messages (shown as sent), reconnects (a line typed "
             + "while disconnected waits in the queue), --route (a message routed to a file or a command goes "
             + "there, not to the transcript), --events (shown in the transcript). With --interactive and stdout "
