@@ -32,8 +32,8 @@ import WSJSON
 /// quiet time after the message before it, and that one's request carried no
 /// "id" (or the server does not echo it).
 ///
-/// Cost: a sent message is looked at only while fewer than `trackedIDs` ids
-/// were recorded on the connection; an incoming one only while an id is owed
+/// Cost: only the first `trackedIDs` sent messages of a connection are
+/// looked at; an incoming one only while an id is owed
 /// and at most `examinedArrivals` times per connection (a server that echoes
 /// none of them by then is counted instead).
 struct ReplyTracker {
@@ -57,7 +57,7 @@ struct ReplyTracker {
     private var otherArrivals = 0
     private var arrivals = 0
     private var sentCount = 0
-    private var recordedIDs = 0
+    private var sentLookedAt = 0
     private var examined = 0
     private var firstSentAt: Int64?
     private var windowNanos: Int64 = 10_000_000
@@ -89,7 +89,7 @@ struct ReplyTracker {
         arrivals = 0
         sentCount = 0
         arrivalsSeen = 0
-        recordedIDs = 0
+        sentLookedAt = 0
         examined = 0
         firstSentAt = nil
         answersEachMessage = nil
@@ -130,7 +130,10 @@ struct ReplyTracker {
         guard readsJSON else { return nil }
         if explicitPath == nil {
             if recording {
-                guard recordedIDs < Self.trackedIDs else { return nil }
+                // Counted whether or not an id is found: an upload of
+                // messages without one must not be scanned message by message.
+                guard sentLookedAt < Self.trackedIDs else { return nil }
+                sentLookedAt += 1
             } else {
                 examined += 1
                 if examined > Self.examinedArrivals { return giveUpOnIDs() }
@@ -138,7 +141,6 @@ struct ReplyTracker {
         }
         guard case .valid = JSONScanner.validate(payload, verdict: verdict), let base = payload.baseAddress,
               let found = JSONScanner.valueRange(atPath: path, in: payload) else { return nil }
-        if recording && explicitPath == nil { recordedIDs += 1 }
         let range = JSONSkipper.trimmingWhitespace(found, in: payload)
         return Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
     }
