@@ -6,14 +6,16 @@ import PackageDescription
 
 // Release builds skip the run-time exclusivity checks: the event loop is
 // single-threaded and the checks cost a call per message on the hot path.
-// Debug builds (and so the unit tests) keep them. Each function gets its own
-// section, so the linker can place the code a run executes together (below).
+// Debug builds (and so the unit tests) keep them. On Linux each function gets
+// its own section, so the linker can place the code a run executes together
+// (below); Mach-O already splits code per symbol (subsections via symbols).
 let releaseSettings: [SwiftSetting] = [
-    .unsafeFlags(["-enforce-exclusivity=unchecked", "-Xfrontend", "-function-sections"], .when(configuration: .release)),
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
 ]
 
-// How the program is linked (see Tests/bench/README.md for the measurements).
-// Debug: the Swift runtime static, the C libraries shared.
+// How the program is linked (Sources/README.md, "The release executable").
+// Linux debug: the Swift runtime static, the C libraries shared.
 // Release on Linux: one static executable (Swift runtime, OpenSSL, zlib,
 // libstdc++ and glibc), so start-up maps no shared library and binds no
 // symbol; lld places the functions a run executes next to each other
@@ -22,9 +24,10 @@ let releaseSettings: [SwiftSetting] = [
 // which is what the resident size of the executable's pages measures.
 // (glibc's name service modules are still loaded from the system at run
 // time for host names, which needs the glibc the program was built with.)
+// Elsewhere the toolchain's defaults: Apple's links the Swift runtime of
+// the system and has no static stdlib to offer (Sources/README.md, "Porting").
 let symbolOrder = Context.packageDirectory + "/Sources/wspipe/symbol-order.txt"
 let executableLinkSettings: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib"], .when(platforms: [.macOS])),
     .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .debug)),
     .unsafeFlags(["-static-executable", "-use-ld=lld",
                   "-Xlinker", "--symbol-ordering-file=" + symbolOrder, "-Xlinker", "--no-warn-symbol-ordering"],
@@ -48,10 +51,16 @@ let package = Package(
         // Layer 2: sockets, TLS and the poll() event loop.
         // (WSCore for the sans-I/O proxy handshakes its dialer drives.)
         .target(name: "WSTransport", dependencies: ["COpenSSL", "WSCore"], swiftSettings: releaseSettings),
-        // Layer 3: JSON lines, base64 framing, client and server sessions.
-        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport"], swiftSettings: releaseSettings),
-        // Layer 4: the flag table, option parsing, help and the program's entry.
-        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSBridge", "BuildInfo"], swiftSettings: releaseSettings),
+        // Layer 3: JSON without a tree (validate, compact, key paths, string codec, pretty printer).
+        .target(name: "WSJSON", swiftSettings: releaseSettings),
+        // Layer 3: the terminal's text (line editor, key decoder, display width, escaping peer text).
+        .target(name: "WSTerminal", swiftSettings: releaseSettings),
+        // Layer 4: JSON lines, base64 framing, client and server sessions.
+        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSTerminal"],
+                swiftSettings: releaseSettings),
+        // Layer 5: the flag table, option parsing, help and the program's entry.
+        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSBridge", "BuildInfo"],
+                swiftSettings: releaseSettings),
         // The commit `wspipe --version` names, stamped at build time by the
         // CommitStamp plugin (a source file in the build directory, never committed).
         .target(name: "BuildInfo", plugins: ["CommitStamp"]),
@@ -61,7 +70,9 @@ let package = Package(
             linkerSettings: executableLinkSettings),
         .testTarget(name: "WSCoreTests", dependencies: ["WSCore"]),
         .testTarget(name: "WSTransportTests", dependencies: ["WSTransport"]),
-        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge"]),
+        .testTarget(name: "WSJSONTests", dependencies: ["WSJSON"]),
+        .testTarget(name: "WSTerminalTests", dependencies: ["WSTerminal"]),
+        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge", "WSJSON", "WSTerminal"]),
         .testTarget(name: "WSCLITests", dependencies: ["WSCLI"]),
     ]
 )

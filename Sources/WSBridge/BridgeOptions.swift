@@ -1,7 +1,12 @@
 import WSCore
+import WSJSON
 
 /// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.
+///
+/// The defaults of the flags are the flag table's (Sources/WSCLI/Flags/FlagTable.swift),
+/// which `Plan` sets here: a field a flag controls starts out zero, empty or
+/// nil, never with a second copy of its default.
 public struct BridgeOptions: Sendable {
     public var format: LineFormat = .json
     /// Raw line mode separator: '\n', NUL with -0, none with --no-line.
@@ -17,15 +22,15 @@ public struct BridgeOptions: Sendable {
     public var sendOnly = false
     /// -U: only socket to stdout.
     public var receiveOnly = false
-    public var closeTimeoutNanos: Int64 = 2_000_000_000
-    public var maxMessageSize = 64 << 20
+    public var closeTimeoutNanos: Int64 = 0
+    public var maxMessageSize = 0
     /// --stats: a final JSON summary on stderr.
     public var stats = false
     /// --trace: every frame both ways on stderr.
     public var trace = false
     /// --route VALUE=DEST and --type-key (wspipe(1): ROUTING).
     public var routes: [RouteSpec] = []
-    public var typeKey: [String] = ["type"]
+    public var typeKey: [String] = []
     /// --route-errors ignore: a failed destination does not change the exit status.
     public var routeErrorsIgnored = false
     /// --close-code CODE[:REASON]: the Close sent when the run ends on its
@@ -36,12 +41,16 @@ public struct BridgeOptions: Sendable {
     public var rateIntervalNanos: Int64? = nil
     /// Colour JSON on stdout (set when stdout is a terminal and NO_COLOR is unset).
     public var colorize = false
+    /// --answer, --heartbeat, --wrap, --record, --replay (wspipe(1): SCRIPTED PEER).
+    public var script = ScriptOptions()
 
     public init() {}
 
     var stdinSettings: StdinPump.Settings {
-        StdinPump.Settings(format: format, separator: separator, lenient: lenient, strict: strict,
-                           maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos)
+        // --wrap takes each line as raw text (checked as UTF-8), whatever the format of the output.
+        StdinPump.Settings(format: script.wrap == nil ? format : .text, separator: separator, lenient: lenient,
+                           strict: strict, maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos,
+                           wrapping: script.wrap != nil)
     }
 
     /// Formatters for the lines of incoming messages: escapes only ever go to
@@ -74,23 +83,24 @@ struct LineFormatters {
     }
 
     @inline(__always)
-    func appendText(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to destination: Destination) {
         let formatter = formatter(for: destination)
         if payload.count >= Destination.writeThroughSize && !formatter.forTerminal {
-            return appendLarge(payload, formatter, destination)
+            return appendLarge(payload, verdict, formatter, destination)
         }
-        formatter.appendText(payload, to: &destination.pending)
+        formatter.appendText(payload, verdict: verdict, to: &destination.pending)
     }
 
     /// A large message whose line is the payload itself and a terminator
     /// (valid compact JSON, or raw text) is written from where it is.
     @inline(never)
-    private func appendLarge(_ payload: UnsafeRawBufferPointer, _ formatter: OutputFormatter, _ destination: Destination) {
+    private func appendLarge(_ payload: UnsafeRawBufferPointer, _ verdict: Int, _ formatter: OutputFormatter,
+                             _ destination: Destination) {
         guard formatter.format == .json else {
             if destination.writeThrough(payload, terminator: formatter.separator) { return }
-            return formatter.appendText(payload, to: &destination.pending)
+            return formatter.appendText(payload, verdict: verdict, to: &destination.pending)
         }
-        let validation = JSONScanner.validate(payload)
+        let validation = JSONScanner.validate(payload, verdict: verdict)
         if validation == .valid(needsCompaction: false) && destination.writeThrough(payload, terminator: 10) { return }
         formatter.appendJSONLine(payload, validation, to: &destination.pending)
     }

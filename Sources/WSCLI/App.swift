@@ -1,16 +1,13 @@
 import WSBridge
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import WSTransport
+import WSTerminal
 
 /// The program: parse the flags, plan the run (files, environment), then
 /// print or run the client or the server, and exit with its status.
 public enum App {
     public static func main() -> Never {
         let status = run(Array(CommandLine.arguments.dropFirst()))
-        exit(status.rawValue)
+        ProcessEnvironment.exit(status.rawValue)
     }
 
     static func run(_ args: [String]) -> ExitStatus {

@@ -1,9 +1,4 @@
 import WSTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What planning a run reads from outside the command line (files aside):
 /// a value, so tests can plan for a terminal without having one.
@@ -21,18 +16,27 @@ struct Environment {
     /// $XDG_STATE_HOME and $HOME (empty counts as unset), for the history file.
     var stateHome: String? = nil
     var home: String? = nil
+    /// $WSPIPE_HISTFILE as it is: nil when unset, "" (no history) when empty.
+    var historyFile: String? = nil
+    /// $XDG_CONFIG_HOME (empty counts as unset), for the saved messages.
+    var configHome: String? = nil
+    /// WSPIPE_PLAIN is set to a non-empty value: no status row (for screen readers).
+    var plain = false
 
     /// This process's.
     static func current() -> Environment {
-        let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
+        let noColor = variable("NO_COLOR") != nil
         return Environment(stdoutIsTerminal: StdioMode.isTerminal(1), noColor: noColor,
                            variable: ProxySelection.getenvironment,
                            stdinIsTerminal: StdioMode.isTerminal(0), stderrIsTerminal: StdioMode.isTerminal(2),
-                           stateHome: variable("XDG_STATE_HOME"), home: variable("HOME"))
+                           stateHome: variable("XDG_STATE_HOME"), home: variable("HOME"),
+                           historyFile: ProcessEnvironment.variable("WSPIPE_HISTFILE"),
+                           configHome: variable("XDG_CONFIG_HOME"), plain: variable("WSPIPE_PLAIN") != nil)
     }
 
+    /// Empty counts as unset.
     private static func variable(_ name: String) -> String? {
-        guard let value = getenv(name), value.pointee != 0 else { return nil }
-        return String(cString: value)
+        guard let value = ProcessEnvironment.variable(name), !value.isEmpty else { return nil }
+        return value
     }
 }

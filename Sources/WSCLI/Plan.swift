@@ -24,6 +24,7 @@ enum Plan {
             return .print(text)
         }
         var bridge = try bridgeOptions(o, environment)
+        bridge.script = try scriptOptions(o, server: o.listen != nil)
         try OptionFiles.checkReadable(["cacert": o.cacert, "cert": o.cert, "key": o.key])
         if let listen = o.listen {
             let server = try serverOptions(o, listen: listen)
@@ -69,9 +70,18 @@ enum Plan {
         else if environment.stderrIsTerminal { terminal = 2 }
         else { throw UsageError("--interactive: neither stdout nor stderr is a terminal to draw on") }
         return InteractiveSettings(
-            terminalFD: terminal, colors: !environment.noColor,
-            historyPath: InteractiveConsole.Options.historyPath(stateHome: environment.stateHome, home: environment.home),
-            home: environment.home)
+            terminalFD: terminal, colors: !environment.noColor, historyPath: historyPath(environment),
+            home: environment.home,
+            savedMessagesPath: InteractiveConsole.Options.savedMessagesPath(configHome: environment.configHome,
+                                                                           home: environment.home),
+            transcriptBytes: o.historySize, statusLine: !o.noStatusLine && !environment.plain)
+    }
+
+    /// WSPIPE_HISTFILE when set (empty: no history file at all), else the
+    /// XDG default (wspipe(1): ENVIRONMENT).
+    static func historyPath(_ environment: Environment) -> String? {
+        if let file = environment.historyFile { return file.isEmpty ? nil : file }
+        return InteractiveConsole.Options.historyPath(stateHome: environment.stateHome, home: environment.home)
     }
 
     static func bridgeOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> BridgeOptions {
@@ -127,6 +137,7 @@ enum Plan {
         s.relay = o.relay
         s.exec = o.exec
         s.maxPrograms = o.maxPrograms
+        s.onConnect = try onConnectTemplates(o, server: true)
         return s
     }
 
@@ -223,9 +234,8 @@ enum Plan {
         p.pingIntervalNanos = o.pingIntervalNanos
         p.pingTimeoutNanos = o.pingTimeoutNanos
         p.queueLimit = o.queueLimit
-        p.onConnect = o.onConnect
-        if let file = o.onConnectFile { p.onConnect += try OptionFiles.messages(fromFile: file) }
-        p.onReconnect = o.onReconnect
+        p.onConnect = try onConnectTemplates(o, server: false)
+        for text in o.onReconnect { p.onReconnect.append(try template("on-reconnect", text, scope: .captures, o)) }
         p.captures = o.captures
         p.ackPath = o.ackPath
         p.ackTimeoutNanos = o.ackTimeoutNanos

@@ -1,10 +1,5 @@
 import WSBridge
 import WSTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// How a client reaches its server (wspipe(1): ENVIRONMENT): `--unix-socket`,
 /// `--proxy`, or the proxy variables read the way curl reads them.
@@ -75,6 +70,6 @@ enum ProxySelection {
     }
 
     static func getenvironment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
+        ProcessEnvironment.variable(name)
     }
 }

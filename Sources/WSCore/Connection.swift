@@ -106,11 +106,13 @@ public struct Connection: Sendable {
     /// A check the caller makes of every text message anyway, and which
     /// implies valid UTF-8 when it passes (valid JSON is valid UTF-8). For a
     /// message whose one frame is entirely in the bytes received (the zero-copy
-    /// path) it is called right before the message is delivered: when it says
-    /// true the core's own UTF-8 pass is skipped, when false that pass decides
-    /// (and fails the connection with 1007 on bad UTF-8, RFC 6455 §8.1). A
-    /// message assembled from pieces is still validated piece by piece, so a
-    /// bad byte fails the connection before the rest arrives.
+    /// path) it is called right before the message is delivered: when it
+    /// vouches (answers 0 or more) the core's own UTF-8 pass is skipped and
+    /// the answer is delivered with the message (`ConnectionEvent.text`'s
+    /// `verdict`), so the caller need not ask again; when it does not, that
+    /// pass decides (and fails the connection with 1007 on bad UTF-8, RFC
+    /// 6455 §8.1). A message assembled from pieces is still validated piece
+    /// by piece, so a bad byte fails the connection before the rest arrives.
     public var textCheck: TextCheck? {
         get { assembler.textCheck }
         set { assembler.textCheck = newValue }
@@ -241,20 +243,22 @@ public struct Connection: Sendable {
     /// UTF-8 for text), delivered without a copy.
     private mutating func receiveWholeMessage(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer,
                                               _ handler: (ConnectionEvent) -> Void) {
-        if let failure = assembler.checkWhole(opcode, payload) {
+        var verdict = -1
+        if let failure = assembler.checkWhole(opcode, payload, verdict: &verdict) {
             return failConnection(failure.closeCode, failure.reason, handler)
         }
-        handler(opcode == .text ? .text(payload) : .binary(payload))
+        handler(opcode == .text ? .text(payload, verdict: verdict) : .binary(payload))
     }
 
     private mutating func receiveData(_ header: FrameHeader, _ piece: UnsafeRawBufferPointer,
                                       isWholeFrame: Bool, isFrameEnd: Bool, _ handler: (ConnectionEvent) -> Void) {
         if isWholeFrame && header.fin && header.opcode != .continuation && !assembler.isCompressed {
             // The zero-copy path: an unfragmented message entirely in the input.
-            if let failure = assembler.completeInPlace(piece) {
+            var verdict = -1
+            if let failure = assembler.completeInPlace(piece, verdict: &verdict) {
                 return failConnection(failure.closeCode, failure.reason, handler)
             }
-            return handler(header.opcode == .text ? .text(piece) : .binary(piece))
+            return handler(header.opcode == .text ? .text(piece, verdict: verdict) : .binary(piece))
         }
         if let failure = assembler.append(piece) {
             return failConnection(failure.closeCode, failure.reason, handler)
@@ -270,7 +274,7 @@ public struct Connection: Sendable {
             return failConnection(failure.closeCode, failure.reason, handler)
         }
         let isText = assembler.opcode == .text
-        assembler.buffer.withReadableBytes { handler(isText ? .text($0) : .binary($0)) }
+        assembler.buffer.withReadableBytes { handler(isText ? .text($0, verdict: -1) : .binary($0)) }
         assembler.reset()
     }
 

@@ -1,8 +1,11 @@
 /// What the connection reports, in order. Payload pointers are valid only during
 /// the callback (zero copy when a whole unfragmented frame sits in the input).
 public enum ConnectionEvent {
-    /// A complete message, valid UTF-8.
-    case text(UnsafeRawBufferPointer)
+    /// A complete message, valid UTF-8. `verdict` is what the caller's text
+    /// check (`Connection.textCheck`) answered for these very bytes when it
+    /// vouched for them (0 or more), else -1 (not asked: no check, or a
+    /// message assembled from pieces; or it did not vouch).
+    case text(UnsafeRawBufferPointer, verdict: Int)
     /// A complete message.
     case binary(UnsafeRawBufferPointer)
     /// A Ping; the Pong with the same payload is queued (§5.5.2) unless we have

@@ -95,27 +95,31 @@ struct MessageAssembler: Sendable {
     /// The checks `begin` and `completeInPlace` make on an unfragmented,
     /// uncompressed message, without touching the state (the assembler stays
     /// idle): RFC 6455 §7.4.1 1009 for the size, §8.1 for the UTF-8 of text.
-    func checkWhole(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer) -> Failure? {
+    /// `verdict` gets the text check's answer (see `checkText`).
+    func checkWhole(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer, verdict: inout Int) -> Failure? {
         if payload.count > maxMessageSize { return .tooBig(limit: maxMessageSize) }
-        if opcode == .text && !isValidText(payload) { return .invalidUTF8 }
+        if opcode == .text { return checkText(payload, verdict: &verdict) }
         return nil
     }
 
     /// A one-frame message whose whole payload is in the input: validate it
-    /// there, no copy. The caller delivers `payload` itself.
-    mutating func completeInPlace(_ payload: UnsafeRawBufferPointer) -> Failure? {
+    /// there, no copy. The caller delivers `payload` itself, with `verdict`.
+    mutating func completeInPlace(_ payload: UnsafeRawBufferPointer, verdict: inout Int) -> Failure? {
         let isText = opcode == .text
         opcode = nil
-        if isText && !isValidText(payload) { return .invalidUTF8 }
-        return nil
+        return isText ? checkText(payload, verdict: &verdict) : nil
     }
 
     /// A whole text message: the caller's check when it vouches for the
-    /// bytes, the UTF-8 pass otherwise.
+    /// bytes (its answer, 0 or more, goes into `verdict` and travels with
+    /// the message), the UTF-8 pass otherwise (`verdict` stays -1).
     @inline(__always)
-    private func isValidText(_ payload: UnsafeRawBufferPointer) -> Bool {
-        if let textCheck, textCheck(payload.baseAddress, payload.count) { return true }
-        return UTF8Validator.isValid(payload)
+    private func checkText(_ payload: UnsafeRawBufferPointer, verdict: inout Int) -> Failure? {
+        if let textCheck {
+            let answer = textCheck(payload.baseAddress, payload.count)
+            if answer >= 0 { verdict = answer; return nil }
+        }
+        return UTF8Validator.isValid(payload) ? nil : .invalidUTF8
     }
 
     /// Appends a piece of the current message (validating text as it comes).
@@ -184,7 +188,9 @@ struct MessageAssembler: Sendable {
     }
 }
 
-/// See `Connection.textCheck`: the bytes and their count. A C function
-/// pointer, not a closure: it is called once per message, and a closure
-/// would be retained and released each time.
-public typealias TextCheck = @convention(c) (UnsafeRawPointer?, Int) -> Bool
+/// See `Connection.textCheck`: the bytes and their count in, the check's
+/// answer out (0 or more: it vouches, and the message carries the answer as
+/// its `verdict`; negative: it does not). A C function pointer, not a
+/// closure: it is called once per message, and a closure would be retained
+/// and released each time.
+public typealias TextCheck = @convention(c) (UnsafeRawPointer?, Int) -> Int

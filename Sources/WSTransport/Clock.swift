@@ -11,3 +11,12 @@ public func monotonicNanos() -> Int64 {
     _ = clock_gettime(CLOCK_MONOTONIC, &ts)
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
 }
+
+/// Wall-clock time in nanoseconds since the Unix epoch (CLOCK_REALTIME), for
+/// the times wspipe writes (event lines, --stats, `${now_ms}`), never for
+/// measuring a wait.
+public func wallClockNanos() -> Int64 {
+    var ts = timespec()
+    _ = clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}

@@ -38,6 +38,15 @@ public struct IOError: Error, Equatable, CustomStringConvertible {
     /// The peer reset the connection (ECONNRESET): it went away without a close.
     public var isConnectionReset: Bool { errno == ECONNRESET }
 
+    /// No such file or directory (ENOENT).
+    public var isNotFound: Bool { errno == ENOENT }
+
+    /// No space left on the device (ENOSPC).
+    public var isDiskFull: Bool { errno == ENOSPC }
+
+    /// The fd is not open (EBADF).
+    public var isBadDescriptor: Bool { errno == EBADF }
+
     /// What went wrong without the call's name: the strerror text or OpenSSL's reason.
     public var reason: String {
         if let e = errno { return errnoText(e) }

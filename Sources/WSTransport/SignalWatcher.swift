@@ -27,7 +27,7 @@ public final class SignalWatcher {
     public let fd: Int32
     private let writeFD: Int32
 
-    public init(signals: [Int32]) throws {
+    public init(signals: [Signal]) throws {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw TransportError.posix("pipe") }
         // Non-blocking both ways: the handler must never block on a full pipe
@@ -41,15 +41,15 @@ public final class SignalWatcher {
         writeFD = ends[1]
         signalPipeWriteFD = writeFD
         ignoreSIGPIPE()
-        for sig in signals { try install(sig) }
+        for sig in signals { try install(sig.rawValue) }
     }
 
     /// Signal numbers received since the last drain, in arrival order.
-    public func drain() -> [Int32] {
-        var out: [Int32] = []
+    public func drain() -> [Signal] {
+        var out: [Signal] = []
         var buf = [UInt8](repeating: 0, count: 64)
         while case .bytes(let n) = buf.withUnsafeMutableBytes({ FD.read(fd, into: $0) }) {
-            out.append(contentsOf: buf[0..<n].map { Int32($0) })
+            out.append(contentsOf: buf[0..<n].map { Signal(rawValue: Int32($0)) })
         }
         return out
     }

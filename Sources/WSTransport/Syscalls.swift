@@ -74,3 +74,8 @@ func ignoreSIGPIPE() {
 @inline(__always) func sysAccept(_ fd: Int32, _ sa: UnsafeMutablePointer<sockaddr>, _ len: UnsafeMutablePointer<socklen_t>) -> Int32 {
     accept(fd, sa, len)
 }
+
+/// rename(2); `FileSystem.rename` shadows the name.
+@inline(__always) func systemRename(_ source: String, _ destination: String) -> Int32 {
+    rename(source, destination)
+}

@@ -19,14 +19,6 @@ final class BackoffTests: XCTestCase {
         (0 ..< count).map { _ in backoff.nextDelayNanos() }
     }
 
-    func testDefaultPolicyMatchesSpec() {
-        let policy = BackoffPolicy()
-        XCTAssertEqual(policy.minNanos, second)
-        XCTAssertEqual(policy.maxNanos, 30 * second)
-        XCTAssertEqual(policy.factor, 2)
-        XCTAssertEqual(policy.jitter, 0.2)
-    }
-
     func testDoublingCappedAtMax() {
         var backoff = Backoff(policy: policy(), random: { 0.5 })
         XCTAssertEqual(backoff.failures, 0)

@@ -1,12 +1,13 @@
 import XCTest
 @testable import WSBridge
+import WSJSON
 
-/// --capture NAME=KEYPATH and ${NAME} substitution (wspipe(1): RECONNECT AND REPLAY).
+/// --capture NAME=KEYPATH and its ${NAME} in templates (wspipe(1): TEMPLATES).
 final class CaptureTableTests: XCTestCase {
     private func observe(_ table: inout CaptureTable, _ text: String) {
         let bytes = Array(text.utf8)
         // observe's contract: the caller passes only valid JSON.
-        XCTAssertEqual(JSONTest.validate(bytes: bytes), .valid(needsCompaction: false), text)
+        XCTAssertEqual(bytes.withUnsafeBytes { JSONScanner.validate($0) }, .valid(needsCompaction: false), text)
         bytes.withUnsafeBytes { table.observe($0) }
     }
 
@@ -14,16 +15,11 @@ final class CaptureTableTests: XCTestCase {
         table.value(name).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    private func substitute(_ table: CaptureTable, _ template: String) -> String {
-        String(decoding: table.substitute(template), as: UTF8.self)
-    }
-
     func testEmptyTable() {
         var table = CaptureTable([])
         XCTAssertTrue(table.isEmpty)
         observe(&table, #"{"a":1}"#)
         XCTAssertNil(table.value("a"))
-        XCTAssertEqual(substitute(table, #"{"x":${a}}"#), #"{"x":${a}}"#)
         XCTAssertFalse(CaptureTable([(name: "a", path: ["a"])]).isEmpty)
     }
 
@@ -59,28 +55,27 @@ final class CaptureTableTests: XCTestCase {
         XCTAssertEqual(value(table, "x"), "true")
     }
 
-    func testSubstituteValuesOfEveryKind() {
+    func testTemplatesPutInValuesOfEveryKind() throws {
         var table = CaptureTable([(name: "s", path: ["s"]), (name: "n", path: ["n"]),
                                   (name: "o", path: ["o"]), (name: "never", path: ["never"])])
         observe(&table, #"{"s":"x\"y","n":-1.5e3,"o":{"k":[1,2]}}"#)
-        XCTAssertEqual(substitute(table, #"{"type":"resume","s":${s},"n":${n},"o":${o},"m":${never}}"#),
+        XCTAssertEqual(try render(table, #"{"type":"resume","s":${s},"n":${n},"o":${o},"m":${never}}"#),
                        #"{"type":"resume","s":"x\"y","n":-1.5e3,"o":{"k":[1,2]},"m":null}"#)
     }
 
-    func testUnknownNamesAndBrokenReferencesStay() {
-        var table = CaptureTable([(name: "id", path: ["id"])])
-        observe(&table, #"{"id":3}"#)
-        XCTAssertEqual(substitute(table, "${nope} ${} ${ID} $id {id} ${id"), "${nope} ${} ${ID} $id {id} ${id")
-        XCTAssertEqual(substitute(table, "${${id}}"), "${3}")
-        XCTAssertEqual(substitute(table, "$${id}$"), "$3$")
-        XCTAssertEqual(substitute(table, ""), "")
-    }
-
-    func testMultipleOccurrences() {
+    func testMultipleOccurrences() throws {
         var table = CaptureTable([(name: "id", path: ["id"]), (name: "t", path: ["t"])])
         observe(&table, #"{"id":"é\u00e9","t":true}"#)
-        XCTAssertEqual(substitute(table, "${id}${id},${t},${id}"),
-                       #""é\u00e9""é\u00e9",true,"é\u00e9""#)
+        XCTAssertEqual(try render(table, "[${id},${id},${t},${id}]"),
+                       #"["é\u00e9","é\u00e9",true,"é\u00e9"]"#)
+    }
+
+    /// `template` rendered with the table's values (MessageTemplate does the substituting).
+    private func render(_ table: CaptureTable, _ template: String) throws -> String {
+        let parsed = try MessageTemplate(template, scope: .captures, captures: ["s", "n", "o", "never", "id", "t"])
+        var values = TemplateValues()
+        values.captures = table
+        return String(decoding: parsed.render(values), as: UTF8.self)
     }
 
     func testNameGivenTwiceKeepsTheLaterPath() {

@@ -12,9 +12,7 @@ final class ClientLifecycleTests: XCTestCase {
         policy.closeTimeoutNanos = 2 * second
         policy.ackTimeoutNanos = 10 * second
         configure(&policy)
-        var backoff = BackoffPolicy()
-        backoff.jitter = 0
-        return L(policy: policy, backoff: Backoff(policy: backoff))
+        return L(policy: policy, backoff: Backoff(policy: .withoutJitter))
     }
 
     private func open(_ configure: (inout L.Policy) -> Void = { _ in }) -> L {

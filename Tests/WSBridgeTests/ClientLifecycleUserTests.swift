@@ -13,10 +13,7 @@ final class ClientLifecycleUserTests: XCTestCase {
         var policy = L.Policy()
         policy.closeTimeoutNanos = 2 * second
         configure(&policy)
-        var backoff = BackoffPolicy()
-        backoff.jitter = 0
-        backoff.minNanos = second
-        return L(policy: policy, backoff: Backoff(policy: backoff))
+        return L(policy: policy, backoff: Backoff(policy: .withoutJitter))
     }
 
     private func open() -> L {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+import WSJSON
 
 /// The exact bytes of every {"$event":...} line (wspipe(1): OPTIONS, Diagnostics).
 final class EventLineTests: XCTestCase {

@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 @testable import WSBridge
+import WSTerminal
 
 final class HistoryFileTests: XCTestCase {
     private var directory = ""
@@ -73,6 +74,31 @@ final class HistoryFileTests: XCTestCase {
         XCTAssertEqual(mode(path), 0o600)
         XCTAssertEqual(mode(directory + "/a/b/wspipe"), 0o700)
         XCTAssertEqual(mode(directory + "/a"), 0o700)
+    }
+
+    /// An existing history file readable by others (an older wspipe, a
+    /// copy, a chmod) is made private again before it is read or written,
+    /// and so is wspipe's own directory; a directory not named wspipe (a
+    /// WSPIPE_HISTFILE elsewhere) is left as it is.
+    func testAnExistingFileAndItsDirectoryAreMadePrivateAgain() {
+        let own = directory + "/state/wspipe"
+        let path = own + "/history"
+        XCTAssertEqual(system("mkdir -p '\(own)' && chmod 755 '\(own)' && echo old > '\(path)' && chmod 644 '\(path)'"), 0)
+        var file = HistoryFile(path: path, limit: 10)
+        XCTAssertEqual(file.load().entries, ["old"])
+        XCTAssertEqual(mode(path), 0o600, "on load")
+        XCTAssertEqual(mode(own), 0o700)
+        XCTAssertEqual(system("chmod 640 '\(path)'"), 0)
+        XCTAssertNil(file.append("new", entries: ["old", "new"]))
+        XCTAssertEqual(mode(path), 0o600, "on append")
+        XCTAssertEqual(contents(path), "old\nnew\n")
+
+        let shared = directory + "/shared"
+        XCTAssertEqual(system("mkdir -p '\(shared)' && chmod 755 '\(shared)'"), 0)
+        var elsewhere = HistoryFile(path: shared + "/h", limit: 10)
+        XCTAssertNil(elsewhere.append("x", entries: ["x"]))
+        XCTAssertEqual(mode(shared + "/h"), 0o600)
+        XCTAssertEqual(mode(shared), 0o755, "not wspipe's directory")
     }
 
     func testBoundedOnLoadAndRewrittenWhenTwiceTheLimit() {

@@ -39,4 +39,28 @@ final class OutputFormatterTests: XCTestCase {
         XCTAssertEqual(binary([0, 1, 2, 3], OutputFormatter(format: .text, binaryOutput: .base64, separator: 10)), Array("AAECAw==\n".utf8))
         XCTAssertEqual(binary([1], OutputFormatter(format: .binary, binaryOutput: .drop, separator: 10)), [])
     }
+
+    /// The formatter for a terminal escapes the message, not the separator.
+    func testTerminalFormatters() {
+        var raw = OutputFormatter(format: .text, binaryOutput: .raw, separator: 0)
+        raw.escapesForTerminal = true
+        var out: [UInt8] = []
+        Array("a\u{1B}b".utf8).withUnsafeBytes { raw.appendText($0, to: &out) }
+        XCTAssertEqual(out, Array("a\\x1bb".utf8) + [0])
+        out = []
+        ([0x00, 0x41, 0x9B] as [UInt8]).withUnsafeBytes { raw.appendBinary($0, to: &out) }
+        XCTAssertEqual(out, Array("\\x00A\\x9b".utf8) + [0])
+
+        var json = OutputFormatter(format: .json, binaryOutput: .raw, separator: 10)
+        json.escapesForTerminal = true
+        out = []
+        Array("{\"a\":\"\u{9B}\"}".utf8).withUnsafeBytes { json.appendText($0, to: &out) }
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "{\"a\":\"\\u009b\"}\n")
+        json.colorize = true
+        out = []
+        Array("{\"a\":\"\u{1B}\u{9B}\"}".utf8).withUnsafeBytes { json.appendText($0, to: &out) }
+        let text = String(decoding: out, as: UTF8.self)
+        XCTAssertTrue(text.contains("\\u001b\\u009b"), text)
+        XCTAssertFalse(out.contains(0xC2), "no raw C1 in the coloured line")
+    }
 }

@@ -91,6 +91,18 @@ final class ReplyTrackerTests: XCTestCase {
         XCTAssertEqual(t.wait(now: 2 * ms), 15 * ms)
     }
 
+    /// Messages without an id use up the look as well: an upload is not
+    /// scanned message by message, so an id after the first ones is counted.
+    func testOnlyTheFirstMessagesAreLookedAtForAnID() {
+        var t = tracker()
+        for n in 0..<ReplyTracker.trackedIDs { send(&t, #"{"n":\#(n)}"#) }
+        send(&t, #"{"id":"late"}"#)
+        for n in 0..<ReplyTracker.trackedIDs { receive(&t, #"{"r":\#(n)}"#) }
+        XCTAssertGreaterThan(t.wait(now: ms)!, 500 * ms)
+        receive(&t, #"{"greeting":true}"#)
+        XCTAssertEqual(t.wait(now: 2 * ms), 15 * ms, "any message pays for the id sent after the first ones")
+    }
+
     func testAServerThatEchoesNoIDIsCountedInstead() {
         var t = tracker()
         send(&t, #"{"id":1}"#)

@@ -37,9 +37,7 @@ final class ScriptedEndingTests: XCTestCase {
     private func open(_ configure: (inout L.Policy) -> Void = { _ in }) -> L {
         var policy = L.Policy()
         configure(&policy)
-        var backoff = BackoffPolicy()
-        backoff.jitter = 0
-        var m = L(policy: policy, backoff: Backoff(policy: backoff))
+        var m = L(policy: policy, backoff: Backoff(policy: .withoutJitter))
         _ = m.handle(.start)
         _ = m.handle(.connected(now: 0, inputEnded: false, progress: .init()))
         return m

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+import WSJSON
 
 /// The --stats summary line (wspipe(1): OPTIONS, Diagnostics).
 final class SessionStatsTests: XCTestCase {

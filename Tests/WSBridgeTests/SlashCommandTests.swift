@@ -58,4 +58,31 @@ final class SlashCommandTests: XCTestCase {
         XCTAssertEqual(error("/"), "a line starting with / is a command (/help lists them); // sends a line starting with /")
         XCTAssertEqual(error("/ ping"), "a line starting with / is a command (/help lists them); // sends a line starting with /")
     }
+
+    func testTranscriptAndSavedMessageCommands() {
+        XCTAssertEqual(parse("/filter"), .command(.filter(nil)))
+        XCTAssertEqual(parse("/filter  -type=pong  in "), .command(.filter("-type=pong  in")))
+        XCTAssertEqual(parse("/find"), .command(.find("")))
+        XCTAssertEqual(parse("/find two words "), .command(.find("two words")))
+        XCTAssertEqual(parse("/show 12"), .command(.show(12)))
+        XCTAssertEqual(error("/show"), "usage: /show N, a message's number (/find lists them)")
+        XCTAssertEqual(error("/show x"), "usage: /show N, a message's number (/find lists them)")
+        XCTAssertEqual(parse("/resend"), .command(.resend(nil)))
+        XCTAssertEqual(parse("/resend 3"), .command(.resend(3)))
+        XCTAssertEqual(error("/resend 0"), "usage: /resend [N], a sent message's number (/find out lists them)")
+        XCTAssertEqual(parse("/pretty"), .command(.pretty))
+        XCTAssertEqual(parse("/compact"), .command(.compact))
+        XCTAssertEqual(parse("/save greet"), .command(.save(name: "greet", message: nil)))
+        XCTAssertEqual(parse(#"/save join {"a": ${x}}"#), .command(.save(name: "join", message: #"{"a": ${x}}"#)))
+        XCTAssertEqual(error("/save"), "usage: /save NAME [MESSAGE]; without MESSAGE, the last message sent")
+        XCTAssertEqual(parse("/send"), .command(.send(name: nil)))
+        XCTAssertEqual(parse("/send greet"), .command(.send(name: "greet")))
+        XCTAssertEqual(error("/send a b"), "usage: /send [NAME]; a name has no blanks")
+    }
+
+    func testEveryCommandIsInTheHelp() {
+        for name in SlashCommand.names {
+            XCTAssertTrue(InteractiveHelp.commands.contains { $0.usage.hasPrefix("/\(name)") }, name)
+        }
+    }
 }

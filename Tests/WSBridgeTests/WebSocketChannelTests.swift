@@ -14,6 +14,8 @@ final class WebSocketChannelTests: XCTestCase {
     private var loop = EventLoop()
     private var peer: Int32 = -1
     private var events: [String] = []
+    /// The verdict each text message came with.
+    private var verdicts: [Int] = []
     private var channel: WebSocketChannel!
 
     override func setUp() {
@@ -22,7 +24,9 @@ final class WebSocketChannelTests: XCTestCase {
         channel = WebSocketChannel(stream: TCPStream(fd: mine), role: .client, maxMessageSize: 1 << 20, loop: loop) {
             [unowned self] event in
             switch event {
-            case .message(.text(let bytes)): self.events.append("text:" + String(decoding: bytes, as: UTF8.self))
+            case .message(.text(let bytes, let verdict)):
+                self.events.append("text:" + String(decoding: bytes, as: UTF8.self))
+                self.verdicts.append(verdict)
             case .message(.binary(let bytes)): self.events.append("binary:\(bytes.count)")
             case .message(.closeReceived(let code, _)): self.events.append("close:\(code?.rawValue ?? 0)")
             case .message(let other): self.events.append("\(other)")
@@ -50,6 +54,25 @@ final class WebSocketChannelTests: XCTestCase {
         runLoop(loop) { self.events.filter { $0 != "processed" }.count == 3 }
         XCTAssertEqual(events.filter { $0 != "processed" }, ["text:early", "text:a", "binary:3"])
         XCTAssertEqual(events.last, "processed")
+    }
+
+    /// Reading text as JSON, each whole message comes with the JSON check's
+    /// answer on it (0 valid, 1 valid with line breaks to compact, -1 not
+    /// vouched for), so what writes it out need not validate it again.
+    func testTextReadAsJSONComesWithItsVerdict() {
+        channel.readsTextAsJSON()
+        channel.start(leftover: [])
+        writeAll(peer, frame(1, Array(#"{"a":1}"#.utf8)) + frame(1, Array("{\n}".utf8)) + frame(1, Array("hello".utf8)))
+        runLoop(loop) { self.verdicts.count == 3 }
+        XCTAssertEqual(verdicts, [0, 1, -1])
+        XCTAssertEqual(events.filter { $0.hasPrefix("text:") }, [#"text:{"a":1}"#, "text:{\n}", "text:hello"])
+    }
+
+    func testWithoutJSONNoVerdictIsGiven() {
+        channel.start(leftover: [])
+        writeAll(peer, frame(1, Array(#"{"a":1}"#.utf8)))
+        runLoop(loop) { self.verdicts.count == 1 }
+        XCTAssertEqual(verdicts, [-1])
     }
 
     func testThePreambleGoesBeforeAnyFrame() {

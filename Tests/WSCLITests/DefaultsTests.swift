@@ -1,3 +1,4 @@
+import WSBridge
 import XCTest
 @testable import WSCLI
 
@@ -12,7 +13,7 @@ final class DefaultsTests: XCTestCase {
     /// flags, a URL otherwise, and the flags it requires.
     private func base(for flag: Flag) -> [String] {
         let samples = ["ack": "seq", "ping-interval": "1s", "cert": "c.pem", "key": "k.pem"]
-        var args = flag.serverOnly ? ["--listen", "8080"] : [url]
+        var args = flag.serverOnly ? ["--listen", "8080"] : flag.modes == .interactive ? ["-i", url] : [url]
         for case .requires(let other) in flag.rules {
             args += ["--" + other]
             if FlagTable.flag(long: other)?.takesValue == true { args.append(samples[other] ?? "x") }
@@ -68,9 +69,34 @@ final class DefaultsTests: XCTestCase {
         XCTAssertEqual(Options().lineFormat, .json)
     }
 
+    /// Nor do the bridge's option structs, which `Plan` fills from `Options`
+    /// (PlanTests checks that it sets every field a flag controls): a literal
+    /// there would be a copy of the table's default. The exceptions are not
+    /// defaults of a flag: enums, the newline that -0 and --no-line change,
+    /// reconnecting unless --no-reconnect.
+    func testTheBridgeStructsHoldNoDefaultsOfTheirOwn() throws {
+        let url = try WebSocketURL(parsing: "ws://example.com/")
+        let structs: [(name: String, value: Any, exempt: Set<String>)] = [
+            ("BridgeOptions", BridgeOptions(), ["format", "binaryOutput", "closeCode", "separator"]),
+            ("SessionPolicy", SessionPolicy(), ["reconnect", "backoff"]),
+            ("BackoffPolicy", BackoffPolicy(), []),
+            ("ClientOptions", ClientOptions(url: url), ["url", "route", "tls", "family", "redirects"]),
+            ("RedirectOptions", RedirectOptions(), []),
+        ]
+        for (name, value, exempt) in structs {
+            for field in Mirror(reflecting: value).children where !exempt.contains(field.label ?? "?") {
+                XCTAssertTrue(isNeutral(field.value),
+                              "\(name).\(field.label ?? "?") = \(field.value): the default belongs in the flag table")
+            }
+        }
+        XCTAssertEqual(InteractiveConsole.Options().maxMessageSize, 0, "--max-message-size")
+    }
+
     private func isNeutral(_ value: Any) -> Bool {
         let mirror = Mirror(reflecting: value)
         if mirror.displayStyle == .optional || mirror.displayStyle == .collection { return mirror.children.isEmpty }
+        // A nested option struct (BridgeOptions.script) is neutral when each of its fields is.
+        if mirror.displayStyle == .struct { return mirror.children.allSatisfy { isNeutral($0.value) } }
         switch value {
         case let flag as Bool: return !flag
         case let number as Int: return number == 0

@@ -136,7 +136,8 @@ final class DocGeneratorTests: XCTestCase {
     func testManPageSections() {
         let sections = man.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { $0.dropFirst(4) }
         XCTAssertEqual(sections, ["NAME", "SYNOPSIS", "DESCRIPTION", "\"LINES AND MESSAGES\"", "OPTIONS", "ROUTING",
-                                  "\"RECONNECT AND REPLAY\"", "\"INTERACTIVE MODE\"", "\"EXIT STATUS\"", "ENVIRONMENT",
+                                  "\"RECONNECT AND REPLAY\"", "\"SCRIPTED PEER\"", "TEMPLATES", "\"INTERACTIVE MODE\"",
+                                  "\"EXIT STATUS\"", "ENVIRONMENT",
                                   "EXAMPLES", "\"SEE ALSO\""])
         XCTAssertTrue(man.hasPrefix(".\\\" Generated from the flag table by `wspipe --generate man`"))
         XCTAssertTrue(man.contains("\n.TH WSPIPE 1 \"\" \"wspipe \(wspipeVersion)\" \"User Commands\"\n"))
@@ -346,7 +347,7 @@ final class DocGeneratorTests: XCTestCase {
     func testBashScriptShape() {
         XCTAssertTrue(bash.hasSuffix("\ncomplete -F _wspipe wspipe\n"))
         XCTAssertTrue(bash.contains("\n        --binary-output)\n            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- \"$cur\")\n"))
-        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file)\n            compopt -o filenames"))
+        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file|--record|--replay)\n            compopt -o filenames"))
     }
 
     func testBashSyntax() throws {

@@ -19,6 +19,8 @@ final class FlagModesTests: XCTestCase {
             "messages": try temporaryFile("{\"hello\":1}\n"),
             "proxyuser": try temporaryFile("u:p\n"),
             "jar": try temporaryFile(""),
+            "recording": try temporaryFile(#"{"t_ms":1,"dir":"in","conn":1,"msg":{}}"# + "\n"
+                                           + #"{"t_ms":2,"dir":"out","conn":1,"msg":{}}"# + "\n"),
         ]
     }
 
@@ -113,8 +115,18 @@ final class FlagModesTests: XCTestCase {
         case "events": return ([], ["--events"])
         case "stats": return ([], ["--stats"])
         case "trace": return ([], ["--trace"])
+        case "answer": return ([], ["--answer", #"ping={"type":"pong"}"#])
+        case "heartbeat": return ([], ["--heartbeat", "{}"])
+        case "heartbeat-interval": return (["--heartbeat", "{}"], ["--heartbeat-interval", "5s"])
+        case "heartbeat-timeout": return ([], ["--heartbeat-timeout", "5s"])
+        case "wrap": return ([], ["--wrap", #"{"t":${line}}"#])
+        case "record": return ([], ["--record", "r.ndjson"])
+        case "replay": return ([], ["--replay", files["recording"]!])
+        case "replay-speed": return (["--replay", files["recording"]!], ["--replay-speed", "2"])
         case "verbose": return ([], ["-v"])
         case "quiet": return ([], ["-q"])
+        case "history-size": return ([], ["--history-size", "1M"])
+        case "no-status-line": return ([], ["--no-status-line"])
         default: return nil
         }
     }

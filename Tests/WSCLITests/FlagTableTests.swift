@@ -14,6 +14,7 @@ final class FlagTableTests: XCTestCase {
             "proxy", "proxy-user", "proxy-user-file", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
             "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict", "interactive",
+            "history-size", "no-status-line",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
             "linger",
             "listen", "once",
@@ -25,6 +26,7 @@ final class FlagTableTests: XCTestCase {
             "location", "max-redirs", "location-downgrade", "cookie", "cookie-jar", "user", "user-file", "ipv4", "ipv6",
             "write-out",
             "reply",
+            "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -39,7 +41,7 @@ final class FlagTableTests: XCTestCase {
 
     func testCompletionKinds() {
         let files = ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file", "cookie",
-                     "cookie-jar", "user-file"]
+                     "cookie-jar", "user-file", "record", "replay"]
         for name in files {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
@@ -56,7 +58,7 @@ final class FlagTableTests: XCTestCase {
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
                        ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route",
-                        "allow-origin"])
+                        "allow-origin", "answer"])
     }
 
     func testLookups() {

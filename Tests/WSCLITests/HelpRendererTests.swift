@@ -94,7 +94,7 @@ final class HelpRendererTests: XCTestCase {
     func testNewSectionsPlacement() {
         let headings = lines.filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") }.map(String.init)
         XCTAssertEqual(headings, ["Connection:", "TLS:", "Lines and messages:", "Routing:", "Ending:",
-                                  "Keepalive, reconnect and replay:", "Server mode:", "Diagnostics:", "General:",
+                                  "Keepalive, reconnect and replay:", "Scripted peer:", "Server mode:", "Diagnostics:", "General:",
                                   "Exit status:", "Examples:"])
         XCTAssertEqual(FlagCategory.reconnect.heading, "Keepalive, reconnect and replay")
         XCTAssertEqual(FlagCategory.output.heading, "Diagnostics")

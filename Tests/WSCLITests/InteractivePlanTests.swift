@@ -6,9 +6,11 @@ import XCTest
 /// it draws: decided from the terminals and -i, never in a pipe.
 final class InteractivePlanTests: XCTestCase {
     private func environment(stdin: Bool, stdout: Bool, stderr: Bool = true, noColor: Bool = false,
-                             stateHome: String? = nil, home: String? = "/home/ann") -> Environment {
+                             stateHome: String? = nil, home: String? = "/home/ann",
+                             historyFile: String? = nil, configHome: String? = nil,
+                             plain: Bool = false) -> Environment {
         Environment(stdoutIsTerminal: stdout, noColor: noColor, stdinIsTerminal: stdin, stderrIsTerminal: stderr,
-                    stateHome: stateHome, home: home)
+                    stateHome: stateHome, home: home, historyFile: historyFile, configHome: configHome, plain: plain)
     }
 
     private func settings(_ args: [String], _ environment: Environment,
@@ -48,6 +50,16 @@ final class InteractivePlanTests: XCTestCase {
         XCTAssertEqual(s?.historyPath, "/state/wspipe/history")
     }
 
+    /// WSPIPE_HISTFILE names the file; set and empty, no history is kept on disk.
+    func testHistfileVariableReplacesOrTurnsOffTheHistoryFile() throws {
+        let named = try settings([], environment(stdin: true, stdout: true, stateHome: "/state", historyFile: "/tmp/h"))
+        XCTAssertEqual(named?.historyPath, "/tmp/h")
+        let empty = try XCTUnwrap(try settings([], environment(stdin: true, stdout: true, historyFile: "")))
+        XCTAssertNil(empty.historyPath)
+        XCTAssertEqual(try settings([], environment(stdin: true, stdout: true))?.historyPath,
+                       "/home/ann/.local/state/wspipe/history", "unset: the default")
+    }
+
     func testNoColorTurnsTheColoursOff() throws {
         XCTAssertEqual(try settings([], environment(stdin: true, stdout: true, noColor: true))?.colors, false)
     }
@@ -71,5 +83,23 @@ final class InteractivePlanTests: XCTestCase {
 
     func testDashIIsForTheClient() {
         assertUsageError(["-i", "--listen", "9000"], "--interactive is for client mode (not with --listen)")
+    }
+
+    func testTranscriptSizeStatusLineAndSavedMessages() throws {
+        let s = try XCTUnwrap(try settings([], environment(stdin: true, stdout: true)))
+        XCTAssertEqual(s.transcriptBytes, 4 << 20, "--history-size's default")
+        XCTAssertTrue(s.statusLine)
+        XCTAssertEqual(s.savedMessagesPath, "/home/ann/.config/wspipe/messages.ndjson")
+        let t = try XCTUnwrap(try settings(["-i", "--history-size", "64K", "--no-status-line"],
+                                           environment(stdin: true, stdout: true, configHome: "/config")))
+        XCTAssertEqual(t.transcriptBytes, 64 << 10)
+        XCTAssertFalse(t.statusLine)
+        XCTAssertEqual(t.savedMessagesPath, "/config/wspipe/messages.ndjson")
+        XCTAssertEqual(try settings([], environment(stdin: true, stdout: true, plain: true))?.statusLine, false,
+                       "WSPIPE_PLAIN=1 for screen readers")
+        assertUsageError(["-i", "--history-size", "0", url], "--history-size: size must be greater than 0")
+        assertUsageError(["--no-status-line", url],
+                         "--no-status-line works in interactive mode only (stdin and stdout a terminal, or -i)")
+        assertUsageError(["--listen", "9000", "--history-size", "1M"], "--history-size is for client mode (not with --listen)")
     }
 }

@@ -87,6 +87,7 @@ final class PlanTests: XCTestCase {
     func testPlansSetEveryFieldFromTheOptions() throws {
         let headerFile = try temporaryFile("X-File: 1\n")
         let messageFile = try temporaryFile("{\"hello\":1}\n")
+        let recording = try temporaryFile(#"{"t_ms":1,"dir":"out","conn":1,"msg":{}}"# + "\n")
         let pem = try temporaryFile("-----BEGIN CERTIFICATE-----\n")
         let cookieFile = try temporaryFile("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\t1\n")
         let a = try XCTUnwrap(client([
@@ -102,20 +103,24 @@ final class PlanTests: XCTestCase {
             "--header-command", "echo X-T: 1", "--until", "type=done", "--idle-timeout", "5s",
             "--close-code", "4000:bye", "--reply", "id", "--events", "--stats", "--trace",
             "-L", "--max-redirs", "3", "--location-downgrade", "--cookie", cookieFile, "-c", cookieFile,
-            "--user", "ann:pw", "-4", "-w", "%{json}", url,
+            "--user", "ann:pw", "-4", "-w", "%{json}",
+            "--answer", "ping={\"type\":\"pong\"}", "--heartbeat", "{}", "--heartbeat-interval", "5s",
+            "--heartbeat-timeout", "9s", "--record", "r.ndjson", url,
         ], terminal))
-        let b = try XCTUnwrap(client(["-t", "--strict", "--rate", "10/s", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b", url]))
+        let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", url]))
+        let b = try XCTUnwrap(client(["-t", "--strict", "--rate", "10/s", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b",
+                                      "--wrap", "{\"t\":${line}}", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
                                       "--cert", pem, "--key", pem, "--tag", "--send-timeout", "2s", "--compress",
                                       "--cacert", pem, "--allow-origin", "https://o.example",
                                       "--max-clients", "3", "--relay", "-H", "X-Server: 1",
-                                      "--ping-interval", "1s", "--ping-timeout", "2s"]))
+                                      "--ping-interval", "1s", "--ping-timeout", "2s", "--on-connect", "{}"]))
         let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat", "--max-programs", "3"]))
         let url = a.0.url
         // The route for a redirect is a function of the options (ProxySelection), not a value.
-        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0], exempt: ["url", "routeForRedirect"]), [])
-        XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1], exempt: []), [])
-        XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2], exempt: []), [])
+        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0, c.0], exempt: ["url", "routeForRedirect"]), [])
+        XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1, c.1], exempt: []), [])
+        XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2, c.2], exempt: []), [])
         // The handshake timeout of a server is fixed; no flag sets it.
         XCTAssertEqual(unchanged(ServerOptions(address: s.0.address), [s.0, e.0], exempt: ["address", "handshakeTimeoutNanos"]),
                        [])
@@ -140,7 +145,7 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(c.url.host, "example.com")
         // The file's headers and messages come after those of the command line.
         XCTAssertEqual(c.headers.map(\.name), ["X-A", "X-File"])
-        XCTAssertEqual(p.onConnect, ["{\"a\":1}", "{\"hello\":1}"])
+        XCTAssertEqual(p.onConnect.map(\.source), ["{\"a\":1}", "{\"hello\":1}"])
         XCTAssertEqual(p.backoff.minNanos, 2_000_000_000)
         XCTAssertEqual(p.backoff.maxNanos, 60_000_000_000)
         XCTAssertEqual(p.backoff.factor, 3)

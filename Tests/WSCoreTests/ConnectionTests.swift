@@ -52,7 +52,7 @@ final class ConnectionTests: XCTestCase {
             let range = UInt(bitPattern: buffer.baseAddress!)..<UInt(bitPattern: buffer.baseAddress! + buffer.count)
             connection.receive(buffer) { event in
                 switch event {
-                case .text(let p), .binary(let p): inside.append(range.contains(UInt(bitPattern: p.baseAddress!)))
+                case .text(let p, _), .binary(let p): inside.append(range.contains(UInt(bitPattern: p.baseAddress!)))
                 default: XCTFail("unexpected \(event)")
                 }
             }

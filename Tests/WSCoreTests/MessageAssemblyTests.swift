@@ -86,7 +86,7 @@ final class MessageAssemblyTests: XCTestCase {
         // are delivered), which shows the UTF-8 pass was skipped.
         trusting.textCheck = { base, count in
             MessageAssemblyTests.checked.append(Array(UnsafeRawBufferPointer(start: base, count: count)))
-            return true
+            return 0
         }
         XCTAssertEqual(feed(&trusting, frame(.text, [0x61, 0xFF])), [.text(String(decoding: [0x61, 0xFF], as: UTF8.self))])
         XCTAssertEqual(Self.checked, [[0x61, 0xFF]])
@@ -94,7 +94,7 @@ final class MessageAssemblyTests: XCTestCase {
         var doubting = client()
         doubting.textCheck = { base, count in
             MessageAssemblyTests.checked.append(Array(UnsafeRawBufferPointer(start: base, count: count)))
-            return false
+            return -1
         }
         XCTAssertEqual(feed(&doubting, frame(.text, "café") + frame(.binary, [0xFF])), [.text("café"), .binary([0xFF])])
         XCTAssertEqual(feed(&doubting, frame(.text, [0x61, 0xFF, 0x61])).map(\.failureCode), [1007])
@@ -107,6 +107,26 @@ final class MessageAssemblyTests: XCTestCase {
         XCTAssertEqual(feed(&pieces, frame(.text, "ok", fin: false) + frame(.continuation, "!")), [.text("ok!")])
         XCTAssertEqual(feed(&pieces, frame(.text, Array("ok".utf8) + [0xC0, 0xAF], fin: false)).map(\.failureCode), [1007])
         XCTAssertEqual(Self.checked, [])
+    }
+
+    /// The check's answer comes with the message it was given (so the
+    /// caller need not ask again); a message it did not vouch for, or was
+    /// not asked about, comes with -1.
+    func testTheCheckAnswerTravelsWithTheMessage() {
+        func verdicts(_ connection: inout Connection, _ bytes: [UInt8]) -> [Int] {
+            var copy = bytes
+            var found: [Int] = []
+            copy.withUnsafeMutableBytes { buffer in
+                connection.receive(buffer) { if case .text(_, let verdict) = $0 { found.append(verdict) } }
+            }
+            return found
+        }
+        var connection = client()
+        XCTAssertEqual(verdicts(&connection, frame(.text, "{}")), [-1], "no check")
+        connection.textCheck = { _, count in count == 2 ? 1 : count == 3 ? -1 : 0 }
+        XCTAssertEqual(verdicts(&connection, frame(.text, "{}") + frame(.text, "abc") + frame(.text, "[1]!")), [1, -1, 0])
+        XCTAssertEqual(verdicts(&connection, frame(.text, "{", fin: false) + frame(.continuation, "}")), [-1],
+                       "assembled: not asked")
     }
 
     func testBinaryIsNotValidated() {

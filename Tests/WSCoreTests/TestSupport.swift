@@ -26,7 +26,7 @@ enum Event: Equatable, CustomStringConvertible {
 
     init(_ event: ConnectionEvent) {
         switch event {
-        case .text(let p): self = .text(String(decoding: p, as: UTF8.self))
+        case .text(let p, _): self = .text(String(decoding: p, as: UTF8.self))
         case .binary(let p): self = .binary(Array(p))
         case .ping(let p): self = .ping(Array(p))
         case .pong(let p): self = .pong(Array(p))

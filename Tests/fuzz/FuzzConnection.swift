@@ -26,7 +26,7 @@ enum FuzzConnection {
                 connection.receive(UnsafeMutableRawBufferPointer(rebasing: all[offset..<end])) { event in
                     check(!ended, "event after the connection ended: \(event)")
                     switch event {
-                    case .text(let payload):
+                    case .text(let payload, _):
                         check(payload.count <= limit, "text over the limit")
                         check(UTF8Validator.isValid(payload), "text that is not UTF-8")
                         echoes.append((.text, Array(payload)))

@@ -5,7 +5,7 @@
 #
 #   Tests/fuzz/run.sh [SECONDS] [libFuzzer options...]     (default 60 s)
 #
-# Builds .build/fuzz/wsfuzz from the WSCore and WSBridge/JSON sources plus
+# Builds .build/fuzz/wsfuzz from the WSCore and WSJSON sources plus
 # Tests/fuzz/*.swift in one module, then runs it on .build/fuzz/corpus (kept
 # between runs) seeded from Tests/fuzz/seeds. A crash leaves its input in
 # .build/fuzz/crash-*; replay it with `.build/fuzz/wsfuzz FILE`.
@@ -20,7 +20,7 @@ mkdir -p "$out/corpus"
 echo "==> building $out/wsfuzz"
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name WSFuzz \
     -I Sources/COpenSSL -I Sources/CZlib \
-    Sources/WSCore/*.swift Sources/WSBridge/JSON/*.swift Tests/fuzz/*.swift \
+    Sources/WSCore/*.swift Sources/WSJSON/*.swift Tests/fuzz/*.swift \
     -o "$out/wsfuzz" 2> >(grep -v "Cannot export local symbol" >&2)
 
 echo "==> fuzzing for ${seconds}s"

@@ -396,28 +396,45 @@ def make_cert(directory: str, name: str) -> str:
 # --events / --stats lines on stderr (mixed with "wspipe: ..." text lines)
 
 
-def events(stderr: str | bytes, name: str | None = None) -> list[dict]:
-    """The {"$event":...} lines of a stderr text, parsed, optionally of one kind."""
+# Every event line and the --stats line carry the time they were written:
+# RFC 3339, UTC, milliseconds.
+RFC3339_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+
+
+def _pop_time(obj: dict, line: str, keep: bool) -> dict:
+    """Checks the "time" member of an event or stats object, and removes it
+    unless `keep` (so tests compare the rest whole)."""
+    time_text = obj.get("time")
+    assert isinstance(time_text, str) and RFC3339_MS.match(time_text), f"no RFC 3339 time in {line!r}"
+    if not keep:
+        del obj["time"]
+    return obj
+
+
+def events(stderr: str | bytes, name: str | None = None, keep_time: bool = False) -> list[dict]:
+    """The {"$event":...} lines of a stderr text, parsed, optionally of one
+    kind; each line's "time" is checked, and removed unless keep_time."""
     import json
     if isinstance(stderr, bytes):
         stderr = stderr.decode("utf-8", "replace")
     out = []
     for line in stderr.split("\n"):
         if line.startswith('{"$event"'):
-            ev = json.loads(line)
+            ev = _pop_time(json.loads(line), line, keep_time)
             if name is None or ev["$event"] == name:
                 out.append(ev)
     return out
 
 
-def stats(stderr: str) -> dict:
-    """The one {"$stats":{...}} line of a stderr text (it must be the last line)."""
+def stats(stderr: str, keep_time: bool = False) -> dict:
+    """The one {"$stats":{...}} line of a stderr text (it must be the last
+    line); its "time" is checked, and removed unless keep_time."""
     import json
     lines = [l for l in stderr.split("\n") if l.startswith('{"$stats"')]
     assert len(lines) == 1, f"expected exactly one $stats line on stderr: {stderr[-1500:]!r}"
     rest = [l for l in stderr.split("\n") if l.strip()]
     assert rest[-1] == lines[0], f"the $stats line is not the last line of stderr: {stderr[-1500:]!r}"
-    return json.loads(lines[0])["$stats"]
+    return _pop_time(json.loads(lines[0])["$stats"], lines[0], keep_time)
 
 
 def wait_events(proc: "WsProc", name: str, count: int = 1, timeout: float = EVENT_TIMEOUT) -> list[dict]:

@@ -36,7 +36,7 @@ SAMPLES = {
     "ping-timeout": ["--ping-timeout", "2s", "--ping-interval", "5s"], "backoff": ["--backoff", "2s"],
     "jitter": ["--jitter", "0.5"], "max-retries": ["--max-retries", "4"], "no-reconnect": ["--no-reconnect"],
     "wait": ["--wait", "--max-retries", "1"], "queue-limit": ["--queue-limit", "1K"], "on-connect": ["--on-connect", "{}"],
-    "on-connect-file": ["--on-connect-file", "{file}"], "on-reconnect": ["--on-reconnect", "{}"],
+    "on-connect-file": ["--on-connect-file", "{json}"], "on-reconnect": ["--on-reconnect", "{}"],
     "capture": ["--capture", "a=b"], "ack": ["--ack", "seq"], "ack-timeout": ["--ack-timeout", "1s", "--ack", "seq"],
     "once": ["--once"], "relay": ["--relay"], "tag": ["--tag"], "send-timeout": ["--send-timeout", "2s"],
     "max-clients": ["--max-clients", "3"], "allow-origin": ["--allow-origin", "https://o.example"],
@@ -47,6 +47,12 @@ SAMPLES = {
     "ipv4": ["-4"], "ipv6": ["-6"], "write-out": ["-w", "%{json}"], "max-programs": ["--max-programs", "3", "--exec", "cat"],
     "proxy-user": ["--proxy-user", "u:p", "--proxy", "http://127.0.0.1:9"],
     "proxy-user-file": ["--proxy-user-file", "{file}", "--proxy", "http://127.0.0.1:9"],
+    "history-size": ["--history-size", "1M"], "no-status-line": ["--no-status-line"],
+    "answer": ["--answer", 'ping={"type":"pong"}'], "heartbeat": ["--heartbeat", "{}"],
+    "heartbeat-interval": ["--heartbeat-interval", "5s", "--heartbeat", "{}"],
+    "heartbeat-timeout": ["--heartbeat-timeout", "5s"], "wrap": ["--wrap", '{"t":${line}}'],
+    "record": ["--record", "{record}"], "replay": ["--replay", "{recording}"],
+    "replay-speed": ["--replay-speed", "2", "--replay", "{recording}"],
 }
 SKIP = {"help", "version", "generate", "listen", "interactive"}
 
@@ -76,6 +82,10 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
     pem.write_text("-----BEGIN CERTIFICATE-----\n")
     headers = tmp_path / "file"
     headers.write_text("X-File: 1\n")
+    messages = tmp_path / "messages"
+    messages.write_text('{"hello":1}\n')
+    recording = tmp_path / "recording.ndjson"
+    recording.write_text('{"t_ms":1,"dir":"in","conn":1,"msg":{}}\n{"t_ms":2,"dir":"out","conn":1,"msg":{}}\n')
     modes = man_modes(wspipe_bin)
     assert len(modes) >= 65, modes
     closed = f"ws://127.0.0.1:{helpers.free_port()}/"
@@ -84,12 +94,17 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
             continue
         assert name in SAMPLES, f"--{name}: add a sample to test_modes.py"
         args = [a.replace("{pem}", str(pem)).replace("{file}", str(headers)).replace("{jar}", str(tmp_path / "jar"))
+                .replace("{json}", str(messages)).replace("{recording}", str(recording))
+                .replace("{record}", str(tmp_path / "record.ndjson"))
                 for a in SAMPLES[name]]
         client_ok = said == "" or said.startswith(("Client", "Refused"))
         server_ok = said == "" or said.startswith(("Server", "Needs", "Refused"))
         res = spawn([*args, closed], stdin=b"").finish(20)
         if client_ok:
             assert res.code != 2, f"--{name} refused in client mode: {res}"
+        elif said.startswith("Interactive"):
+            # Here stdin and stdout are pipes: a client, not the interactive mode.
+            assert res.code == 2 and f"--{name} works in interactive mode only" in res.stderr, f"--{name}: {res}"
         else:
             assert res.code == 2 and f"--{name}" in res.stderr and "--listen" in res.stderr, f"--{name}: {res}"
         port = helpers.free_port()

@@ -78,7 +78,7 @@ def test_capture_substitutes_latest_values_as_json(spawn, fault_server):
     srv = fault_server(behaviours=[Behaviour(drop_after=2)], responder=respond)
     proc = spawn(["--capture", "sid=session_id", "--capture", "n=meta.n", "--capture", "o=meta.obj",
                   "--on-connect", '{"type":"init","sid":${sid}}',
-                  "--on-reconnect", '{"type":"resume","sid":${sid},"n":${n},"o":${o},"keep":"${unknown}"}',
+                  "--on-reconnect", '{"type":"resume","sid":${sid},"n":${n},"o":${o},"keep":"\\u0024{unknown}"}',
                   *FAST_BACKOFF, srv.url()], stdin=None, close_stdin=False)
     first = srv.wait_messages(0, 1)[0]
     assert J(first) == {"type": "init", "sid": None}, "${NAME} is null before anything was captured"

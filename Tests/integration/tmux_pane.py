@@ -31,14 +31,14 @@ set -g history-limit 10000
 
 
 class TmuxPane:
-    def __init__(self, directory: str, command: str, env: dict[str, str]):
+    def __init__(self, directory: str, command: str, env: dict[str, str], width: int = WIDTH, height: int = HEIGHT):
         # The server's socket lives in the test's directory: nothing is left in /tmp/tmux-UID.
         self.socket = os.path.join(directory, f"tmux-{uuid.uuid4().hex[:8]}.sock")
         self.env = env
         config = os.path.join(directory, "tmux.conf")
         with open(config, "w") as f:
             f.write(CONFIG)
-        self.tmux("-f", config, "new-session", "-d", "-s", "t", "-x", str(WIDTH), "-y", str(HEIGHT), command)
+        self.tmux("-f", config, "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), command)
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(["tmux", "-S", self.socket, *args], env=self.env, stdin=subprocess.DEVNULL,
@@ -61,9 +61,14 @@ class TmuxPane:
         self.tmux("set-buffer", "-b", "p", text)
         self.tmux("paste-buffer", "-p", "-b", "p", "-t", "t")
 
+    def resize(self, width: int, height: int) -> None:
+        """The window (and the pane, the only one) becomes width x height: the program gets SIGWINCH."""
+        self.tmux("resize-window", "-t", "t", "-x", str(width), "-y", str(height))
+
     # output -------------------------------------------------------------
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "t")
+    def screen(self, trailing_blanks: bool = False) -> str:
+        """The visible screen; with trailing_blanks, each row keeps the blanks at its end (-N)."""
+        return self.tmux("capture-pane", "-p", *(["-N"] if trailing_blanks else []), "-t", "t")
 
     def lines(self) -> list[str]:
         """The screen's lines, trailing blanks removed, without the empty rows below."""

@@ -1,14 +1,16 @@
 import WSCore
 import WSTransport
+import WSTerminal
 
 /// What the client needs to open a connection (wspipe(1): OPTIONS, Connection).
+/// The defaults of the flags are the flag table's, which `Plan` sets here.
 public struct ClientOptions {
     public var url: WebSocketURL
     public var headers: [(name: String, value: String)] = []
     public var protocols: [String] = []
     public var origin: String? = nil
     public var userAgent: String? = nil
-    public var connectTimeoutNanos: Int64 = 10_000_000_000
+    public var connectTimeoutNanos: Int64 = 0
     public var tls = TLSClientOptions()
     /// Direct, a Unix socket, or a proxy (wspipe(1): OPTIONS, Connection).
     public var route = DialRoute.direct
@@ -128,12 +130,16 @@ final class ClientConnector {
     var onRedirect: ((Int, WebSocketURL, WebSocketURL) -> Void)?
     /// The status of each HTTP response, as it comes (-w's http_code).
     var onResponse: ((Int) -> Void)?
+    /// Where --header-command's stderr goes when it cannot share wspipe's.
+    private let childErrors: () -> Destination?
 
-    init(options: ClientOptions, tls: TLSContextSource, loop: EventLoop, log: Diagnostics) {
+    init(options: ClientOptions, tls: TLSContextSource, loop: EventLoop, log: Diagnostics,
+         childErrors: @escaping () -> Destination? = { nil }) {
         self.options = options
         self.tls = tls
         self.loop = loop
         self.log = log
+        self.childErrors = childErrors
         hop = options.url
         (handshake, request) = Self.request(options, to: options.url, extraHeaders: [])
     }
@@ -169,7 +175,7 @@ final class ClientConnector {
     /// this attempt's requests. A failing command fails the attempt.
     private func runHeaderCommand(_ command: String) {
         log.info("running --header-command")
-        let runner = HeaderCommand(command: command, loop: loop)
+        let runner = HeaderCommand(command: command, loop: loop, errors: childErrors)
         headerCommand = runner
         runner.start { [weak self] result in
             guard let self else { return }

@@ -113,8 +113,9 @@ extension ClientLifecycle {
         var maxRetries: Int? = nil
         /// -n: at stdin EOF keep receiving instead of closing.
         var holdAfterInput = false
-        var closeTimeoutNanos: Int64 = 2_000_000_000
-        var ackTimeoutNanos: Int64 = 10_000_000_000
+        /// --close-timeout and --ack-timeout (their defaults are the flag table's).
+        var closeTimeoutNanos: Int64 = 0
+        var ackTimeoutNanos: Int64 = 0
         /// --close-code: the Close of a run that ends on its own (stdin EOF,
         /// --max-messages, --until, --idle-timeout).
         var closeCode: CloseCode = .normal

@@ -22,12 +22,27 @@ final class ClientSender {
     var replies = ReplyTracker()
     /// A held message went out again (the interactive transcript shows it).
     var onResent: ((UnsafeRawBufferPointer) -> Void)?
+    /// --record: every message sent, new or again, with what made it
+    /// (`recording` is the one check a message pays without --record).
+    var onSent: ((OutgoingMessage, MessageSource) -> Void)?
+    private let recording: Bool
+    /// What makes the messages `transmit` sends now (the replay sets --on-connect's).
+    var source = MessageSource.input
+    /// The tag of a message that belongs to its connection (an --answer, a
+    /// --heartbeat): not sent again on the next one after a drop, nor
+    /// counted (`MessageTag.uncounted`).
+    static let connectionOnlyTag = MessageTag.uncounted
 
     init(shell: SessionShell, replay: ReplayCoordinator, queueLimit: Int) {
         self.shell = shell
         self.replay = replay
         self.queueLimit = queueLimit
+        recording = shell.bridge.script.recordPath != nil
     }
+
+    /// The queue and the held messages are at --queue-limit: an input that is
+    /// not stdin (the --replay) waits too.
+    var isFull: Bool { queue.byteCount + replay.heldBytes >= queueLimit }
 
     /// Nothing waits to go out: no queued line, no held message still to be re-sent.
     var queueEmpty: Bool { queue.isEmpty && !replay.isResending }
@@ -63,11 +78,13 @@ final class ClientSender {
         }
         channel.send(message, tag: tag)
         replies.sent(message, now: monotonicNanos())
+        if recording { onSent?(message, source) }
     }
 
     /// Sends a message held for its --ack again (it stays held).
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
+        if recording { onSent?(.text(text), .input) }
         replies.sent(.text(text), now: monotonicNanos())
         shell.sent(bytes: text.count)
     }
@@ -160,6 +177,8 @@ final class ClientSender {
             return Recovery()
         }
         var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
+        // A connection's own messages (`connectionOnlyTag`) are kept here
+        // (a refusal may name one) and never sent again (`sendAgain`).
         let earlier = channel.takeUnsentMessages { message, unsent in
             var held = false
             if case .text(let bytes) = message { held = replay.isHeld(bytes) }

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSTerminal
 
 /// How a client session ends: its last words, the exit status, and what was
 /// not sent, refused, unconfirmed or unacknowledged.

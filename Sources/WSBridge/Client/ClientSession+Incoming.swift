@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSJSON
 
 /// Socket to stdout: each incoming message goes through the acks and captures
 /// to its destination, and the end of a connection becomes a lifecycle event
@@ -10,6 +11,7 @@ extension ClientSession {
         case .message(let message):
             incoming(message)
         case .processed:
+            script?.connection?.processed()
             shell.output.routes.flushAll()
             channel?.setReadPaused(shell.output.routes.isBackedUp)
             // Acks release held messages: stdin may read on.
@@ -23,16 +25,16 @@ extension ClientSession {
 
     func incoming(_ event: ConnectionEvent) {
         switch event {
-        case .text(let payload):
+        case .text(let payload, let verdict):
             metrics.messageArrived()
-            sender.replies.received(text: payload)
-            received(text: payload)
-            if endingWatchesMessages { ending.received(text: payload) }
+            sender.replies.received(text: payload, verdict: verdict)
+            received(text: payload, verdict: verdict)
+            if watchesMessages { watch(text: payload, verdict: verdict) }
         case .binary(let payload):
             metrics.messageArrived()
             sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
-            if endingWatchesMessages { ending.received() }
+            if watchesMessages { watch(binary: payload) }
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
@@ -51,26 +53,39 @@ extension ClientSession {
         }
     }
 
-    func received(text payload: UnsafeRawBufferPointer) {
-        // Unretained: the shell owns the output for the whole run, and a
-        // retain/release pair per message is measurable.
-        let plain = Unmanaged.passUnretained(shell.output!)
-        guard replay.watchesIncoming || plain._withUnsafeGuaranteedRef({ $0.classifiesText }) else {
-            if shell.admit(bytes: payload.count) { plain._withUnsafeGuaranteedRef { $0.appendToFallback(payload) } }
+    /// `verdict`: the JSON check's answer that came with the message (see
+    /// `JSONScanner.validate(_:verdict:)`), so the text is validated once.
+    func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
+        // Unretained (UnretainedReferences.swift): a retain/release pair per
+        // message is measurable.
+        let plain = shell.unretainedOutput
+        guard replay.watchesIncoming || plain.use({ $0.classifiesText }) else {
+            if shell.admit(bytes: payload.count) { plain.use { $0.appendToFallback(payload, verdict: verdict) } }
             return
         }
         let output = shell.output!
-        var valid = false
-        if case .valid = JSONScanner.validate(payload) {
-            valid = true
+        var known = -1
+        if case .valid(let needsCompaction) = JSONScanner.validate(payload, verdict: verdict) {
+            known = needsCompaction ? 1 : 0
             if let key = replay.received(json: payload) {
                 shell.events.emit(EventLine.acked(key: key))
                 log.debug("acknowledged: \(String(decoding: key, as: UTF8.self))")
             }
         }
         if shell.admit(bytes: payload.count) {
-            output.appendText(payload, to: output.destination(forText: payload, isValidJSON: valid))
+            output.appendText(payload, verdict: known, to: output.destination(forText: payload, isValidJSON: known >= 0))
         }
+    }
+
+    /// What --until, --idle-timeout and the scripted peer see of a message.
+    private func watch(text payload: UnsafeRawBufferPointer, verdict: Int) {
+        if let script { script.connection?.received(text: payload, verdict: verdict) }
+        if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
+    }
+
+    private func watch(binary payload: UnsafeRawBufferPointer) {
+        if let script { script.connection?.received(binary: payload) }
+        if endingWatchesMessages { ending.received() }
     }
 
     func channelEnded(_ reason: WebSocketChannel.EndReason) {
@@ -79,7 +94,7 @@ extension ClientSession {
         // wspipe started the ending when it was closing (its Close, a
         // violation it detected) or had ended, or the peer went silent.
         let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
-            || lifecycle.phase == .ended || disconnect == .pingTimeout
+            || lifecycle.phase == .ended || disconnect == .pingTimeout || disconnect == .heartbeatTimeout
         var cause = disconnect ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
@@ -110,6 +125,7 @@ extension ClientSession {
         metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+        scriptEnded()
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal)
         handle(.connectionEnded(cause, now: now, progress: progress()))

@@ -17,6 +17,7 @@ extension ClientSession {
         metrics.lastRoundTrip = nanos
         shell.stats.rttLastNanos = nanos
         shell.events.emit(EventLine.pong(roundTripNanos: nanos))
+        observer?.roundTrip(nanos)
         log.debug("pong in \(nanos / 1_000_000).\(nanos / 100_000 % 10) ms")
     }
 

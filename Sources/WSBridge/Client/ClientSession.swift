@@ -43,6 +43,9 @@ public final class ClientSession: SessionDriver {
     /// --idle-timeout): without either, a message skips the call (and the
     /// lazy load and reference count that come with it).
     let endingWatchesMessages: Bool
+    /// Some hook looks at each incoming message (--until, --idle-timeout, the
+    /// scripted peer): without one, a message skips the call.
+    let watchesMessages: Bool
     /// Events raised while actions were being performed wait their turn.
     private var pendingEvents: [ClientLifecycle.Event] = []
     private var handling = false
@@ -50,6 +53,8 @@ public final class ClientSession: SessionDriver {
     /// and what it is told of the lifecycle; nil in a pipe.
     let interactive: InteractiveFrontend?
     let observer: ClientSessionObserver?
+    /// --answer, --heartbeat, --wrap, --record, --replay (ClientSession+Script.swift); nil without them.
+    let script: PeerScript?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -61,28 +66,36 @@ public final class ClientSession: SessionDriver {
         self.policy = policy
         endingWatchesMessages = policy.until != nil || policy.idleTimeoutNanos != nil
         shell = SessionShell(bridge: bridge, log: log, events: events)
-        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize)
+        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log)
+        watchesMessages = endingWatchesMessages || script != nil
+        let sequence = script?.sequence ?? SequenceCounter()
+        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence)
+        script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
         sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,
                                       readsJSON: bridge.format == .json)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
-        interactive = client.interactive.map { [shell] in
-            InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events)
+        interactive = client.interactive.map { [shell, replay] in
+            InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
+                                templates: .init(captureNames: policy.captures.map(\.name),
+                                                 captures: { replay.captureValues }, nextSequence: sequence.next))
         }
         observer = interactive
         if let interactive { sender.onResent = { interactive.sent(.text($0)) } }
         wireInteractive()
+        wireScript()
     }
 
     public func run() -> ExitStatus {
         shell.run(self) {
             if client.url.secure { _ = try tls.context() }
+            try script?.openRecording()
             try startInteractive()
             handle(.start)
             // stdin is read while the first attempt runs: its lines wait in
             // the queue, and its end is known when the connection opens (a
             // server that closes at once is then answered at once).
-            if interactive == nil && !bridge.receiveOnly { startStdin() }
+            if interactive == nil && !bridge.receiveOnly && script?.options.replay == nil { startStdin() }
         }
     }
 
@@ -126,7 +139,8 @@ public final class ClientSession: SessionDriver {
         return progress
     }
 
-    var inputOver: Bool { shell.stdin?.finished ?? interactive?.inputEnded ?? false }
+    /// The input is over: stdin (or the terminal, or the --replay) ended.
+    var inputOver: Bool { shell.stdin?.finished ?? interactive?.inputEnded ?? script?.player?.finished ?? false }
 
     func reportProgress() {
         if lifecycle.wantsProgress { handle(.progressed(progress())) }
@@ -160,7 +174,9 @@ public final class ClientSession: SessionDriver {
             reportUnacked()
         case .stopInput:
             shell.stdin?.stop()
+            stopScriptedInput()
         case .finish(let outcome):
+            stopScriptedInput()
             finish(outcome)
         }
     }
@@ -171,7 +187,8 @@ public final class ClientSession: SessionDriver {
         shell.events.emit(EventLine.connecting(url: client.url.display, attempt: attempt))
         observer?.connecting(url: client.url.display, attempt: attempt)
         log.info("connecting to \(client.url.display)" + (attempt > 1 ? " (attempt \(attempt))" : ""))
-        let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log)
+        let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log,
+                                        childErrors: { [unowned self] in try? self.shell.output.routes.inheritedDestination(.stderr) })
         self.connector = connector
         watchHandshakes(connector)
         connector.start { [unowned self, connector] result in
@@ -188,6 +205,7 @@ public final class ClientSession: SessionDriver {
 
     private func opened(_ opened: OpenedConnection) {
         let isReconnect = lifecycle.everConnected
+        scriptOpening()
         if isReconnect { shell.stats.reconnects += 1 }
         disconnect = nil
         metrics.opened(opened.url, redirects: opened.redirects, timings: opened.timings)
@@ -199,13 +217,14 @@ public final class ClientSession: SessionDriver {
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression,
-                                       loop: loop) { [session = Unmanaged.passUnretained(self)] event in
-            session._withUnsafeGuaranteedRef { $0.channelEvent(event) }
+                                       loop: loop) { [session = unretainedSelf] event in
+            session.use { $0.channelEvent(event) }
         }
         self.channel = channel
         if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         if bridge.format == .json { channel.readsTextAsJSON() }
         sender.channel = channel
+        scriptStarted()
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pumpSoon() }
@@ -214,11 +233,12 @@ public final class ClientSession: SessionDriver {
         // A peer that resets the connection while they go out ends the
         // channel before the lifecycle knows it is open: that end waits.
         opening = true
+        sender.source = .onConnect
         replay.replay(isReconnect: isReconnect, log: log,
                       send: { sender.transmit($0, line: MessageTag.uncounted, on: channel); observer?.sent($0) })
+        sender.source = .input
         sender.pump()
-        let inputEnded = shell.stdin?.finished ?? interactive?.inputEnded ?? false
-        handle(.connected(now: monotonicNanos(), inputEnded: inputEnded, progress: progress()))
+        handle(.connected(now: monotonicNanos(), inputEnded: inputOver, progress: progress()))
         opening = false
         if let reason = endedWhileOpening {
             endedWhileOpening = nil
@@ -229,6 +249,8 @@ public final class ClientSession: SessionDriver {
         channel.start(leftover: opened.leftover)
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
+        // The --replay takes the place of stdin from the first connection on.
+        if script?.options.replay != nil && script?.player == nil && !bridge.receiveOnly { startReplay() }
         // A person typing gets one short hint; scripts get nothing extra.
         if !isReconnect && shell.stdin?.finished == false && StdioMode.isTerminal(0) && !log.enabled(.info) {
             log.warning("connected to \(client.url.display); one JSON message per line, Ctrl-D to close")
@@ -259,13 +281,10 @@ public final class ClientSession: SessionDriver {
 
     private func startStdin() {
         // The per-message closures (here and the channel's handler) hold the
-        // session unretained and call it without a retain/release pair (nor
-        // the checked unowned load); the session owns the pump and the
-        // channel and outlives both.
+        // session unretained (UnretainedReferences.swift).
         let pump = shell.makeStdin(
-            deliver: { [session = Unmanaged.passUnretained(self)] message in
-                session._withUnsafeGuaranteedRef { $0.deliver(message) }
-            },
+            deliver: script?.wraps == true ? { [unowned self] message in self.deliverWrapped(message) }
+                : { [session = unretainedSelf] message in session.use { $0.deliver(message) } },
             afterBatch: { [unowned self] in
                 self.channel?.flush()
                 self.sender.updateFlow(of: self.shell.stdin)
@@ -287,6 +306,7 @@ public final class ClientSession: SessionDriver {
     private func pump() {
         sender.pump()
         sender.updateFlow(of: shell.stdin)
+        script?.player?.resume()
         reportProgress()
     }
 
@@ -317,6 +337,7 @@ public final class ClientSession: SessionDriver {
     func finalReport() {
         interactive?.finish()
         ending.reportUnmatched(log: log, status: &shell.status)
+        scriptFinalReport()
         reportMetrics()
     }
 }

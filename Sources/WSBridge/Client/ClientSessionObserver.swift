@@ -14,4 +14,6 @@ protocol ClientSessionObserver: AnyObject {
     /// or a message sent again for its --ack.
     func sent(_ message: OutgoingMessage)
     func pong(_ payload: UnsafeRawBufferPointer)
+    /// A keepalive ping's round trip.
+    func roundTrip(_ nanos: Int64)
 }

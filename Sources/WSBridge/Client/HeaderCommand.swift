@@ -1,10 +1,5 @@
 import WSCore
 import WSTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `--header-command CMD` (wspipe(1): OPTIONS, Connection): `sh -c CMD`,
 /// run before every connection attempt, prints headers for the handshake,
@@ -12,17 +7,22 @@ import Darwin
 /// --header-file), so that each attempt can carry a fresh token.
 ///
 /// It runs on the loop without blocking it: its stdout is read as it comes,
-/// and the exit is polled for after EOF (a few milliseconds, normally).
-/// Its stdin is /dev/null (wspipe's stdin belongs to the session), its
-/// stderr wspipe's. The caller's deadline (--connect-timeout) cancels it,
-/// which kills and reaps it.
+/// and its exit is polled for meanwhile (from a millisecond apart to 50 ms).
+/// The output ends at its exit, not at EOF: a process it left in the
+/// background holding its stdout does not hold up the attempt (and is
+/// killed with the rest of its process group, `Subprocess`). Its stdin is
+/// /dev/null (wspipe's stdin belongs to the session), its stderr wspipe's
+/// (`errors` gets what it writes there when wspipe's is a pipe). The
+/// caller's deadline (--connect-timeout) cancels it, which kills and reaps it.
 final class HeaderCommand {
     /// More output than any set of headers needs.
     static let maxOutput = 64 << 10
 
     private let command: String
     private let loop: EventLoop
-    private var process: CommandProcess?
+    private let errors: () -> Destination?
+    private var process: Subprocess?
+    private var errorCopy: ChildOutput?
     private var output: [UInt8] = []
     private var watching = false
     private var pollTimer: EventLoop.TimerID?
@@ -34,19 +34,29 @@ final class HeaderCommand {
         var description: String { "--header-command: \(reason)" }
     }
 
-    init(command: String, loop: EventLoop) {
+    /// `errors`: where what the command writes to stderr goes when it
+    /// cannot share wspipe's (nil: dropped).
+    init(command: String, loop: EventLoop, errors: @escaping () -> Destination? = { nil }) {
         self.command = command
         self.loop = loop
+        self.errors = errors
     }
 
     func start(_ completion: @escaping (Result<[(name: String, value: String)], Failure>) -> Void) {
         self.completion = completion
         do {
-            let process = try CommandProcess.spawn(command, .init(feedsInput: false, capturesOutput: true,
-                                                                              ownProcessGroup: true))
+            let process = try Subprocess.spawn(command, .init(input: .null, output: .pipe))
             self.process = process
+            if process.errorFD >= 0 {
+                if let destination = errors() {
+                    errorCopy = ChildOutput(.errors, of: process, to: destination, loop: loop)
+                } else {
+                    process.closeErrors()
+                }
+            }
             watching = true
             loop.watch(process.outputFD, .read) { [unowned self] _ in self.readOutput() }
+            awaitExit()
         } catch {
             finish(.failure(Failure(reason: error.message)))
         }
@@ -60,13 +70,15 @@ final class HeaderCommand {
         if let pollTimer { loop.cancel(pollTimer) }
         pollTimer = nil
         guard let process else { return }
-        process.send(signal: SIGKILL)
+        process.send(.kill)
         process.wait()
+        errorCopy?.finishAfterExit()
+        errorCopy = nil
         self.process = nil
     }
 
     private func readOutput() {
-        guard let process else { return }
+        guard let process, watching else { return }
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while true {
             switch chunk.withUnsafeMutableBytes({ FD.read(process.outputFD, into: $0) }) {
@@ -76,14 +88,13 @@ final class HeaderCommand {
             case .wouldBlock:
                 return
             case .eof, .error:
-                stopReading()
-                return awaitExit()
+                return stopReading()
             }
         }
     }
 
-    /// stdout is over: the exit follows at once, normally; look for it
-    /// without blocking, more and more patiently.
+    /// Looks for the exit without blocking, more and more patiently; at the
+    /// exit, what the pipe holds is the rest of the output.
     private func awaitExit() {
         guard let process else { return }
         guard process.reapIfExited() else {
@@ -94,10 +105,14 @@ final class HeaderCommand {
             pollDelayNanos = min(pollDelayNanos * 2, 50_000_000)
             return
         }
+        readOutput()
+        guard completion != nil else { return }   // too much output: failed
+        stopReading()
+        errorCopy?.finishAfterExit()
+        errorCopy = nil
         self.process = nil
         guard process.exitCode == 0 else {
-            let status = process.exitCode.map { "exited with status \($0)" } ?? "was killed by a signal"
-            return finish(.failure(Failure(reason: "'\(command)' \(status)")))
+            return finish(.failure(Failure(reason: "'\(command)' \(process.exitDescription)")))
         }
         switch Self.parse(output) {
         case .success(let headers): finish(.success(headers))

@@ -1,3 +1,4 @@
+import WSJSON
 /// How long the Close waits at stdin EOF for the replies of what was sent
 /// (wspipe(1): OPTIONS, Ending, --linger and --reply): a request/response
 /// server stops answering once it has a Close, so `echo REQUEST | wspipe URL`
@@ -31,8 +32,8 @@
 /// quiet time after the message before it, and that one's request carried no
 /// "id" (or the server does not echo it).
 ///
-/// Cost: a sent message is looked at only while fewer than `trackedIDs` ids
-/// were recorded on the connection; an incoming one only while an id is owed
+/// Cost: only the first `trackedIDs` sent messages of a connection are
+/// looked at; an incoming one only while an id is owed
 /// and at most `examinedArrivals` times per connection (a server that echoes
 /// none of them by then is counted instead).
 struct ReplyTracker {
@@ -56,7 +57,7 @@ struct ReplyTracker {
     private var otherArrivals = 0
     private var arrivals = 0
     private var sentCount = 0
-    private var recordedIDs = 0
+    private var sentLookedAt = 0
     private var examined = 0
     private var firstSentAt: Int64?
     private var windowNanos: Int64 = 10_000_000
@@ -88,7 +89,7 @@ struct ReplyTracker {
         arrivals = 0
         sentCount = 0
         arrivalsSeen = 0
-        recordedIDs = 0
+        sentLookedAt = 0
         examined = 0
         firstSentAt = nil
         answersEachMessage = nil
@@ -110,12 +111,14 @@ struct ReplyTracker {
     }
 
     /// A data message came in (`payload` nil: binary).
-    mutating func received(text payload: UnsafeRawBufferPointer?) {
+    /// `verdict`: the JSON check's answer that came with the message (-1: none).
+    mutating func received(text payload: UnsafeRawBufferPointer?, verdict: Int = -1) {
         // Before anything was sent on the connection a message is no reply,
         // unless its key says it is (--reply: owed since an earlier connection).
         guard firstSentAt != nil || isExplicit else { return }
         arrivals += 1
-        if !owed.isEmpty, let payload, let key = key(of: payload, recording: false), owed.removeValue(forKey: key) != nil {
+        if !owed.isEmpty, let payload, let key = key(of: payload, recording: false, verdict: verdict),
+           owed.removeValue(forKey: key) != nil {
             return
         }
         otherArrivals += 1
@@ -123,19 +126,21 @@ struct ReplyTracker {
 
     /// The value at the key path of a sent (`recording`) or received message,
     /// within the default rule's limits.
-    private mutating func key(of payload: UnsafeRawBufferPointer, recording: Bool) -> [UInt8]? {
+    private mutating func key(of payload: UnsafeRawBufferPointer, recording: Bool, verdict: Int = -1) -> [UInt8]? {
         guard readsJSON else { return nil }
         if explicitPath == nil {
             if recording {
-                guard recordedIDs < Self.trackedIDs else { return nil }
+                // Counted whether or not an id is found: an upload of
+                // messages without one must not be scanned message by message.
+                guard sentLookedAt < Self.trackedIDs else { return nil }
+                sentLookedAt += 1
             } else {
                 examined += 1
                 if examined > Self.examinedArrivals { return giveUpOnIDs() }
             }
         }
-        guard case .valid = JSONScanner.validate(payload), let base = payload.baseAddress,
+        guard case .valid = JSONScanner.validate(payload, verdict: verdict), let base = payload.baseAddress,
               let found = JSONScanner.valueRange(atPath: path, in: payload) else { return nil }
-        if recording && explicitPath == nil { recordedIDs += 1 }
         let range = JSONSkipper.trimmingWhitespace(found, in: payload)
         return Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
     }

@@ -1,4 +1,5 @@
 import WSTransport
+import WSJSON
 
 /// The endings a scripted check asks for (wspipe(1): OPTIONS, Ending):
 /// `--until` (the first incoming message with a value at a key path) and
@@ -38,9 +39,10 @@ final class ScriptedEnding {
     }
 
     /// A text message came in, already written out: the --until check.
-    func received(text payload: UnsafeRawBufferPointer) {
+    func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
         received()
-        guard let until, !matched, !fired, case .valid = JSONScanner.validate(payload), until.matches(payload) else {
+        guard let until, !matched, !fired, case .valid = JSONScanner.validate(payload, verdict: verdict),
+              until.matches(payload) else {
             return
         }
         matched = true

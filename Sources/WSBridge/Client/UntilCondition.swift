@@ -1,3 +1,4 @@
+import WSJSON
 /// `--until KEYPATH=VALUE` (wspipe(1): OPTIONS, Ending): the incoming message
 /// a scripted check waits for.
 ///

@@ -1,3 +1,4 @@
+import WSJSON
 /// A tiny appender for one-line JSON objects, `{"k":v,...}` followed by "\n",
 /// as written for events and stats (wspipe(1): OPTIONS, Diagnostics). Members come out in the order
 /// they are added; strings are escaped by `JSONScanner.appendQuoted`, numbers

@@ -30,8 +30,9 @@ public struct SessionStats: Equatable, Sendable {
         if tally.first > 0 { unconfirmedLines.append([tally.first, tally.last]) }
     }
 
-    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..,"unconfirmed":..,"unconfirmed_lines":[[first,last],..]}}\n
-    public func jsonLine() -> [UInt8] {
+    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..,"unconfirmed":..,"unconfirmed_lines":[[first,last],..],"time":".."}}\n
+    /// `time`: when the run ended (RFC 3339, UTC), left out when nil.
+    public func jsonLine(time: [UInt8]? = nil) -> [UInt8] {
         var line = JSONObjectWriter(capacity: 160)
         line.beginObject("$stats")
         line.int("messages_out", messagesOut)
@@ -45,6 +46,7 @@ public struct SessionStats: Equatable, Sendable {
         line.int("unconfirmed", unconfirmed)
         line.rawArray("unconfirmed_lines", unconfirmedLines.map { Array("[\($0[0]),\($0[1])]".utf8) })
         if let rttLastNanos { line.raw("rtt_last_ms", EventLine.milliseconds(rttLastNanos)) }
+        if let time { line.string("time", String(decoding: time, as: UTF8.self)) }
         line.endObject()
         return line.finishLine()
     }

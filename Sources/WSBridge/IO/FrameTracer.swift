@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSTerminal
 
 /// --trace: every frame both ways on stderr, one line each, as `curl
 /// --trace` shows a transfer (wspipe(1): OPTIONS, Diagnostics):

@@ -1,4 +1,5 @@
 import WSTransport
+import WSJSON
 
 /// Where the lines of incoming messages go (wspipe(1): LINES AND MESSAGES; ROUTING), shared by the
 /// client and the server: the route table, the formatters, and what a failed
@@ -42,16 +43,17 @@ final class MessageOutput {
         return valid ? routes.destination(forJSON: payload) : routes.textDestination
     }
 
-    func appendText(_ payload: UnsafeRawBufferPointer, to destination: Destination) {
+    /// `verdict`: what the JSON check already answered for these bytes, -1
+    /// when nothing is known (`JSONScanner.validate(_:verdict:)`).
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to destination: Destination) {
         if let display, display.show(payload, binary: false, goingTo: destination) { return }
-        formatters.appendText(payload, to: destination)
+        formatters.appendText(payload, verdict: verdict, to: destination)
     }
 
-    /// A text message that needs no classification: to the fallback route.
-    /// (The route table holds its destinations for the whole run: the
-    /// fallback is used without a retain/release pair.)
-    func appendToFallback(_ payload: UnsafeRawBufferPointer) {
-        Unmanaged.passUnretained(routes.fallback)._withUnsafeGuaranteedRef { appendText(payload, to: $0) }
+    /// A text message that needs no classification: to the fallback route
+    /// (used without a retain/release pair: UnretainedReferences.swift).
+    func appendToFallback(_ payload: UnsafeRawBufferPointer, verdict: Int) {
+        unretainedFallback.use { appendText(payload, verdict: verdict, to: $0) }
     }
 
     func appendBinary(_ payload: UnsafeRawBufferPointer) {

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSJSON
 
 /// One open WebSocket over a byte stream, driven by the event loop: reads go
 /// through the sans-I/O `Connection`, whose events are handed to the owner;
@@ -56,6 +57,9 @@ final class WebSocketChannel {
     var tracer: FrameTracer?
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
+    /// A Close asked for during a read is about to go out: the last chance to
+    /// send what that read called for (--answer).
+    var beforeDeferredClose: (() -> Void)?
     /// Above this much unwritten output the socket is not read (both roles),
     /// below the low water it is again. The sessions stop adding at their
     /// own high water (4 MiB), so only a message or a batch of lines goes
@@ -86,9 +90,9 @@ final class WebSocketChannel {
 
     /// Incoming text is validated as JSON by what reads it (the default
     /// output): that check, made once before delivery, stands in for the
-    /// core's UTF-8 pass (`DeliveredText`).
+    /// core's UTF-8 pass, and its answer comes with the message (`verdict`).
     func readsTextAsJSON() {
-        connection.textCheck = { DeliveredText.check($0, $1) }
+        connection.textCheck = { JSONScanner.quickCheck($0, $1) }
     }
 
     /// A client keeps a copy of every frame the kernel holds until the
@@ -334,7 +338,6 @@ final class WebSocketChannel {
             default: break
             }
             handler(.message(event))
-            DeliveredText.forget()
         }
         if outgoing.spoke { confirmSignOfLife() }
         inReceive = false
@@ -390,6 +393,7 @@ final class WebSocketChannel {
     private func applyDeferredClose() {
         guard let (code, reason) = deferredClose else { return }
         deferredClose = nil
+        beforeDeferredClose?()
         sendClose(code: code, reason: reason)
     }
 

@@ -1,18 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import WSTerminal
+import WSTransport
 
 /// The history on disk: one entry a line, appended as each line is sent, so
 /// that a crash loses nothing and two sessions at once both keep theirs.
 ///
 /// An entry may hold line breaks (a pasted JSON value), so entries are
 /// stored escaped: `\` as `\\`, LF as `\n`, CR as `\r`; every other byte as
-/// it is, so the file stays readable and grep-able. The file is created
-/// with mode 0600 (what was typed can be a token) and its directories with
-/// 0700 (XDG Base Directory spec). When it holds twice `limit` lines it is
-/// rewritten with the newest `limit` (through a temporary file and rename(2)).
+/// it is, so the file stays readable and grep-able. What was typed can be a
+/// token, so the file is kept at mode 0600, an existing one included (its
+/// mode is put back when it is read and when it is written), and wspipe's
+/// own directory (one named `wspipe`, as in the default path) at 0700; missing directories
+/// above it are created with 0700 (XDG Base Directory spec). When it holds
+/// twice `limit` lines it is rewritten with the newest `limit` (through a
+/// temporary file and rename(2)).
 ///
 /// No failure is fatal: the first one is returned as a warning to show,
 /// later ones are silent, and the history keeps working in memory.
@@ -24,10 +24,25 @@ struct HistoryFile {
     private var warned = false
     /// Files larger than this are read from their last `maxReadBytes` only.
     static let maxReadBytes = 8 << 20
+    static let fileMode: UInt32 = 0o600
+    static let directoryMode: UInt32 = 0o700
 
     init(path: String, limit: Int) {
         self.path = path
         self.limit = max(1, limit)
+    }
+
+    /// The directory the file is in, nil for a bare name (the current directory).
+    private var directory: String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The directory holding the file is wspipe's (`…/wspipe`, as in the
+    /// default path), so its mode is wspipe's to keep at 0700; the
+    /// directory of a file elsewhere (WSPIPE_HISTFILE=/tmp/h) is left alone.
+    private var ownsDirectory: Bool {
+        directory.map { $0 == "wspipe" || $0.hasSuffix("/wspipe") } ?? false
     }
 
     /// `$XDG_STATE_HOME/wspipe/history`, or `~/.local/state/wspipe/history`
@@ -44,13 +59,20 @@ struct HistoryFile {
     /// The newest `limit` entries, oldest first; a missing file is an empty
     /// history, any other failure a warning.
     mutating func load() -> (entries: [String], warning: String?) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return ([], nil) }
-            return ([], failure("cannot read"))
+        let fd: Int32
+        switch FD.open(path, .read) {
+        case .success(let opened): fd = opened
+        case .failure(let error):
+            if error.isNotFound { return ([], nil) }
+            return ([], failure("cannot read", error))
         }
-        defer { _ = close(fd) }
-        guard let bytes = Self.readTail(fd) else { return ([], failure("cannot read")) }
+        defer { FD.close(fd) }
+        if let error = keepPrivate(fd) { return ([], failure("cannot protect", error)) }
+        let bytes: [UInt8]
+        switch Self.readTail(fd) {
+        case .success(let read): bytes = read
+        case .failure(let error): return ([], failure("cannot read", error))
+        }
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true)
         lineCount = lines.count
         if lines.count > limit { lines.removeFirst(lines.count - limit) }
@@ -59,25 +81,29 @@ struct HistoryFile {
 
     /// The whole file, or its last `maxReadBytes` bytes from the first line
     /// that starts within them.
-    private static func readTail(_ fd: Int32) -> [UInt8]? {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
+    private static func readTail(_ fd: Int32) -> Result<[UInt8], IOError> {
         var skipFirstLine = false
-        if Int(st.st_size) > maxReadBytes {
-            guard lseek(fd, off_t(-maxReadBytes), SEEK_END) >= 0 else { return nil }
+        if let size = FD.status(fd)?.size, size > maxReadBytes {
+            if let error = FD.seek(fd, toBeforeEnd: maxReadBytes) { return .failure(error) }
             skipFirstLine = true
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 { bytes.append(contentsOf: chunk[0..<n]); continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return nil }
-            break
+        return FD.readAll(fd).map { read in
+            var bytes = read
+            if skipFirstLine, let firstBreak = bytes.firstIndex(of: 0x0A) { bytes.removeSubrange(...firstBreak) }
+            return bytes
         }
-        if skipFirstLine, let firstBreak = bytes.firstIndex(of: 0x0A) { bytes.removeSubrange(...firstBreak) }
-        return bytes
+    }
+
+    /// The file (open as `fd`) back to 0600, and wspipe's directory to
+    /// 0700, when something else changed them (or an older wspipe made them).
+    private func keepPrivate(_ fd: Int32) -> IOError? {
+        if let mode = FD.status(fd)?.permissions, mode != Self.fileMode,
+           let error = FD.setPermissions(fd, Self.fileMode) {
+            return error
+        }
+        guard ownsDirectory, let directory, let mode = FileSystem.permissions(directory),
+              mode != Self.directoryMode else { return nil }
+        return FileSystem.setPermissions(directory, Self.directoryMode)
     }
 
     // MARK: writing
@@ -89,66 +115,56 @@ struct HistoryFile {
         if lineCount + 1 > 2 * limit { return rewrite(entries) }
         var line = Self.escape(entry)
         line.append(0x0A)
-        guard ensureDirectory() else { return failure("cannot create the directory of") }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return failure("cannot write") }
-        defer { _ = close(fd) }
+        if let error = ensureDirectory() { return failure("cannot create the directory of", error) }
+        let fd: Int32
+        switch FD.open(path, .append(creatingWithMode: Self.fileMode)) {
+        case .success(let opened): fd = opened
+        case .failure(let error): return failure("cannot write", error)
+        }
+        defer { FD.close(fd) }
+        if let error = keepPrivate(fd) { return failure("cannot protect", error) }
         // One write(2) per entry: with O_APPEND, two sessions' lines never interleave.
-        guard Self.writeAll(fd, line) else { return failure("cannot write") }
+        if let error = line.withUnsafeBytes({ FD.writeAll(fd, $0) }) { return failure("cannot write", error) }
         lineCount += 1
         return nil
     }
 
     private mutating func rewrite(_ entries: [String]) -> String? {
-        guard ensureDirectory() else { return failure("cannot create the directory of") }
-        let temporary = path + ".tmp.\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return failure("cannot write") }
+        if let error = ensureDirectory() { return failure("cannot create the directory of", error) }
+        let temporary = path + ".tmp.\(ProcessEnvironment.processID)"
+        let fd: Int32
+        switch FD.open(temporary, .replace(creatingWithMode: Self.fileMode)) {
+        case .success(let opened): fd = opened
+        case .failure(let error): return failure("cannot write", error)
+        }
         var bytes: [UInt8] = []
         for entry in entries.suffix(limit) {
             bytes.append(contentsOf: Self.escape(entry))
             bytes.append(0x0A)
         }
-        let written = Self.writeAll(fd, bytes)
-        _ = close(fd)
-        guard written, rename(temporary, path) == 0 else {
-            _ = unlink(temporary)
-            return failure("cannot write")
+        // The umask may have taken bits off the new file's mode: 0600 exactly.
+        let error = keepPrivate(fd) ?? bytes.withUnsafeBytes { FD.writeAll(fd, $0) }
+        FD.close(fd)
+        if let error = error ?? FileSystem.rename(temporary, to: path) {
+            FileSystem.remove(temporary)
+            return failure("cannot write", error)
         }
         lineCount = min(entries.count, limit)
         return nil
     }
 
     /// mkdir -p of the file's directory, new directories with mode 0700.
-    private func ensureDirectory() -> Bool {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return true }
-        let directory = String(path[..<slash])
-        var prefix = ""
-        for component in directory.split(separator: "/", omittingEmptySubsequences: true) {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return false }
-        }
-        return true
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n > 0 { done += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            return false
-        }
-        return true
+    private func ensureDirectory() -> IOError? {
+        guard let directory else { return nil }
+        return FileSystem.makeDirectories(directory, permissions: Self.directoryMode)
     }
 
     /// The first failure becomes a warning naming the file and the reason;
     /// later ones say nothing.
-    private mutating func failure(_ what: String) -> String? {
-        let reason = String(cString: strerror(errno))
+    private mutating func failure(_ what: String, _ error: IOError) -> String? {
         guard !warned else { return nil }
         warned = true
-        return "history: \(what) \(TerminalEscaping.escaping(path)): \(reason) (history kept for this session only)"
+        return "history: \(what) \(TerminalEscaping.escaping(path)): \(error.reason) (history kept for this session only)"
     }
 
     // MARK: escaping

@@ -1,10 +1,14 @@
 import WSCore
+import WSJSON
+import WSTerminal
+import WSTransport
 
 /// The interactive mode's terminal side (wspipe(1): INTERACTIVE MODE), for
 /// the client session to drive: a line editor with history, a transcript of
 /// messages and lifecycle notes printed above the prompt, and the slash
 /// commands. Pure: it never reads or writes a file descriptor (apart from the
-/// history file); every method returns the bytes to write to the terminal.
+/// history file and the saved messages' file); every method returns the
+/// bytes to write to the terminal.
 ///
 /// How a session wires it in (`InteractiveFrontend` does all of this for the
 /// client):
@@ -26,7 +30,13 @@ import WSCore
 ///   takes to send the rest of a sequence) whose expiry calls
 ///   `console.escapeTimeout()` (same output handling); cancel it on the next
 ///   feed. stdin EOF (terminal hung up) is like `.endOfInput`.
-/// - A message received: write `console.showMessage(payload, binary:, direction: .received)`.
+/// - A message received: write `console.showMessage(payload, binary:, direction: .received)`;
+///   one that goes elsewhere (a route to a file): `console.received(payload, binary:)`,
+///   which counts it and keeps it for `${.KEYPATH}`.
+/// - A keepalive pong: `console.roundTrip(nanos)`.
+/// - After either, and after a hidden message: if `console.statusIsStale`,
+///   arm a timer (~100 ms) whose expiry writes `console.refreshStatus()`:
+///   the status row is drawn again at most that often.
 ///   A message the session sends on its own (--on-connect, replay, the file of
 ///   `.sendFile`): `direction: .sent`. Messages typed by the user are echoed
 ///   by `feed` itself.
@@ -52,13 +62,26 @@ public final class InteractiveConsole {
         /// The history file; nil keeps the history in memory only.
         public var historyPath: String?
         public var historyLimit = 1000
-        /// Largest message a /binary file or a joined value may be.
-        public var maxMessageSize = 64 << 20
+        /// Largest message a /binary file or a joined value may be
+        /// (--max-message-size: the session sets it).
+        public var maxMessageSize = 0
         public var prompt = "> "
         /// For "~/" in /binary paths.
         public var home: String?
         /// The time in transcript marks (tests pin it).
         public var clock: () -> TimeOfDay = TimeOfDay.now
+        /// Bytes of messages kept for /find, /show and /resend (--history-size).
+        public var transcriptBytes = 0
+        /// The status row (off with --no-status-line or WSPIPE_PLAIN=1).
+        public var statusLine = false
+        /// The saved messages' file (/save, /send); nil: none can be saved.
+        public var savedMessagesPath: String?
+        /// --type-key's path, which /filter's type= reads.
+        public var typeKey = ["type"]
+        /// What /send fills a saved message's ${...} with.
+        public var templates = TemplateSource()
+        /// The names in a directory, for Tab after /binary (nil: unreadable).
+        public var listDirectory: (String) -> [FileSystem.DirectoryEntry]? = { _ in nil }
 
         public init() {}
 
@@ -66,6 +89,31 @@ public final class InteractiveConsole {
         /// (the caller reads the two variables: nothing here reads the environment).
         public static func historyPath(stateHome: String?, home: String?) -> String? {
             HistoryFile.defaultPath(stateHome: stateHome, home: home)
+        }
+
+        /// `$XDG_CONFIG_HOME/wspipe/messages.ndjson`, else `~/.config/wspipe/messages.ndjson`.
+        public static func savedMessagesPath(configHome: String?, home: String?) -> String? {
+            SavedMessages.defaultPath(configHome: configHome, home: home)
+        }
+    }
+
+    /// Where the values of a saved message's variables come from
+    /// (wspipe(1): TEMPLATES): the session's --capture values and its
+    /// ${seq}, shared with its other templates; ${.KEYPATH} reads the last
+    /// message received, which the console keeps itself.
+    public struct TemplateSource {
+        public var captureNames: [String]
+        public var captures: () -> (any TemplateCaptures)?
+        public var nextSequence: () -> Int
+        public var nowMillis: () -> Int64
+
+        public init(captureNames: [String] = [], captures: @escaping () -> (any TemplateCaptures)? = { nil },
+                    nextSequence: @escaping () -> Int = { 0 },
+                    nowMillis: @escaping () -> Int64 = { wallClockNanos() / 1_000_000 }) {
+            self.captureNames = captureNames
+            self.captures = captures
+            self.nextSequence = nextSequence
+            self.nowMillis = nowMillis
         }
     }
 
@@ -101,15 +149,28 @@ public final class InteractiveConsole {
         public var actions: [Action] = []
     }
 
-    private let options: Options
+    let options: Options
     private var decoder = KeyDecoder()
-    private var editor: LineEditor
-    private var renderer: EditorRenderer
-    private let formatter: TranscriptFormatter
+    var editor: LineEditor
+    var renderer: EditorRenderer
+    var formatter: TranscriptFormatter
     private var historyFile: HistoryFile?
-    private var translator: InputTranslator
+    var translator: InputTranslator
     /// Shown above the prompt by `start()` (a history file that could not be read).
     private var startupWarning: String?
+    /// The messages shown, kept for /find, /show and /resend.
+    var transcript: Transcript
+    var filter: MessageFilter?
+    var status = StatusLine()
+    /// The status row changed since it was drawn (see `refreshStatus`).
+    private(set) var statusIsStale = false
+    /// The last text message received that was JSON, for ${.KEYPATH}.
+    var lastReceived: [UInt8]?
+    /// The last message sent, for /save NAME.
+    var lastSent: (payload: [UInt8], binary: Bool)?
+    /// The note suggesting -t was shown (once).
+    private var suggestedText = false
+    var completion: TabCompletion
 
     public init(options: Options) {
         self.options = options
@@ -121,9 +182,16 @@ public final class InteractiveConsole {
         }
         editor = LineEditor(prompt: options.prompt, history: HistoryList(limit: options.historyLimit, entries: entries))
         renderer = EditorRenderer(columns: options.columns, screenRows: options.rows, colors: options.colors)
-        formatter = TranscriptFormatter(colors: options.colors)
+        formatter = TranscriptFormatter(colors: options.colors, columns: options.columns, screenRows: options.rows)
         translator = InputTranslator(format: options.format, lenient: options.lenient,
                                      maxPendingBytes: options.maxMessageSize)
+        transcript = Transcript(limitBytes: options.transcriptBytes)
+        completion = TabCompletion(list: options.listDirectory, home: options.home)
+        let path = options.savedMessagesPath
+        completion.savedNames = {
+            guard let path, case .success(let contents) = SavedMessages(path: path).load() else { return [] }
+            return contents.names
+        }
     }
 
     /// The history as loaded and added to, oldest first.
@@ -135,8 +203,16 @@ public final class InteractiveConsole {
         if let warning = startupWarning { above = formatter.note(.warning(warning), at: options.clock()) }
         startupWarning = nil
         var out: [UInt8] = []
-        renderer.printAbove(above, view: editor.view, into: &out)
+        renderer.printAbove(above, view: view, into: &out)
         return out
+    }
+
+    /// What the edit area shows: the editor's line, and the status row
+    /// when it is on and the terminal is tall enough for it.
+    var view: EditorView {
+        var view = editor.view
+        if options.statusLine && renderer.screenRows >= StatusLine.minimumRows { view.footer = status.text }
+        return view
     }
 
     /// Bytes read from the terminal.
@@ -153,28 +229,107 @@ public final class InteractiveConsole {
         process(decoder.flushEscape())
     }
 
-    /// A message, printed above the prompt.
+    /// A message, printed above the prompt unless the filter hides it (then
+    /// only counted: see `statusIsStale`).
     public func showMessage(_ payload: UnsafeRawBufferPointer, binary: Bool,
                             direction: TranscriptDirection) -> [UInt8] {
-        printAbove(formatter.message(payload, binary: binary, direction: direction, at: options.clock()))
+        let isJSON = !binary && Self.isJSON(payload)
+        var above = transcribe(payload, binary: binary, direction: direction, isJSON: isJSON)
+        if direction == .received && !binary && !isJSON { above += textHint() }
+        guard !above.isEmpty else { return [] }
+        return printAbove(above)
+    }
+
+    /// A message received that the transcript does not show (routed to a
+    /// file or a command): counted, and kept for ${.KEYPATH}.
+    public func received(_ payload: UnsafeRawBufferPointer, binary: Bool) {
+        count(payload, binary: binary, direction: .received, isJSON: !binary && Self.isJSON(payload))
+        staleStatus()
     }
 
     /// A lifecycle note, printed above the prompt.
     public func show(_ note: ConsoleNote) -> [UInt8] {
-        printAbove(formatter.note(note, at: options.clock()))
+        status.follow(note)
+        return printAbove(formatter.note(note, at: options.clock()))
+    }
+
+    /// A keepalive ping's round trip, for the status row.
+    public func roundTrip(_ nanos: Int64) {
+        status.roundTripNanos = nanos
+        staleStatus()
+    }
+
+    /// The edit area drawn again when the status row changed without
+    /// anything printed (a hidden message, a pong): empty otherwise.
+    public func refreshStatus() -> [UInt8] {
+        guard statusIsStale else { return [] }
+        statusIsStale = false
+        return redraw()
     }
 
     /// The terminal's new size; returns the redrawn edit area.
     public func resize(columns: Int, rows: Int) -> [UInt8] {
         renderer.resize(columns: columns, screenRows: rows)
+        formatter.columns = columns
+        formatter.screenRows = rows
         return redraw()
     }
 
     /// The edit area drawn again from scratch (after the process was continued).
     public func redraw() -> [UInt8] {
         var out: [UInt8] = []
-        renderer.draw(editor.view, into: &out)
+        renderer.draw(view, into: &out)
+        statusIsStale = false
         return out
+    }
+
+    // MARK: the transcript
+
+    /// Numbers, counts and keeps a message, and returns its lines unless the filter hides it.
+    func transcribe(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: TranscriptDirection,
+                    isJSON: Bool) -> [UInt8] {
+        count(payload, binary: binary, direction: direction, isJSON: isJSON)
+        let time = options.clock()
+        let number = transcript.add(payload, binary: binary, direction: direction, time: time)
+        if let filter, !filter.shows(payload, binary: binary, direction: direction) {
+            status.hidden += 1
+            staleStatus()
+            return []
+        }
+        return formatter.message(payload, binary: binary, direction: direction, at: time, number: number)
+    }
+
+    private func count(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: TranscriptDirection, isJSON: Bool) {
+        switch direction {
+        case .received:
+            status.received += 1
+            guard isJSON else { return }
+            if lastReceived == nil { lastReceived = [] }
+            lastReceived!.removeAll(keepingCapacity: true)
+            lastReceived!.append(contentsOf: payload)
+        case .sent:
+            status.sent += 1
+            lastSent = (Array(payload), binary)
+        }
+    }
+
+    /// The first text received that is not JSON, while typed lines must be:
+    /// one note that -t exists.
+    private func textHint() -> [UInt8] {
+        guard options.format == .json, !suggestedText else { return [] }
+        suggestedText = true
+        return formatter.note(.info("the server sent text that is not JSON (shown as text \"...\"); if it speaks "
+                                    + "plain text, run wspipe with -t: lines are then sent as typed, and /text TEXT "
+                                    + "sends one now"), at: options.clock())
+    }
+
+    static func isJSON(_ payload: UnsafeRawBufferPointer) -> Bool {
+        if case .valid = JSONScanner.validate(payload) { return true }
+        return false
+    }
+
+    private func staleStatus() {
+        if options.statusLine { statusIsStale = true }
     }
 
     /// Erases the edit area, leaving the cursor at the start of an empty
@@ -191,8 +346,12 @@ public final class InteractiveConsole {
         var output = Output()
         guard !keys.isEmpty else { return output }
         var above: [UInt8] = []
-        var drawn = editor.view
+        var drawn = view
         for key in keys {
+            if key == .tab && !editor.isSearching {
+                complete(above: &above)
+                continue
+            }
             switch editor.handle(key) {
             case .none: break
             case .submit(let line): submit(line, above: &above, actions: &output.actions)
@@ -200,25 +359,40 @@ public final class InteractiveConsole {
             case .interrupt: output.actions.append(.interrupt)
             case .suspend: output.actions.append(.suspend)
             case .clearScreen:
-                if !above.isEmpty { renderer.printAbove(above, view: editor.view, into: &output.bytes) }
+                if !above.isEmpty { renderer.printAbove(above, view: view, into: &output.bytes) }
                 above = []
-                renderer.clearScreen(editor.view, into: &output.bytes)
-                drawn = editor.view
+                renderer.clearScreen(view, into: &output.bytes)
+                drawn = view
             }
         }
         // One drawing for the whole read: a burst of keys is one write.
         if !above.isEmpty {
-            renderer.printAbove(above, view: editor.view, into: &output.bytes)
-        } else if editor.view != drawn {
-            renderer.draw(editor.view, into: &output.bytes)
+            renderer.printAbove(above, view: view, into: &output.bytes)
+            statusIsStale = false
+        } else if view != drawn {
+            renderer.draw(view, into: &output.bytes)
+            statusIsStale = false
         }
         return output
     }
 
     private func printAbove(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
-        renderer.printAbove(bytes, view: editor.view, into: &out)
+        renderer.printAbove(bytes, view: view, into: &out)
+        statusIsStale = false
         return out
+    }
+
+    /// Tab: see TabCompletion.
+    private func complete(above: inout [UInt8]) {
+        switch completion.complete(String(editor.text[..<editor.cursor])) {
+        case .none: break
+        case .complete(let text): editor.complete(text)
+        case .list(let candidates):
+            // File names are not ours: escaped like peer text.
+            let names = candidates.map(TerminalEscaping.escaping).joined(separator: "  ")
+            above += formatter.note(text: names, at: options.clock())
+        }
     }
 
     // MARK: submitting
@@ -226,9 +400,9 @@ public final class InteractiveConsole {
     private func submit(_ line: String, above: inout [UInt8], actions: inout [Action]) {
         switch SlashCommand.parse(line) {
         case .message:
-            sendMessage(line, historyLine: line, above: &above, actions: &actions)
+            sendTyped(Array(line.utf8), historyLine: line, above: &above, actions: &actions)
         case .escapedMessage(let text):
-            sendMessage(text, historyLine: line, above: &above, actions: &actions)
+            sendTyped(Array(text.utf8), historyLine: line, above: &above, actions: &actions)
         case .command(let command):
             run(command, line: line, above: &above, actions: &actions)
         case .error(let message, let offset):
@@ -236,47 +410,40 @@ public final class InteractiveConsole {
         }
     }
 
-    private func run(_ command: SlashCommand, line: String, above: inout [UInt8], actions: inout [Action]) {
-        switch command {
-        case .ping(let text): actions.append(.ping(Array(text.utf8)))
-        case .close(let code, let reason): actions.append(.close(code: code, reason: reason))
-        case .binary(let path): actions.append(.sendFile(path: expandingHome(path)))
-        case .text(let text): send(.sendText(Array(text.utf8)), above: &above, actions: &actions)
-        case .reconnect: actions.append(.reconnect)
-        case .quit: actions.append(.quit)
-        case .help: above += formatter.note(text: SlashCommand.helpText, at: options.clock())
-        }
-        accept(line, above: &above)
-    }
-
-    private func sendMessage(_ text: String, historyLine: String, above: inout [UInt8], actions: inout [Action]) {
-        let bytes = Array(text.utf8)
-        switch options.format {
-        case .text: send(.sendText(bytes), above: &above, actions: &actions)
-        case .binary: send(.sendBinary(bytes), above: &above, actions: &actions)
-        case .json:
-            guard translateJSON(bytes, above: &above, actions: &actions) else { return }
-        }
-        accept(historyLine, above: &above)
-    }
-
-    /// A typed JSON value through the same translation as stdin lines
-    /// (envelopes, compaction). False when it was not sent: the editor keeps
-    /// it, with the error under it and the cursor on the offending byte.
-    private func translateJSON(_ bytes: [UInt8], above: inout [UInt8], actions: inout [Action]) -> Bool {
-        if bytes.allSatisfy({ JSONSkipper.isWhitespace($0) }) {
+    /// A line typed as a message: sent, or kept with the error under it.
+    private func sendTyped(_ bytes: [UInt8], historyLine: String, above: inout [UInt8], actions: inout [Action]) {
+        if options.format == .json && bytes.allSatisfy({ JSONSkipper.isWhitespace($0) }) {
             editor.accept()   // a blank line is skipped, as on stdin
-            return false
+            return
+        }
+        switch messages(bytes) {
+        case .success(let sends):
+            for action in sends { send(action, above: &above, actions: &actions) }
+            accept(historyLine, above: &above)
+        case .failure(let rejection):
+            editor.reject(rejection.message, atUTF8Offset: rejection.offset)
+        }
+    }
+
+    /// Why a message was not sent, and where in it.
+    struct Rejection: Error {
+        var message: String
+        var offset: Int
+    }
+
+    /// A message as a stdin line would become: raw with --text and --binary,
+    /// else JSON through the same translation (envelopes, compaction).
+    func messages(_ bytes: [UInt8]) -> Result<[Action], Rejection> {
+        switch options.format {
+        case .text: return .success([.sendText(bytes)])
+        case .binary: return .success([.sendBinary(bytes)])
+        case .json: break
         }
         let validation = bytes.withUnsafeBytes { JSONScanner.validate($0) }
         if let error = validation.error {
-            if options.lenient {
-                send(.sendText(bytes), above: &above, actions: &actions)
-                return true
-            }
-            editor.reject("invalid JSON at \(error.line):\(error.column): \(error.reason); not sent (/text sends text as is)",
-                          atUTF8Offset: error.offset)
-            return false
+            if options.lenient { return .success([.sendText(bytes)]) }
+            return .failure(Rejection(message: "invalid JSON at \(error.line):\(error.column): \(error.reason); "
+                                      + "not sent (/text sends text as is)", offset: error.offset))
         }
         var sent: [Action] = []
         let outcome = bytes.withUnsafeBytes { raw in
@@ -288,29 +455,30 @@ public final class InteractiveConsole {
             }
         }
         if case .rejected(let rejection) = outcome {
-            editor.reject(rejection.reason + "; not sent", atUTF8Offset: Self.offset(ofColumn: rejection.column, in: bytes))
-            return false
+            return .failure(Rejection(message: rejection.reason + "; not sent",
+                                      offset: Self.offset(ofColumn: rejection.column, in: bytes)))
         }
-        for action in sent { send(action, above: &above, actions: &actions) }
-        return true
+        return .success(sent)
     }
 
     /// Records a send and echoes it in the transcript as sent.
-    private func send(_ action: Action, above: inout [UInt8], actions: inout [Action]) {
+    func send(_ action: Action, above: inout [UInt8], actions: inout [Action]) {
         actions.append(action)
         switch action {
         case .sendText(let payload):
-            above += payload.withUnsafeBytes { formatter.message($0, binary: false, direction: .sent, at: options.clock()) }
+            above += payload.withUnsafeBytes { transcribe($0, binary: false, direction: .sent, isJSON: false) }
         case .sendBinary(let payload):
-            above += payload.withUnsafeBytes { formatter.message($0, binary: true, direction: .sent, at: options.clock()) }
+            above += payload.withUnsafeBytes { transcribe($0, binary: true, direction: .sent, isJSON: false) }
         default:
             break
         }
     }
 
-    /// The line was handled: into the history (memory and file), and a new line.
-    private func accept(_ line: String, above: inout [UInt8]) {
-        if editor.history.add(line), var file = historyFile {
+    /// The line was handled: into the history (memory and file), and a new
+    /// line. A line typed with a leading space stays out of the history, as
+    /// with bash's ignorespace (wspipe(1): INTERACTIVE MODE).
+    func accept(_ line: String, above: inout [UInt8]) {
+        if line.first != " ", editor.history.add(line), var file = historyFile {
             if let warning = file.append(line, entries: editor.history.entries) {
                 above += formatter.note(.warning(warning), at: options.clock())
             }
@@ -319,7 +487,7 @@ public final class InteractiveConsole {
         editor.accept()
     }
 
-    private func expandingHome(_ path: String) -> String {
+    func expandingHome(_ path: String) -> String {
         guard path.hasPrefix("~/"), let home = options.home, !home.isEmpty else { return path }
         return home + path.dropFirst()
     }

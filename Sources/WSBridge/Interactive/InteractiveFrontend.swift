@@ -40,6 +40,10 @@ final class InteractiveFrontend {
     /// sends a whole sequence in one write, so 50 ms only ever splits a
     /// sequence on a very slow link, and the Esc key still feels immediate.
     static let escapeTimeoutNanos: Int64 = 50_000_000
+    /// How often at most the status row is drawn again for what changed
+    /// without a line printed (hidden messages, routed ones, pongs): a
+    /// stream of hidden messages must not become a stream of redraws.
+    static let statusRefreshNanos: Int64 = 100_000_000
 
     private let settings: InteractiveSettings
     private let loop: EventLoop
@@ -55,13 +59,15 @@ final class InteractiveFrontend {
     private(set) var inputEnded = false
     private var readingInput = false
     private var escapeTimer: EventLoop.TimerID?
+    private var statusTimer: EventLoop.TimerID?
     /// The /pings waiting for their pong, oldest first, with when they left.
     private var pings: [(payload: [UInt8], sentAt: Int64)] = []
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// The window size the console draws for.
     private var size: (columns: Int, rows: Int)
 
-    init(settings: InteractiveSettings, bridge: BridgeOptions, loop: EventLoop, log: Diagnostics, events: EventSink) {
+    init(settings: InteractiveSettings, bridge: BridgeOptions, loop: EventLoop, log: Diagnostics, events: EventSink,
+         templates: InteractiveConsole.TemplateSource = .init()) {
         self.settings = settings
         self.loop = loop
         self.log = log
@@ -77,6 +83,12 @@ final class InteractiveFrontend {
         options.format = bridge.format
         options.lenient = bridge.lenient
         options.maxMessageSize = bridge.maxMessageSize
+        options.transcriptBytes = settings.transcriptBytes
+        options.statusLine = settings.statusLine
+        options.savedMessagesPath = settings.savedMessagesPath
+        options.typeKey = bridge.typeKey
+        options.templates = templates
+        options.listDirectory = { FileSystem.list($0) }
         console = InteractiveConsole(options: options)
     }
 
@@ -103,6 +115,8 @@ final class InteractiveFrontend {
         guard isActive else { return }
         isActive = false
         cancelEscapeTimer()
+        if let statusTimer { loop.cancel(statusTimer) }
+        statusTimer = nil
         if readingInput { loop.unwatch(0); readingInput = false }
         log.divert = nil
         events.divert = nil
@@ -159,9 +173,18 @@ final class InteractiveFrontend {
     }
 
     private func write(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        // A terminal that went away is noticed on the read side (EOF or EIO).
-        bytes.withUnsafeBytes { _ = FD.writeAll(settings.terminalFD, $0) }
+        if !bytes.isEmpty {
+            // A terminal that went away is noticed on the read side (EOF or EIO).
+            bytes.withUnsafeBytes { _ = FD.writeAll(settings.terminalFD, $0) }
+        }
+        if console.statusIsStale && statusTimer == nil && isActive { armStatusTimer() }
+    }
+
+    private func armStatusTimer() {
+        statusTimer = loop.schedule(afterNanos: Self.statusRefreshNanos) { [unowned self] in
+            self.statusTimer = nil
+            if self.isActive { self.write(self.console.refreshStatus()) }
+        }
     }
 
     private func note(_ note: ConsoleNote) {
@@ -256,7 +279,12 @@ extension InteractiveFrontend: MessageDisplay {
     func show(_ payload: UnsafeRawBufferPointer, binary: Bool, goingTo destination: Destination) -> Bool {
         guard isActive else { return false }
         let replaced = isTerminal(destination)
-        guard replaced || destination.spec == .stdout else { return false }
+        guard replaced || destination.spec == .stdout else {
+            // Routed elsewhere: counted, and the last message for ${.KEYPATH}.
+            console.received(payload, binary: binary)
+            write([])
+            return false
+        }
         write(console.showMessage(payload, binary: binary, direction: .received))
         return replaced
     }
@@ -300,6 +328,12 @@ extension InteractiveFrontend: ClientSessionObserver {
         case .text(let payload): write(console.showMessage(payload, binary: false, direction: .sent))
         case .binary(let payload): write(console.showMessage(payload, binary: true, direction: .sent))
         }
+    }
+
+    func roundTrip(_ nanos: Int64) {
+        guard isActive else { return }
+        console.roundTrip(nanos)
+        write([])
     }
 
     func pong(_ payload: UnsafeRawBufferPointer) {

@@ -11,11 +11,21 @@ public struct InteractiveSettings: Equatable, Sendable {
     public var historyPath: String?
     /// $HOME, for "~/" in /binary paths.
     public var home: String?
+    /// The saved messages' file (/save, /send); nil when there is no home for it.
+    public var savedMessagesPath: String?
+    /// Bytes of messages the transcript keeps for /find, /show, /resend (--history-size).
+    public var transcriptBytes: Int
+    /// The status row (off with --no-status-line or WSPIPE_PLAIN=1).
+    public var statusLine: Bool
 
-    public init(terminalFD: Int32 = 1, colors: Bool = false, historyPath: String? = nil, home: String? = nil) {
+    public init(terminalFD: Int32 = 1, colors: Bool = false, historyPath: String? = nil, home: String? = nil,
+                savedMessagesPath: String? = nil, transcriptBytes: Int = 0, statusLine: Bool = false) {
         self.terminalFD = terminalFD
         self.colors = colors
         self.historyPath = historyPath
         self.home = home
+        self.savedMessagesPath = savedMessagesPath
+        self.transcriptBytes = transcriptBytes
+        self.statusLine = statusLine
     }
 }

@@ -1,33 +1,22 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import WSTransport
 
 /// Reads the file of a `/binary FILE` command: the whole file as one
 /// message, refused when larger than the message size limit (a message the
 /// server would close the connection for is better not sent).
 public enum MessageFile {
     public static func load(_ path: String, maxBytes: Int) -> Result<[UInt8], MessageFileError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(.cannotOpen(path: path, reason: errorText())) }
-        defer { _ = close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                bytes.append(contentsOf: chunk[0..<n])
-                if bytes.count > maxBytes { return .failure(.tooLarge(path: path, maxBytes: maxBytes)) }
-                continue
-            }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .failure(.cannotRead(path: path, reason: errorText())) }
-            return .success(bytes)
+        let fd: Int32
+        switch FD.open(path, .read) {
+        case .success(let opened): fd = opened
+        case .failure(let error): return .failure(.cannotOpen(path: path, reason: error.reason))
+        }
+        defer { FD.close(fd) }
+        switch FD.readAll(fd, limit: maxBytes) {
+        case .success(let bytes) where bytes.count > maxBytes: return .failure(.tooLarge(path: path, maxBytes: maxBytes))
+        case .success(let bytes): return .success(bytes)
+        case .failure(let error): return .failure(.cannotRead(path: path, reason: error.reason))
         }
     }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
 public enum MessageFileError: Error, Equatable, CustomStringConvertible {

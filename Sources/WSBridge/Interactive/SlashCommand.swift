@@ -1,4 +1,5 @@
 import WSCore
+import WSTerminal
 
 /// The interactive mode's commands (wspipe(1): INTERACTIVE MODE): a line
 /// starting with "/" is a command, never a message; JSON cannot start with
@@ -13,6 +14,19 @@ enum SlashCommand: Equatable {
     case reconnect
     case help
     case quit
+    /// nil: show the filter; "off": clear it.
+    case filter(String?)
+    /// Empty: the last messages.
+    case find(String)
+    case show(Int)
+    /// nil: the last message sent.
+    case resend(Int?)
+    case pretty
+    case compact
+    /// nil message: the last message sent.
+    case save(name: String, message: String?)
+    /// nil: list the saved messages.
+    case send(name: String?)
 
     /// What a submitted line is.
     enum Parsed: Equatable {
@@ -26,19 +40,11 @@ enum SlashCommand: Equatable {
         case error(String, offset: Int)
     }
 
-    static let names = ["ping", "close", "binary", "text", "reconnect", "help", "quit"]
+    static let names = ["ping", "close", "binary", "text", "filter", "find", "show", "resend", "pretty", "compact",
+                        "save", "send", "reconnect", "help", "quit"]
 
-    /// The /help text.
-    static let helpText = """
-        /ping [TEXT]            send a ping; the pong shows the round trip
-        /close [CODE [REASON]]  close the connection (default 1000)
-        /binary FILE            send a file as one binary message
-        /text TEXT              send TEXT as a text message, as it is
-        /reconnect              drop the connection and connect again
-        /quit                   close and exit (also Ctrl-D, or Ctrl-C on an empty line)
-        //TEXT                  send a line starting with /
-        Keys: Up/Down history, Ctrl-R search, Alt-Enter new line, Ctrl-C clear line
-        """
+    /// The commands that take no argument: Tab completes them without a blank after.
+    static let takesNoArgument: Set<String> = ["pretty", "compact", "reconnect", "help", "quit"]
 
     /// RFC 6455 §5.5: control frame payloads are at most 125 bytes; a Close
     /// frame's reason shares them with its 2-byte code.
@@ -65,14 +71,55 @@ enum SlashCommand: Equatable {
             guard !path.isEmpty else { return .error("usage: /binary FILE", offset: line.utf8.count) }
             return .command(.binary(path: path))
         case "text": return .command(.text(argument))
-        case "reconnect", "help", "quit":
+        case "filter":
+            let expression = trimmed(argument)
+            return .command(.filter(expression.isEmpty ? nil : expression))
+        case "find": return .command(.find(trimmed(argument)))
+        case "show":
+            guard let number = Int(trimmed(argument)), number > 0 else {
+                return .error("usage: /show N, a message's number (/find lists them)", offset: line.utf8.count)
+            }
+            return .command(.show(number))
+        case "resend":
+            let text = trimmed(argument)
+            if text.isEmpty { return .command(.resend(nil)) }
+            guard let number = Int(text), number > 0 else {
+                return .error("usage: /resend [N], a sent message's number (/find out lists them)", offset: line.utf8.count)
+            }
+            return .command(.resend(number))
+        case "save": return parseSave(argument, line: line)
+        case "send":
+            let saved = trimmed(argument)
+            guard !saved.contains(" ") else {
+                return .error("usage: /send [NAME]; a name has no blanks", offset: line.utf8.count)
+            }
+            return .command(.send(name: saved.isEmpty ? nil : saved))
+        case "reconnect", "help", "quit", "pretty", "compact":
             guard trimmed(argument).isEmpty else {
                 return .error("/\(name) takes no argument", offset: argumentOffset)
             }
-            return .command(name == "quit" ? .quit : name == "help" ? .help : .reconnect)
+            switch name {
+            case "quit": return .command(.quit)
+            case "help": return .command(.help)
+            case "pretty": return .command(.pretty)
+            case "compact": return .command(.compact)
+            default: return .command(.reconnect)
+            }
         default:
             return .error(unknown(name), offset: 1)
         }
+    }
+
+    /// "/save NAME" (the last message sent), "/save NAME MESSAGE" (as typed,
+    /// ${...} included: a template is not JSON until it is filled in).
+    private static func parseSave(_ argument: String, line: String) -> Parsed {
+        let rest = argument.drop { $0 == " " }
+        let name = String(rest.prefix { $0 != " " && $0 != "\n" })
+        guard !name.isEmpty else {
+            return .error("usage: /save NAME [MESSAGE]; without MESSAGE, the last message sent", offset: line.utf8.count)
+        }
+        let message = String(rest.dropFirst(name.count).dropFirst())
+        return .command(.save(name: name, message: trimmed(message).isEmpty ? nil : message))
     }
 
     /// "/close", "/close 4000", "/close 4000 bye now".

@@ -1,29 +1,46 @@
 import WSCore
+import WSJSON
+import WSTerminal
+import WSTransport
 
 /// Which way a message in the transcript went.
 public enum TranscriptDirection: Sendable { case sent, received }
 
+/// How messages are drawn (`/pretty`, `/compact`).
+enum TranscriptMode: Equatable, Sendable {
+    /// One row when the message fits the terminal's width, else
+    /// pretty-printed (JSONLayout); a message taller than the screen folded.
+    case pretty
+    /// Every message on one row, cut with "…" at the terminal's edge.
+    case compact
+}
+
 /// Turns messages and notes into the transcript lines printed above the
 /// prompt: `> 12:01:02.123 …` for a message sent, `< …` for one received,
-/// `- …` for a note; further lines are indented under the first.
+/// `- …` for a note; further rows are indented under the first.
 ///
-/// A JSON message is pretty-printed (and coloured) when that stays readable
-/// (at most `prettyMaxLines` lines and `prettyMaxBytes` bytes), compact
-/// otherwise; text that is not JSON is shown as a quoted JSON string after
-/// `text`; binary as its size and the first bytes in hex. Nothing is ever
-/// written raw: control characters are escaped, and a long message is cut
-/// after `displayMaxBytes` bytes with its full size.
+/// The body of a message is laid out for the terminal's width (`columns`
+/// less the 15 of the mark and the time): JSON by `JSONLayout`, text that is
+/// not JSON as a quoted JSON string after `text`, binary as its size and
+/// its first bytes in hex. Nothing is ever written raw: what a terminal
+/// would act on is escaped (TerminalEscaping). A message of more rows than
+/// the screen has is folded: its first rows, then "… N more lines, /show K".
 struct TranscriptFormatter {
     typealias Direction = TranscriptDirection
 
     let colors: Bool
-    static let prettyMaxLines = 20
-    static let prettyMaxBytes = 2048
-    static let displayMaxBytes = 4096
-    static let hexPreviewBytes = 16
+    var columns: Int
+    /// The screen's height; folding keeps a message within it.
+    var screenRows: Int
+    var mode = TranscriptMode.pretty
 
-    private static let reset = Array("\u{1B}[0m".utf8)
-    private static let dim = Array("\u{1B}[2m".utf8)
+    static let hexPreviewBytes = 16
+    /// Larger messages are not laid out in the transcript (a row of their
+    /// start and their size); `/show` lays them out whole.
+    static let layoutMaxBytes = 256 << 10
+
+    private static let reset = RowWriter.reset
+    private static let dim = RowWriter.dimStyle
     private static let sentMark = Array("\u{1B}[1;36m".utf8)       // bold cyan
     private static let receivedMark = Array("\u{1B}[1;35m".utf8)   // bold magenta
     private static let good = Array("\u{1B}[32m".utf8)
@@ -34,70 +51,160 @@ struct TranscriptFormatter {
     static let margin = 15
     private static let lineBreak: [UInt8] = [0x0D, 0x0A] + Array(repeating: 0x20, count: margin)
 
+    init(colors: Bool, columns: Int = 80, screenRows: Int = 24) {
+        self.colors = colors
+        self.columns = columns
+        self.screenRows = screenRows
+    }
+
+    /// Columns for a message's body.
+    var bodyWidth: Int { max(columns - Self.margin, 10) }
+
+    /// Rows a message may take before it is folded (the prompt and the
+    /// status line keep theirs).
+    var foldRows: Int { max(screenRows - 3, 4) }
+
     // MARK: messages
 
-    func message(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: Direction, at time: TimeOfDay) -> [UInt8] {
+    /// A message's lines for the transcript. `number` is what `/show` takes
+    /// (nil when the message is not kept); `full` lays out all of it, never folded.
+    func message(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: Direction, at time: TimeOfDay,
+                 number: Int? = nil, full: Bool = false) -> [UInt8] {
         var out = header(mark: direction == .sent ? ">" : "<",
                          style: direction == .sent ? Self.sentMark : Self.receivedMark, time: time)
+        var writer = RowWriter(width: bodyWidth, colors: colors)
+        var laidOut = true
         if binary {
-            appendBinary(payload, to: &out)
+            if full { writeHexDump(payload, into: &writer) } else { writeBinary(payload, into: &writer) }
         } else {
-            appendText(payload, to: &out)
+            laidOut = writeText(payload, into: &writer, full: full)
         }
-        out.append(contentsOf: [0x0D, 0x0A])
+        var (rows, _) = writer.finish()
+        if !full { fold(&rows, laidOut: laidOut, size: payload.count, number: number) }
+        appendRows(rows, to: &out)
         return out
     }
 
-    private func appendText(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        var body: [UInt8] = []
-        // Only the start of a large message is shown: only the start is formatted.
-        var inputCut = false
-        switch JSONScanner.validate(payload) {
-        case .valid:
-            if payload.count <= 16 * Self.prettyMaxBytes {
-                let lines = JSONScanner.appendPretty(payload, into: &body)
-                if lines > Self.prettyMaxLines || body.count > Self.prettyMaxBytes { body.removeAll() }
-            }
-            if body.isEmpty {
-                let end = Self.utf8Prefix(payload, maxBytes: 16 * Self.displayMaxBytes)
-                inputCut = end < payload.count
-                JSONScanner.compact(UnsafeRawBufferPointer(rebasing: payload[..<end]), into: &body)
-            }
-        case .invalid, .incomplete:
-            appendLabel("text ", to: &out)
-            let end = Self.utf8Prefix(payload, maxBytes: Self.displayMaxBytes)
-            inputCut = end < payload.count
-            JSONScanner.appendQuoted(UnsafeRawBufferPointer(rebasing: payload[..<end]), into: &body)
+    /// Writes a text message; false when only its start was laid out (too large).
+    private func writeText(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter, full: Bool) -> Bool {
+        let whole = full || payload.count <= Self.layoutMaxBytes
+        guard case .valid = JSONScanner.validate(payload) else {
+            writeQuoted(payload, into: &writer, whole: whole)
+            return whole
         }
-        let end = Self.utf8Prefix(body, maxBytes: Self.displayMaxBytes)
-        let cut = inputCut || end < body.count
-        body.removeSubrange(end...)
-        body = TerminalEscaping.escaped(body, in: .json)
-        appendIndented(colored(body), to: &out)
-        if cut { appendLabel(" … (\(payload.count) bytes)", to: &out) }
+        if !whole || mode == .compact {
+            // One row of its start (a column takes a byte or more): the
+            // tokenizer reads a value cut short safely.
+            let start = UnsafeRawBufferPointer(rebasing: payload[..<Self.utf8Prefix(payload, maxBytes: 4 * writer.width)])
+            JSONLayout(start).writeCompact(into: &writer, more: start.count < payload.count)
+            return whole
+        }
+        if writeOneRow(payload, into: &writer) { return true }
+        JSONLayout(payload).writePretty(into: &writer)
+        return true
     }
 
-    private func appendBinary(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    /// The common case: a compact message that fits on the row, coloured as
+    /// stdout colours a line, without laying out tokens. False when it does not fit.
+    private func writeOneRow(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter) -> Bool {
+        // Not worth compacting what could only fit with a mass of blanks.
+        guard payload.count <= 64 * writer.width else { return false }
+        var compact: [UInt8] = []
+        compact.reserveCapacity(payload.count)
+        JSONScanner.compact(payload, into: &compact)
+        guard compact.count <= 4 * writer.width else { return false }
+        compact = TerminalEscaping.escaped(compact, in: .json)
+        let columns = TextUnits.columns(compact)
+        guard columns <= writer.room else { return false }
+        if colors {
+            var coloured: [UInt8] = []
+            compact.withUnsafeBytes { JSONColorizer.append($0, to: &coloured) }
+            writer.write(coloured, columns: columns)
+        } else {
+            writer.write(compact, columns: columns)
+        }
+        return true
+    }
+
+    /// Text that is not JSON: `text "…"`, the quoted string wrapped (pretty)
+    /// or cut (compact).
+    private func writeQuoted(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter, whole: Bool) {
+        let end = whole ? payload.count : Self.utf8Prefix(payload, maxBytes: Self.layoutMaxBytes)
+        var quoted: [UInt8] = []
+        JSONScanner.appendQuoted(UnsafeRawBufferPointer(rebasing: payload[..<end]), into: &quoted)
+        quoted = TerminalEscaping.escaped(quoted, in: .json)
+        writer.write(Array("text ".utf8), columns: 5, style: .dim)
+        if mode == .compact {
+            if !writer.writeCut(quoted, columns: TextUnits.columns(quoted), style: .string) { writer.writeEllipsis() }
+        } else {
+            writer.writeWrapping(quoted, style: .string, indent: JSONLayout.indent, isString: true)
+        }
+    }
+
+    private func writeBinary(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter) {
         var text = "binary \(payload.count) byte" + (payload.count == 1 ? "" : "s")
         if payload.count > 0 {
             text += ": " + payload.prefix(Self.hexPreviewBytes).map { TerminalEscaping.hex($0) }.joined(separator: " ")
             if payload.count > Self.hexPreviewBytes { text += " …" }
         }
-        out.append(contentsOf: Array(text.utf8))
+        let bytes = Array(text.utf8)
+        if !writer.writeCut(bytes, columns: TextUnits.columns(bytes), style: .plain) { writer.writeEllipsis() }
     }
 
-    private func colored(_ json: [UInt8]) -> [UInt8] {
-        guard colors else { return json }
-        var out: [UInt8] = []
-        json.withUnsafeBytes { JSONColorizer.append($0, to: &out) }
-        return out
-    }
-
-    /// Appends `body`, each "\n" becoming CR LF and the margin.
-    private func appendIndented(_ body: [UInt8], to out: inout [UInt8]) {
-        for b in body {
-            if b == 0x0A { out.append(contentsOf: Self.lineBreak) } else { out.append(b) }
+    /// `/show` of a binary message: its size, then 16 bytes a row with their offset.
+    private func writeHexDump(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter) {
+        let size = Array("binary \(payload.count) byte\(payload.count == 1 ? "" : "s")".utf8)
+        writer.write(size, columns: size.count)
+        var offset = 0
+        while offset < payload.count {
+            let row = payload[offset..<min(offset + 16, payload.count)]
+            let hexOffset = String(offset, radix: 16)
+            let text = String(repeating: "0", count: max(0, 8 - hexOffset.count)) + hexOffset + "  "
+                + row.map { TerminalEscaping.hex($0) }.joined(separator: " ")
+            writer.newRow()
+            writer.write(Array(text.utf8), columns: text.utf8.count, style: .plain)
+            offset += 16
         }
+    }
+
+    /// A message on the writer's current row, cut with "…" at its end (the /find list).
+    private func writeSummary(_ payload: UnsafeRawBufferPointer, binary: Bool, into writer: inout RowWriter) {
+        if binary { return writeBinary(payload, into: &writer) }
+        let start = UnsafeRawBufferPointer(rebasing: payload[..<Self.utf8Prefix(payload, maxBytes: 4 * bodyWidth)])
+        if case .valid = JSONScanner.validate(payload) {
+            JSONLayout(start).writeCompact(into: &writer, more: start.count < payload.count)
+            return
+        }
+        var compact = self
+        compact.mode = .compact
+        compact.writeQuoted(start, into: &writer, whole: true)
+    }
+
+    /// Cuts `rows` to `foldRows`, the last saying how much is not shown.
+    private func fold(_ rows: inout [[UInt8]], laidOut: Bool, size: Int, number: Int?) {
+        guard rows.count > foldRows || !laidOut else { return }
+        let show = number.map { ", /show \($0)" } ?? " (no longer kept)"
+        let text: String
+        if laidOut {
+            let hidden = rows.count - (foldRows - 1)
+            rows.removeLast(hidden)
+            text = "… \(hidden) more lines" + show
+        } else {
+            text = "… \(size) bytes in all" + show
+        }
+        var writer = RowWriter(width: bodyWidth, colors: colors)
+        let bytes = Array(text.utf8)
+        if !writer.writeCut(bytes, columns: TextUnits.columns(bytes), style: .dim) { writer.writeEllipsis() }
+        rows.append(writer.finish().rows[0])
+    }
+
+    /// Appends the rows, each after the margin but the first, CR LF after each.
+    private func appendRows(_ rows: [[UInt8]], to out: inout [UInt8]) {
+        for (k, row) in rows.enumerated() {
+            if k > 0 { out.append(contentsOf: Self.lineBreak) }
+            out.append(contentsOf: row)
+        }
+        out.append(contentsOf: [0x0D, 0x0A])
     }
 
     /// Length of the longest prefix of `bytes` of at most `maxBytes` that does
@@ -116,14 +223,59 @@ struct TranscriptFormatter {
         return self.note(text: text, style: style, at: time)
     }
 
-    /// A note of several lines (the /help text) or any other text of ours.
+    /// A note of several lines (the /help text) or any other text of ours,
+    /// each line wrapped at the terminal's width under the margin.
     func note(text: String, style: [UInt8]? = nil, at time: TimeOfDay) -> [UInt8] {
         var out = header(mark: "-", style: Self.dim, time: time)
-        if colors, let style { out.append(contentsOf: style) }
-        appendIndented(Array(text.utf8), to: &out)
-        if colors, style != nil { out.append(contentsOf: Self.reset) }
-        out.append(contentsOf: [0x0D, 0x0A])
+        var writer = RowWriter(width: bodyWidth, colors: colors)
+        for (k, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if k > 0 { writer.newRow() }
+            writer.writeProse(Array(line.utf8), style: style.map { .sgr($0) } ?? .plain, indent: 0)
+        }
+        appendRows(writer.finish().rows, to: &out)
         return out
+    }
+
+    /// Rows of our own (the /find list), under a note's mark and time.
+    func note(rows: [[UInt8]], at time: TimeOfDay) -> [UInt8] {
+        var out = header(mark: "-", style: Self.dim, time: time)
+        appendRows(rows, to: &out)
+        return out
+    }
+
+    /// `/find`: a heading, then a row for each message: its number, its
+    /// direction, its time, and as much of it as fits.
+    func listing(heading: String, entries: [Transcript.Entry], at time: TimeOfDay) -> [UInt8] {
+        var writer = RowWriter(width: bodyWidth, colors: colors)
+        writer.writeProse(Array(heading.utf8), style: .plain, indent: 0)
+        for entry in entries {
+            writer.newRow()
+            let label = Array("#\(entry.number) \(entry.direction == .sent ? ">" : "<") \(entry.time) ".utf8)
+            writer.write(label, columns: label.count, style: .dim)
+            entry.payload.withUnsafeBytes { writeSummary($0, binary: entry.binary, into: &writer) }
+        }
+        return note(rows: writer.finish().rows, at: time)
+    }
+
+    /// `/help`: the commands, then the keys, the descriptions in a column
+    /// of their own (below the usage on a narrow terminal).
+    func help(at time: TimeOfDay) -> [UInt8] {
+        var writer = RowWriter(width: bodyWidth, colors: colors)
+        let usageWidth = (InteractiveHelp.commands + InteractiveHelp.keys).map(\.usage.count).max() ?? 0
+        let column = usageWidth + 2 <= bodyWidth / 2 ? usageWidth + 2 : 4
+        func write(_ entries: [InteractiveHelp.Entry]) {
+            for entry in entries {
+                if writer.column > 0 { writer.newRow() }
+                writer.write(Array(entry.usage.utf8), columns: entry.usage.count, style: .punctuation)
+                if writer.column + 1 > column { writer.newRow(indent: column) } else { writer.blanks(column - writer.column) }
+                writer.writeProse(Array(entry.text.utf8), style: .plain, indent: column)
+            }
+        }
+        write(InteractiveHelp.commands)
+        writer.newRow()
+        writer.write(Array("Keys:".utf8), columns: 5, style: .plain)
+        write(InteractiveHelp.keys)
+        return note(rows: writer.finish().rows, at: time)
     }
 
     private static func describe(_ note: ConsoleNote) -> (String, [UInt8]?) {
@@ -188,11 +340,5 @@ struct TranscriptFormatter {
         if colors { out.append(contentsOf: Self.reset) }
         out.append(0x20)
         return out
-    }
-
-    private func appendLabel(_ label: String, to out: inout [UInt8]) {
-        if colors { out.append(contentsOf: Self.dim) }
-        out.append(contentsOf: Array(label.utf8))
-        if colors { out.append(contentsOf: Self.reset) }
     }
 }

@@ -1,4 +1,5 @@
 import WSCore
+import WSJSON
 
 /// The `{"$text":"…"}` and `{"$binary":"…"}` envelopes (wspipe(1): LINES AND
 /// MESSAGES): a JSON object whose only member is one of those keys stands for

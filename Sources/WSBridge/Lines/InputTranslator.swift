@@ -1,4 +1,5 @@
 import WSCore
+import WSJSON
 
 /// Turns stdin lines into outgoing messages (wspipe(1): LINES AND MESSAGES, "Outgoing"): validates
 /// JSON, unwraps `{"$text":…}` / `{"$binary":…}`, joins a pretty-printed value
@@ -33,6 +34,8 @@ struct InputTranslator {
     let lenient: Bool
     /// Largest value accepted while joining lines; beyond it the value is rejected.
     let maxPendingBytes: Int
+    /// What the report of a text line that is not UTF-8 suggests.
+    var invalidTextHint = "-b sends lines as binary"
 
     private(set) var lineNumber = 0
     /// A JSON value not finished yet.
@@ -56,7 +59,7 @@ struct InputTranslator {
             // A text frame must be UTF-8 (RFC 6455 §5.6): another byte would
             // make the peer fail the connection, so the line is refused here.
             guard UTF8Validator.isValid(line) else {
-                return .rejected(Rejection(line: lineNumber, column: 1, reason: "not valid UTF-8 (-b sends lines as binary)"))
+                return .rejected(Rejection(line: lineNumber, column: 1, reason: "not valid UTF-8 (\(invalidTextHint))"))
             }
             send(.text(line)); return .sent
         case .binary:

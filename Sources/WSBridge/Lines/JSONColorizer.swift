@@ -1,13 +1,16 @@
-/// ANSI colours for JSON lines written to a terminal (issue 5: only when
-/// stdout is a TTY, never with NO_COLOR, never into a pipe). The input is one
+import WSTerminal
+
+/// ANSI colours for JSON lines written to a terminal (wspipe(1): ENVIRONMENT,
+/// NO_COLOR: only when stdout is a TTY, never with NO_COLOR, never into a pipe). The input is one
 /// valid, compact-or-not JSON line; every byte is kept, escapes are only
 /// inserted around tokens, so copying from the terminal gives the same JSON.
 enum JSONColorizer {
-    private static let key = Array("\u{1B}[34;1m".utf8)       // bold blue, as jq
-    private static let string = Array("\u{1B}[32m".utf8)      // green
+    // The one palette of JSON at a terminal, shared with the transcript's layout.
+    private static let key = RowWriter.Style.key.sgr                  // bold blue, as jq
+    private static let string = RowWriter.Style.string.sgr            // green
     private static let number = Array("\u{1B}[0m".utf8)       // plain
-    private static let literal = Array("\u{1B}[90m".utf8)     // grey: true false null
-    private static let punctuation = Array("\u{1B}[1m".utf8)  // bold: { } [ ] : ,
+    private static let literal = RowWriter.Style.literal.sgr          // grey: true false null
+    private static let punctuation = RowWriter.Style.punctuation.sgr  // bold: { } [ ] : ,
     private static let reset = Array("\u{1B}[0m".utf8)
 
     /// Appends `line` (ending in "\n") to `out` with colours.

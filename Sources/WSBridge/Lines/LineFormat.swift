@@ -7,13 +7,3 @@ public enum LineFormat: Sendable {
     /// Raw line mode: lines go out as binary frames (-b).
     case binary
 }
-
-/// How binary messages are written in raw line mode (`--binary-output`, whose
-/// values are the raw values).
-public enum BinaryOutputMode: String, CaseIterable, Sendable { case raw, base64, drop }
-
-/// An outgoing message, pointing at bytes valid only for the call it is passed to.
-public enum OutgoingMessage {
-    case text(UnsafeRawBufferPointer)
-    case binary(UnsafeRawBufferPointer)
-}

@@ -1,10 +1,5 @@
 import WSCore
 import WSTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Cuts a byte stream (stdin) into lines without copying them: bytes are
 /// appended as they are read, and complete lines are handed out as views into
@@ -51,11 +46,11 @@ struct LineSplitter {
         buffer.withReadableBytes { all in
             guard let base = all.baseAddress else { return }
             while keepGoing && scanFrom < all.count {
-                guard let hit = memchr(base + scanFrom, Int32(sep), all.count - scanFrom) else {
+                guard let found = Bytes.firstIndex(of: sep, in: base + scanFrom, count: all.count - scanFrom) else {
                     scanFrom = all.count
                     break
                 }
-                let end = base.distance(to: UnsafeRawPointer(hit))
+                let end = scanFrom + found
                 var lineEnd = end
                 if stripCR && lineEnd > consumed && all[lineEnd - 1] == 13 { lineEnd -= 1 }
                 keepGoing = body(UnsafeRawBufferPointer(rebasing: all[consumed..<lineEnd]))

@@ -1,4 +1,6 @@
 import WSCore
+import WSJSON
+import WSTerminal
 
 /// Turns incoming messages into stdout bytes (wspipe(1): LINES AND MESSAGES, "Incoming"): in JSON
 /// mode exactly one NDJSON line per message; in raw mode the payload and the
@@ -21,13 +23,19 @@ struct OutputFormatter {
     private static let binarySuffix = Array(#""}"#.utf8)
 
     func appendText(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        if forTerminal { return appendForTerminal(out: &out) { plain.appendText(payload, to: &$0) } }
+        appendText(payload, verdict: -1, to: &out)
+    }
+
+    /// `verdict`: what the JSON check already answered for these bytes (an
+    /// incoming message carries it), -1 when nothing is known.
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to out: inout [UInt8]) {
+        if forTerminal { return appendForTerminal(out: &out) { plain.appendText(payload, verdict: verdict, to: &$0) } }
         guard format == .json else {
             Self.append(payload, to: &out)
             if let separator { out.append(separator) }
             return
         }
-        appendJSONLine(payload, JSONScanner.validate(payload), to: &out)
+        appendJSONLine(payload, JSONScanner.validate(payload, verdict: verdict), to: &out)
     }
 
     /// JSON mode, uncoloured, with the payload's validation at hand.

@@ -11,6 +11,7 @@ final class StdinPump {
     private var splitter: LineSplitter
     private var translator: InputTranslator
     private let strict: Bool
+    private let wrapping: Bool
     private let maxWholeInput: Int
     private let log: Diagnostics
     /// Sends one message; returns false when it could not be sent.
@@ -46,6 +47,8 @@ final class StdinPump {
         var maxPendingBytes: Int
         /// --rate: the interval between messages; nil = as fast as they come.
         var rateIntervalNanos: Int64? = nil
+        /// --wrap: lines are raw text for a template (the hints say so).
+        var wrapping = false
     }
 
     init(fd: Int32 = 0, loop: EventLoop, settings: Settings, log: Diagnostics,
@@ -56,6 +59,8 @@ final class StdinPump {
         self.splitter = LineSplitter(separator: settings.separator)
         self.translator = InputTranslator(format: settings.format, lenient: settings.lenient,
                                           maxPendingBytes: settings.maxPendingBytes)
+        if settings.wrapping { translator.invalidTextHint = "--wrap sends each line as text" }
+        wrapping = settings.wrapping
         self.strict = settings.strict
         self.maxWholeInput = settings.maxPendingBytes
         self.log = log
@@ -212,7 +217,7 @@ final class StdinPump {
         guard !finished else { return }   // --strict stopped at an earlier one
         rejectedLines += 1
         // The first report says how to send such lines anyway; the rest stay short.
-        let how = rejectedLines == 1 ? "; --lenient sends invalid lines as text, -t sends every line as is" : ""
+        let how = rejectedLines == 1 && !wrapping ? "; --lenient sends invalid lines as text, -t sends every line as is" : ""
         log.warning("\(rejection.message) (not sent\(how))")
         events?.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column, reason: rejection.reason))
         if strict {
@@ -222,9 +227,3 @@ final class StdinPump {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,3 +1,4 @@
+import WSJSON
 /// --ack KEYPATH: sent messages with a value at KEYPATH are held until an
 /// incoming message carries the same value (raw JSON bytes, after trimming) there.
 ///

@@ -1,9 +1,11 @@
+import WSJSON
 /// --capture NAME=KEYPATH: remembers the latest raw JSON value seen at each path.
 ///
-/// wspipe(1): RECONNECT AND REPLAY: `${NAME}` in --on-connect and --on-reconnect messages is replaced
-/// by the value (as JSON), so a session id or a cursor handed out by the server
-/// can be presented again after a reconnect.
-public struct CaptureTable {
+/// wspipe(1): TEMPLATES: `${NAME}` in a template (--on-connect, --on-reconnect,
+/// --answer, --heartbeat, --wrap) is replaced by the value (as JSON), so a
+/// session id or a cursor handed out by the server can be presented again
+/// after a reconnect. `MessageTemplate` does the replacing.
+public struct CaptureTable: TemplateCaptures {
     /// Capture names, in the order given; a name given twice keeps the later path.
     private let names: [String]
     /// Key path of each capture, as the scanner wants it.
@@ -57,38 +59,5 @@ public struct CaptureTable {
     public func value(_ name: String) -> [UInt8]? {
         guard let index = names.firstIndex(of: name), captured[index] else { return nil }
         return values[index]
-    }
-
-    /// Replaces each ${NAME} with the captured raw JSON value ("null" when nothing
-    /// was captured yet); ${...} with unknown names is left unchanged.
-    ///
-    /// The scan restarts right after an unknown "${", so in "${${a}}" the inner
-    /// reference is still replaced. A "${" without a closing "}" is kept as is.
-    public func substitute(_ template: String) -> [UInt8] {
-        let text = Array(template.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count)
-        var i = 0
-        while i < text.count {
-            if text[i] == UInt8(ascii: "$"), i + 1 < text.count, text[i + 1] == UInt8(ascii: "{"),
-               let close = text[(i + 2)...].firstIndex(of: UInt8(ascii: "}")),
-               let capture = index(named: text[(i + 2) ..< close]) {
-                if captured[capture] {
-                    out.append(contentsOf: values[capture])
-                } else {
-                    out.append(contentsOf: "null".utf8)
-                }
-                i = close + 1
-            } else {
-                out.append(text[i])
-                i += 1
-            }
-        }
-        return out
-    }
-
-    /// The capture whose name is exactly these UTF-8 bytes.
-    private func index(named bytes: ArraySlice<UInt8>) -> Int? {
-        names.firstIndex { $0.utf8.elementsEqual(bytes) }
     }
 }

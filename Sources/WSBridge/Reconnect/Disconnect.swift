@@ -1,4 +1,5 @@
 import WSCore
+import WSTerminal
 
 /// Why a connection (or an attempt) ended, as far as retrying is concerned.
 /// `RetryPolicy` turns it into a verdict.
@@ -24,6 +25,8 @@ public enum Disconnect: Equatable, Sendable {
     case dropped(String)
     /// No pong to our ping within --ping-timeout.
     case pingTimeout
+    /// Nothing at all from the peer within --heartbeat-timeout.
+    case heartbeatTimeout
     /// We failed the connection (1002/1007/1009) because of what the peer sent.
     case protocolViolation(code: CloseCode, reason: String)
 }
@@ -48,6 +51,7 @@ extension Disconnect: CustomStringConvertible {
             let said = reason.isEmpty ? "" : ": \(TerminalEscaping.escaping(reason))"
             return "closed with " + (code.map { code in code.name.map { "\(code) (\($0))" } ?? "\(code)" } ?? "no status code") + said
         case .pingTimeout: return "ping timeout"
+        case .heartbeatTimeout: return "heartbeat timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"
         }
     }

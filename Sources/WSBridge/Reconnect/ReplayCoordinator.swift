@@ -1,3 +1,4 @@
+import WSJSON
 /// What makes a new connection carry on where the last one stopped
 /// (wspipe(1): RECONNECT AND REPLAY): the --on-connect / --on-reconnect
 /// messages with their `${NAME}` captures, then the messages still held for
@@ -6,26 +7,31 @@
 /// like the queue: they are already counted against --queue-limit, and their
 /// copies in the socket's output must not double that.
 final class ReplayCoordinator {
-    private let onConnect: [String]
-    private let onReconnect: [String]
+    private let onConnect: [MessageTemplate]
+    private let onReconnect: [MessageTemplate]
     private var captures: CaptureTable
+    /// `${seq}`, shared with the session's other templates.
+    private let sequence: SequenceCounter
     private var ledger: AckLedger?
     private let ackPath: [[UInt8]]?
-    /// Validates the on-connect templates like stdin lines (envelopes too).
-    private var translator: InputTranslator
+    /// Makes the on-connect messages (envelopes unwrapped, as on stdin).
+    private var renderer = TemplateRenderer()
     private var unackedReported = false
     /// The held messages this connection still has to send again: serials
     /// `next` through `last` (those acked meanwhile are skipped).
     private var resend: (next: Int, last: Int)?
 
-    init(policy: SessionPolicy, maxMessageSize: Int) {
+    init(policy: SessionPolicy, maxMessageSize: Int, sequence: SequenceCounter = SequenceCounter()) {
         onConnect = policy.onConnect
         onReconnect = policy.onReconnect
         captures = CaptureTable(policy.captures)
+        self.sequence = sequence
         ledger = policy.ackPath.map { AckLedger(path: $0) }
         ackPath = policy.ackPath.map { $0.map { Array($0.utf8) } }
-        translator = InputTranslator(format: .json, lenient: false, maxPendingBytes: maxMessageSize)
     }
+
+    /// The --capture values, for the session's other templates.
+    var captureValues: CaptureTable { captures }
 
     /// Incoming text must be validated and looked at (acks or captures).
     var watchesIncoming: Bool { ledger != nil || !captures.isEmpty }
@@ -47,10 +53,10 @@ final class ReplayCoordinator {
         }
         let templates = isReconnect && !onReconnect.isEmpty ? onReconnect : onConnect
         for template in templates {
-            var line = captures.substitute(template)
-            let outcome = line.withUnsafeMutableBytes { translator.translate(UnsafeRawBufferPointer($0), send) }
-            outcome.forEachRejection { rejection in
-                log.warning("on-connect message not sent: \(rejection.reason): \(String(decoding: line, as: UTF8.self))")
+            var values = TemplateValues(seq: template.usesSeq ? sequence.next() : 0, nowMs: TemplateRenderer.nowMillis())
+            values.captures = captures
+            if let reason = renderer.render(template, values, send) {
+                log.warning("on-connect message not sent: \(reason): \(template.source)")
             }
         }
     }

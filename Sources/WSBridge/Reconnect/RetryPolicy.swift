@@ -6,7 +6,7 @@ public enum RetryPolicy {
     /// invalidHandshake, protocolViolation -> fatal(.protocolViolation)
     public static func verdict(for disconnect: Disconnect) -> RetryVerdict {
         switch disconnect {
-        case .unreachable, .dropped, .pingTimeout:
+        case .unreachable, .dropped, .pingTimeout, .heartbeatTimeout:
             return .retry
         case .closedByClient:
             return .finished

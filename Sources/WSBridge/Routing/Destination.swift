@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WSTransport
 
 /// One output stream on the event loop: a buffered, non-blocking writer for an fd
@@ -69,7 +64,7 @@ public final class Destination {
         case borrowed(Int32)
         /// A file we opened; closed by finish().
         case owned(Int32)
-        case command(CommandProcess)
+        case command(Subprocess)
     }
 
     /// A writer for an fd wspipe inherited (stdout, stderr, fd:N); pipes and
@@ -106,7 +101,7 @@ public final class Destination {
 
     deinit {
         if watching, let fd = fd { loop?.unwatch(fd) }
-        if case .owned(let fd) = target, !finished { close(fd) }
+        if case .owned(let fd) = target, !finished { FD.close(fd) }
     }
 
     /// The fd written to; nil for a drop sink or once finish() closed it.
@@ -126,7 +121,7 @@ public final class Destination {
     }
 
     /// The pid of a `|COMMAND` route's child.
-    public var commandPID: pid_t? {
+    public var commandPID: Int32? {
         if case .command(let process) = target { return process.pid }
         return nil
     }
@@ -224,7 +219,7 @@ public final class Destination {
             finished = true
             discardPending()
             switch target {
-            case .owned(let fd): close(fd)
+            case .owned(let fd): FD.close(fd)
             case .command(let process): process.closeInput()
             case .drop, .borrowed: break
             }
@@ -236,6 +231,12 @@ public final class Destination {
     /// RouteTable closes every pipe before it waits for any child.
     func reap() {
         if case .command(let process) = target { process.wait() }
+    }
+
+    /// Blocking: writes what is pending (the end of a run, off the loop),
+    /// without finishing the destination.
+    func writePendingBlocking() {
+        writeAllBlocking()
     }
 
     private func writeAllBlocking() {
@@ -309,9 +310,8 @@ public final class Destination {
     /// our own partial line is cut, from the end).
     private func endOnWholeLine() {
         guard partialLineBytes > 0, let fd else { return }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) >= partialLineBytes else { return }
-        if ftruncate(fd, off_t(Int(info.st_size) - partialLineBytes)) == 0 { partialLineBytes = 0 }
+        guard let info = FD.status(fd), info.kind == .regular, info.size >= partialLineBytes else { return }
+        if FD.truncate(fd, to: info.size - partialLineBytes) == nil { partialLineBytes = 0 }
     }
 
     private func fail(_ reason: String) {
@@ -342,9 +342,15 @@ public final class Destination {
         return false
     }
 
-    /// Asks a `|COMMAND` child still running to stop (SIGTERM).
+    /// Asks a `|COMMAND` child still running to stop (SIGTERM to its process group).
     func stopCommand() {
-        if case .command(let process) = target { process.send(signal: SIGTERM) }
+        if case .command(let process) = target { process.send(.terminate) }
+    }
+
+    /// The `|COMMAND` child, for the route table's copies of its output.
+    var command: Subprocess? {
+        if case .command(let process) = target { return process }
+        return nil
     }
 
     /// The user-facing reason for a failed write: the reader went away, the
@@ -354,8 +360,8 @@ public final class Destination {
             if case .command = target { return "command exited" }
             return "closed"
         }
-        if error.errno == ENOSPC { return "disk full" }
-        if error.errno == EBADF { return "bad file descriptor" }
+        if error.isDiskFull { return "disk full" }
+        if error.isBadDescriptor { return "bad file descriptor" }
         return error.reason
     }
 }

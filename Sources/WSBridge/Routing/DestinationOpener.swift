@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WSTransport
 
 /// Opens each distinct destination once, remembering what it opened so a
@@ -10,6 +5,9 @@ import WSTransport
 struct DestinationOpener {
     let loop: EventLoop
     private(set) var opened: [Destination] = []
+    /// The copies of what `|COMMAND` children write to their own stdout and
+    /// stderr pipes (`ChildOutput`), when they could not share wspipe's.
+    private(set) var relays: [ChildOutput] = []
     /// (st_dev, st_ino) of each opened file, parallel to `fileDestinations`:
     /// "log" and "./log" are one file and must share one buffer.
     private var fileIDs: [(dev: UInt64, ino: UInt64)] = []
@@ -33,11 +31,26 @@ struct DestinationOpener {
             if fileDestinations.contains(where: { $0 === destination }) { return destination }
             fileDestinations.append(destination)
         case .command(let command):
-            let process = try CommandProcess.spawn(command)
+            let process: Subprocess
+            do { process = try Subprocess.spawn(command) } catch { throw RouteSpecError(error.message) }
             destination = Destination(name: spec.description, spec: spec, target: .command(process), loop: loop)
+            opened.append(destination)
+            try relayOutput(of: process)
+            return destination
         }
         opened.append(destination)
         return destination
+    }
+
+    /// The command's stdout and stderr, when they are pipes of its own, go
+    /// to wspipe's (`Subprocess`: a child never shares a non-blocking fd).
+    private mutating func relayOutput(of process: Subprocess) throws(RouteSpecError) {
+        if process.outputFD >= 0 {
+            relays.append(ChildOutput(.output, of: process, to: try destination(for: .stdout), loop: loop))
+        }
+        if process.errorFD >= 0 {
+            relays.append(ChildOutput(.errors, of: process, to: try destination(for: .stderr), loop: loop))
+        }
     }
 
     private func inherited(_ spec: DestinationSpec) throws(RouteSpecError) -> Destination {
@@ -48,7 +61,7 @@ struct DestinationOpener {
         case .fd(let n): fd = n
         default: preconditionFailure("not an inherited fd: \(spec)")
         }
-        guard fcntl(fd, F_GETFD) >= 0 else {
+        guard FD.isOpen(fd) else {
             throw RouteSpecError("\(spec): file descriptor \(fd) is not open")
         }
         StdioMode.prepare(fd)
@@ -56,35 +69,33 @@ struct DestinationOpener {
     }
 
     /// Appends (O_APPEND: lines from several writers never overwrite each
-    /// other), creates with 0644 (less the umask). A FIFO or a character
-    /// device other than a tty is made non-blocking like a pipe.
+    /// other), creates with 0644 (less the umask). A FIFO or a socket is
+    /// made non-blocking like a pipe.
     private mutating func file(_ path: String) throws(RouteSpecError) -> Destination {
         let fd: Int32
-        switch FD.open(path, O_WRONLY | O_APPEND | O_CREAT, mode: 0o644) {
+        switch FD.open(path, .append(creatingWithMode: 0o644)) {
         case .success(let opened): fd = opened
         case .failure(let error): throw RouteSpecError("cannot open '\(path)': \(error.reason)")
         }
-        var st = stat()
-        if fstat(fd, &st) == 0 {
-            let id = (dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+        if let status = FD.status(fd) {
+            let id = (dev: status.device, ino: status.inode)
             if let i = fileIDs.firstIndex(where: { $0 == id }) {
-                close(fd)
+                FD.close(fd)
                 return fileDestinations[i]
             }
             fileIDs.append(id)
-            let kind = st.st_mode & S_IFMT
-            if kind == S_IFIFO || kind == S_IFSOCK {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
+            if status.kind == .fifo || status.kind == .socket { FD.setNonBlocking(fd) }
         } else {
             fileIDs.append((dev: UInt64.max, ino: UInt64.max))
         }
         return Destination(name: path, spec: .file(path), target: .owned(fd), loop: loop)
     }
 
-    /// Closes files and command pipes opened so far and waits for the commands.
+    /// Closes files and command pipes opened so far and waits for the
+    /// commands (copying what they still write).
     func releaseAll() {
         for destination in opened { destination.finish(waitForCommand: false) }
+        ChildOutput.pumpBlocking(relays)
         for destination in opened { destination.reap() }
     }
 

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WSTransport
+import WSJSON
 
 /// Routing by message type (wspipe(1): ROUTING): which `Destination` each incoming
 /// message's line goes to. Every line goes to exactly one place; a destination
@@ -30,6 +26,10 @@ public final class RouteTable {
     /// Unescaped type value, reused (only for types spelled with escapes).
     private var scratch: [UInt8] = []
     private let onFailure: (Destination, String) -> Void
+    private let loop: EventLoop
+    /// What children write to pipes of their own instead of wspipe's
+    /// stdout and stderr, copied there (`ChildOutput`).
+    private var relays: [ChildOutput] = []
 
     /// Opens files, starts commands (sh -c, stdin = a pipe, stdout/stderr inherited),
     /// creates one Destination per distinct spec (two routes to the same file share it).
@@ -41,6 +41,7 @@ public final class RouteTable {
     public init(routes: [RouteSpec], typeKey: [String], loop: EventLoop,
                 onFailure: @escaping (Destination, String) -> Void) throws(RouteSpecError) {
         self.onFailure = onFailure
+        self.loop = loop
         typePath = typeKey.map { Array($0.utf8) }
 
         var routes = routes
@@ -84,11 +85,27 @@ public final class RouteTable {
         typeBounds = bounds
         typeTargets = targets
         destinations = opener.opened
+        relays = opener.relays
 
-        for destination in destinations {
-            destination.onFailure = { [weak self] failed, reason in self?.destinationFailed(failed, reason) }
-            destination.onDrained = { [weak self] in self?.destinationDrained() }
-        }
+        for destination in destinations { observe(destination) }
+    }
+
+    private func observe(_ destination: Destination) {
+        destination.onFailure = { [weak self] failed, reason in self?.destinationFailed(failed, reason) }
+        destination.onDrained = { [weak self] in self?.destinationDrained() }
+    }
+
+    /// wspipe's stdout or stderr (`.stdout`, `.stderr`) as a destination,
+    /// opened now if no route goes there: where a child started elsewhere
+    /// (`--exec`, `--header-command`) has what it writes to its own pipe copied.
+    func inheritedDestination(_ spec: DestinationSpec) throws(RouteSpecError) -> Destination {
+        let spec = DestinationOpener.canonical(spec)
+        if let existing = destinations.first(where: { $0.spec == spec }) { return existing }
+        var opener = DestinationOpener(loop: loop)
+        let destination = try opener.destination(for: spec)
+        destinations.append(destination)
+        observe(destination)
+        return destination
     }
 
     /// Any .type(...) route: the session must read the type.
@@ -105,7 +122,7 @@ public final class RouteTable {
               range.count > 2, payload[range.lowerBound] == 0x22   // '"', and not ""
         else { return fallback }
         let body = UnsafeRawBufferPointer(rebasing: payload[(range.lowerBound &+ 1) ..< (range.upperBound &- 1)])
-        if memchr(body.baseAddress!, 0x5C, body.count) == nil {    // no '\\'
+        if Bytes.firstIndex(of: 0x5C, in: body.baseAddress!, count: body.count) == nil {    // no '\\'
             return destination(forType: body)
         }
         scratch.removeAll(keepingCapacity: true)
@@ -120,7 +137,7 @@ public final class RouteTable {
                 let bounds = typeBounds[i]
                 // Values are never empty, so both base addresses exist here.
                 if bounds.count == type.count
-                    && memcmp(all.baseAddress! + bounds.lowerBound, type.baseAddress!, bounds.count) == 0 {
+                    && Bytes.equal(all.baseAddress! + bounds.lowerBound, type.baseAddress!, count: bounds.count) {
                     return i
                 }
             }
@@ -161,21 +178,39 @@ public final class RouteTable {
     }
 
     /// Closes files and command pipes without waiting for anything; what is
-    /// still unwritten must have been written or abandoned first.
+    /// still unwritten must have been written or abandoned first. The
+    /// stdout or stderr a command's output is still copied to stays open
+    /// for the rest of it (written out by `finish`).
     func close() {
-        for destination in destinations { destination.finish(waitForCommand: false) }
+        let fed = relays.filter { !$0.finished }.map { ObjectIdentifier($0.destination) }
+        for destination in destinations where !fed.contains(ObjectIdentifier(destination)) {
+            destination.finish(waitForCommand: false)
+        }
     }
 
-    /// The `|COMMAND` routes whose child has not exited yet (reaped meanwhile).
-    var runningCommands: [Destination] { destinations.filter { $0.commandRunning } }
+    /// The `|COMMAND` routes whose child has not exited yet (reaped meanwhile:
+    /// the copies of a reaped child's output take what it left in its pipes).
+    var runningCommands: [Destination] {
+        let running = destinations.filter { $0.commandRunning }
+        for relay in relays where !relay.finished && relay.process.waitStatus != nil { relay.finishAfterExit() }
+        return running
+    }
 
     /// At exit: flush what remains (blocking until written or failed), close the command
-    /// pipes and files, and wait (waitpid) for every command to exit, so its output is complete.
+    /// pipes and files, and wait (waitpid) for every command to exit, so its output is
+    /// complete; what commands write meanwhile is copied out. Without
+    /// `waitingForCommands` (the loop already waited as long as it would:
+    /// `OutputDrain`) only what is pending is written.
     ///
     /// Every pipe is closed before any child is waited for, so commands that
     /// feed each other (through files or fds) all see EOF.
-    public func finish() {
+    public func finish(waitingForCommands: Bool = true) {
         for destination in destinations { destination.finish(waitForCommand: false) }
+        guard waitingForCommands else {
+            for relay in relays { relay.destination.writePendingBlocking() }
+            return
+        }
+        ChildOutput.pumpBlocking(relays)
         for destination in destinations { destination.reap() }
     }
 
@@ -185,6 +220,7 @@ public final class RouteTable {
     }
 
     private func destinationDrained() {
+        for relay in relays { relay.resume() }
         if !isBackedUp { onDrained?() }
     }
 

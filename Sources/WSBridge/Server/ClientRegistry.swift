@@ -27,10 +27,17 @@ final class ClientRegistry {
     private var stallThreshold = highWater
     /// Whether stdin may run changed.
     var flowChanged: () -> Void = {}
+    /// --record: every message queued for a client, with what made it
+    /// (`recording` is the one check a message pays without --record).
+    var onSent: ((OutgoingMessage, ServerClient, MessageSource) -> Void)?
+    private let recording: Bool
+    /// What makes the messages `send` queues now (the scripted peer sets its own).
+    var source = MessageSource.input
 
     init(shell: SessionShell, sendTimeoutNanos: Int64?) {
         self.shell = shell
         self.sendTimeoutNanos = sendTimeoutNanos
+        recording = shell.bridge.script.recordPath != nil
         budget = MemoryBudget(maxMessageSize: shell.bridge.maxMessageSize)
     }
 
@@ -98,6 +105,7 @@ final class ClientRegistry {
         switch message {
         case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)
         }
+        if recording { onSent?(message, client, source) }
         checkStall(client, channel)
         return true
     }

@@ -1,3 +1,4 @@
+import WSJSON
 /// `--tag` (wspipe(1): OPTIONS, Server mode): the `"$client":N` member that says which client a line
 /// came from (stdout) or is for (stdin). Both directions work on the bytes
 /// as they are: no tree is built and every other byte stays where it was.

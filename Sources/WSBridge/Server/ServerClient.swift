@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSTerminal
 
 /// One accepted client of the server: TLS and HTTP upgrade first, then a
 /// WebSocketChannel. The session decides what to do with its messages.
@@ -52,6 +53,8 @@ final class ServerClient {
     var ownTagsRemoved = 0
     /// How the connection ended, for the client_disconnected event.
     var closeInfo: (code: CloseCode, reason: String, clean: Bool)?
+    /// --answer, --heartbeat, --replay... on this client (ServerSession+Script.swift).
+    var script: ConnectionScript?
 
     /// Why a request is refused before the upgrade.
     struct HTTPRefusal: Error { var status: Int; var reason: String }

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSTerminal
 
 /// Accepting clients: the listener, the admission of each upgrade request
 /// (path, origin, room), and what a refusal or a failed upgrade says.

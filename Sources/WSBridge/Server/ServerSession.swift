@@ -1,5 +1,7 @@
 import WSCore
 import WSTransport
+import WSJSON
+import WSTerminal
 
 /// What the server needs (wspipe(1): OPTIONS, Server mode).
 public struct ServerOptions: Sendable {
@@ -43,6 +45,8 @@ public struct ServerOptions: Sendable {
     /// --max-programs: --exec programs at once (running, or winding down
     /// after their client left); past it an upgrade is answered 503.
     public var maxPrograms = 256
+    /// --on-connect, --on-connect-file: each client is greeted with these.
+    public var onConnect: [MessageTemplate] = []
 
     public init(address: ListenAddress) { self.address = address }
 }
@@ -77,6 +81,9 @@ public final class ServerSession: SessionDriver {
     var servedOne = false
     /// --tag lines for a client that is not there (or not a client number).
     private var unaddressableLines = 0
+    /// --answer, --heartbeat, --wrap, --record, --replay and the greeting
+    /// (ServerSession+Script.swift); nil without them.
+    let script: PeerScript?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -86,7 +93,8 @@ public final class ServerSession: SessionDriver {
         self.options = options
         shell = SessionShell(bridge: bridge, log: log, events: events)
         tagging = options.tag && bridge.format == .json
-        lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose, once: options.once,
+        // A server that replays a recording keeps serving it when stdin ends.
+        lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose || bridge.script.replay != nil, once: options.once,
                                     closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
                                     closeReason: bridge.closeReason)
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
@@ -94,14 +102,19 @@ public final class ServerSession: SessionDriver {
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
         shell.watchesChildren = options.exec != nil
+        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log,
+                            greets: !options.onConnect.isEmpty)
+        wireScript()
     }
 
     public func run() -> ExitStatus {
         shell.run(self) {
+            try script?.openRecording()
             try listen()
             registry.flowChanged = { [unowned self] in
                 self.updateStdin()
                 if self.options.relay { self.updateClientReads() }
+                self.scriptFlowChanged()
             }
             // With --exec each client's program takes the place of stdin.
             if !bridge.receiveOnly && options.exec == nil { startStdin() }
@@ -156,6 +169,7 @@ public final class ServerSession: SessionDriver {
         if bridge.format == .json { client.channel?.readsTextAsJSON() }
         execs?.start(for: client)
         startKeepAlive(client)
+        scriptOpened(client)
     }
 
     /// --ping-interval: a client that does not answer our ping in time is
@@ -193,6 +207,7 @@ public final class ServerSession: SessionDriver {
         case .message(let message):
             clientMessage(message, from: client)
         case .processed:
+            client.script?.processed()
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
             registry.processed(client)
@@ -204,14 +219,17 @@ public final class ServerSession: SessionDriver {
 
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
-        case .text(let payload):
+        case .text(let payload, let verdict):
+            if let script = client.script { script.received(text: payload, verdict: verdict) }
             if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
-            if tagging, let own = withoutOwnTag(payload, from: client) {
-                return own.withUnsafeBytes { appendText($0, from: client) }
+            if tagging, let own = withoutOwnTag(payload, verdict: verdict, from: client) {
+                // Other bytes than those the verdict was given for.
+                return own.withUnsafeBytes { appendText($0, verdict: -1, from: client) }
             }
-            appendText(payload, from: client)
+            appendText(payload, verdict: verdict, from: client)
         case .binary(let payload):
+            if let script = client.script { script.received(binary: payload) }
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
             let destination = shell.output.routes.binaryDestination
@@ -238,18 +256,19 @@ public final class ServerSession: SessionDriver {
     }
 
     /// A text message's line, tagged with its client under --tag.
-    private func appendText(_ payload: UnsafeRawBufferPointer, from client: ServerClient) {
-        let destination = shell.output.destination(forText: payload)
+    /// `verdict`: the JSON check's answer that came with the message (-1: none).
+    private func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) {
+        let destination = shell.output.destination(forText: payload, isValidJSON: verdict >= 0 ? true : nil)
         let start = destination.pending.count
-        shell.output.appendText(payload, to: destination)
+        shell.output.appendText(payload, verdict: verdict, to: destination)
         if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
     }
 
     /// --tag: a client that sends its own top-level "$client" would pass for
     /// another client (readers keep the last duplicate key): the member is
     /// removed, said once per client, and each time with an event.
-    private func withoutOwnTag(_ payload: UnsafeRawBufferPointer, from client: ServerClient) -> [UInt8]? {
-        guard case .valid = JSONScanner.validate(payload),
+    private func withoutOwnTag(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) -> [UInt8]? {
+        guard case .valid = JSONScanner.validate(payload, verdict: verdict),
               let stripped = ClientTag.removingClientMembers(from: payload) else { return nil }
         client.ownTagsRemoved += 1
         if client.ownTagsRemoved == 1 {
@@ -264,7 +283,7 @@ public final class ServerSession: SessionDriver {
         switch event {
         case .message(let message):
             switch message {
-            case .text(let payload), .binary(let payload):
+            case .text(let payload, _), .binary(let payload):
                 if shell.admit(bytes: payload.count) { pair.deliver(message) }
             default:
                 clientMessage(message, from: pair.client)
@@ -282,6 +301,7 @@ public final class ServerSession: SessionDriver {
         client.keepAlive?.stop()
         client.keepAlive = nil
         registry.remove(client)
+        scriptEnded(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
         let fates = client.channel.map { $0.deliveryFates(confirmedAll: $0.peerAnsweredClose) } ?? .init()
         shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean,
@@ -312,7 +332,7 @@ public final class ServerSession: SessionDriver {
     // MARK: stdin -> clients
 
     private func startStdin() {
-        _ = shell.makeStdin(deliver: { [unowned self] message in self.deliver(message) },
+        _ = shell.makeStdin(deliver: script?.wraps == true ? wrappingDelivery() : { [unowned self] message in self.deliver(message) },
                             afterBatch: { [unowned self] in self.registry.flushAll() },
                             onEnd: { [unowned self] in
                                 self.registry.flushAll()
@@ -370,6 +390,7 @@ public final class ServerSession: SessionDriver {
     /// MESSAGES; OPTIONS, Server mode).
     func finalReport() {
         execs?.reapAll()
+        script?.finalReport(&shell.status, stats: &shell.stats)
         guard let pump = shell.stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines
         if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }

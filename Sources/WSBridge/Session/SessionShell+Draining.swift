@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WSTransport
 
 /// The end of a run (`OutputDrain`): the destinations are written out on the

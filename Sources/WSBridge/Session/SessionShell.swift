@@ -36,10 +36,9 @@ final class SessionShell {
     private(set) var output: MessageOutput!
     private(set) var stdin: StdinPump?
     private var signals: SignalWatcher?
-    /// Not weak: a weak reference gives the session a side table, which
-    /// makes every retain and release of it (several per message) the slow
-    /// kind. The session owns this shell and outlives it.
-    private unowned(unsafe) var driver: SessionDriver?
+    /// Not weak, nor retained (UnretainedReferences.swift).
+    private var driverReference: DriverReference?
+    private var driver: SessionDriver? { driverReference?.driver }
     var status = ExitStatus.success
     /// Interactive mode (set before `run`): SIGHUP ends the run like SIGTERM,
     /// and SIGWINCH calls this.
@@ -65,7 +64,7 @@ final class SessionShell {
     /// a listener); the loop runs until the driver stops it.
     func run(_ driver: SessionDriver, start: () throws -> Void) -> ExitStatus {
         defer { StdioMode.restoreAll() }
-        self.driver = driver
+        driverReference = DriverReference(driver)
         do {
             output = try MessageOutput(bridge: bridge, loop: loop, log: log, events: events)
             output.onStdoutLost = { [unowned self] error in self.stdoutLost(error) }
@@ -78,12 +77,13 @@ final class SessionShell {
         }
         loop.run()
         // The loop failed or ran out of work before the session ended: write out as before, blocking.
-        if drain.phase != .done { output.routes.finish() }
+        // (Otherwise only what commands' output left in stdout or stderr remains to write.)
+        output.routes.finish(waitingForCommands: drain.phase != .done)
         output.reportFailures(&status, ignoringRouteErrors: bridge.routeErrorsIgnored)
         stats.invalidLines = stdin?.rejectedLines ?? 0
         if let stdin, stdin.rejectedLines > 0 { status = status.combined(with: .inputRejected) }
         driver.finalReport()
-        if bridge.stats { events.write(stats.jsonLine()) }
+        if bridge.stats { events.write(stats.jsonLine(time: UTCTimestamp.now())) }
         return status
     }
 
@@ -136,16 +136,16 @@ final class SessionShell {
     }
 
     private func watchSignals() {
-        let terminal = onWindowResize == nil ? [] : [SIGHUP, SIGWINCH]
+        let terminal: [Signal] = onWindowResize == nil ? [] : [.hangup, .windowChanged]
         // SIGCHLD for --exec programs, and for |COMMAND routes, waited for at the end.
-        let children = watchesChildren || output.routes.hasCommands ? [SIGCHLD] : []
-        guard let watcher = try? SignalWatcher(signals: [SIGINT, SIGTERM] + terminal + children) else { return }
+        let children: [Signal] = watchesChildren || output.routes.hasCommands ? [.childExited] : []
+        guard let watcher = try? SignalWatcher(signals: [.interrupt, .terminate] + terminal + children) else { return }
         signals = watcher
         loop.watch(watcher.fd, .read) { [unowned self] _ in
             for signal in watcher.drain() {
                 switch signal {
-                case SIGWINCH: self.onWindowResize?()
-                case SIGCHLD:
+                case .windowChanged: self.onWindowResize?()
+                case .childExited:
                     self.driver?.childrenExited()
                     self.commandsMayHaveExited()
                 default: self.interrupted(by: signal)
@@ -154,9 +154,9 @@ final class SessionShell {
         }
     }
 
-    private func interrupted(by signal: Int32) {
+    private func interrupted(by signal: Signal) {
         interrupts += 1
-        status = status.combined(with: signal == SIGTERM ? .terminated : signal == SIGHUP ? .hangup : .interrupted)
+        status = status.combined(with: signal == .terminate ? .terminated : signal == .hangup ? .hangup : .interrupted)
         stdin?.stop()
         // Once the session has ended, the signal is the drain's.
         if drain.phase != .running { return handleDrain(.interrupted(again: interrupts > 1)) }
@@ -164,8 +164,3 @@ final class SessionShell {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

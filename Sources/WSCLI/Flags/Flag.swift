@@ -1,7 +1,7 @@
 /// Where a flag is listed in `--help` and the man page.
 public enum FlagCategory: String, CaseIterable, Sendable {
     // The order of the sections in `--help` and the man page.
-    case connection, tls, dataMode, routing, ending, reconnect, server, output, general
+    case connection, tls, dataMode, routing, ending, reconnect, scripting, server, output, general
 
     /// Section heading in `--help` (and the man page).
     public var heading: String {
@@ -12,6 +12,7 @@ public enum FlagCategory: String, CaseIterable, Sendable {
         case .routing: return "Routing"
         case .ending: return "Ending"
         case .reconnect: return "Keepalive, reconnect and replay"
+        case .scripting: return "Scripted peer"
         case .output: return "Diagnostics"
         case .server: return "Server mode"
         case .general: return "General"
@@ -65,10 +66,12 @@ public enum RunMode: CaseIterable, Sendable {
     }
 
     /// The client is interactive with -i, or when stdin and stdout are both a
-    /// terminal and -U does not leave stdin unread (wspipe(1): INTERACTIVE MODE).
+    /// terminal and -U does not leave stdin unread, nor --wrap or --replay
+    /// take it as lines or in its place (wspipe(1): INTERACTIVE MODE).
     static func of(_ o: Options, stdinIsTerminal: Bool, stdoutIsTerminal: Bool) -> RunMode {
         if o.listen != nil { return o.exec == nil ? .server : .exec }
-        if o.interactive || (stdinIsTerminal && stdoutIsTerminal && !o.reverseUnidirectional) { return .interactive }
+        let linesOfTheirOwn = o.reverseUnidirectional || o.wrap != nil || o.replay != nil
+        if o.interactive || (stdinIsTerminal && stdoutIsTerminal && !linesOfTheirOwn) { return .interactive }
         return .client
     }
 }
@@ -92,7 +95,7 @@ public enum FlagRule: Equatable, Sendable {
 }
 
 /// One command-line flag. A single definition drives parsing, `--help`, the
-/// man page and the shell completions (the ripgrep design, see STYLE.md):
+/// man page and the shell completions (as ripgrep's flag definitions do):
 /// adding a flag is adding one entry to `flagTable`, with its one-line
 /// `help`, its `defaultValue`, its `rules` and, for the man page, its `doc`.
 public struct Flag: Sendable {

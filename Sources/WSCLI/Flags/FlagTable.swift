@@ -52,8 +52,9 @@ public let flagTable: [Flag] = [
              The command runs within --connect-timeout without holding up anything else; its \
              stdin is /dev/null and its stderr is wspipe's. A command that fails (a non-zero \
              status, a line that is not a header) fails that attempt, which is reported and \
-             retried like any other (the first one only with --wait). Header values are never \
-             written to the log.
+             retried like any other (the first one only with --wait). Its output ends when it exits: \
+             a process it leaves running (holding its stdout) is ended, not waited for. Header \
+             values are never written to the log.
              """,
          ],
          apply: { o, v throws(UsageError) in o.headerCommand = try FlagValue.nonEmpty("header-command", v) }),
@@ -355,6 +356,21 @@ public let flagTable: [Flag] = [
                 """,
             ],
             apply: { $0.interactive = true }),
+    Flag(long: "history-size", valueName: "SIZE",
+         help: "Keep the newest messages of the interactive transcript up to this many bytes, "
+             + "for /find, /show and /resend.",
+         category: .dataMode, defaultValue: "4M", modes: .interactive,
+         doc: [
+             """
+             Messages hidden by /filter are kept too; a message larger than SIZE is shown but not kept. \
+             This is memory, not a file: the transcript ends with the run. See INTERACTIVE MODE.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.historySize = try FlagValue.size("history-size", v) }),
+    .toggle("no-status-line", nil, .dataMode,
+            help: "Draw no status row under the interactive prompt (WSPIPE_PLAIN=1 does the same).",
+            modes: .interactive,
+            apply: { $0.noStatusLine = true }),
 
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
@@ -444,7 +460,8 @@ public let flagTable: [Flag] = [
              It bounds the rest of the ending too. What the messages left for stdout and the \
              routes is written out while signals still work; output that no reader takes for this \
              long is dropped and reported (exit 1). A |COMMAND still running this long after its \
-             input ended gets SIGTERM (exit 1). A second SIGINT or SIGTERM ends the run at once.
+             input ended gets SIGTERM, with every process it started (exit 1). A second SIGINT or \
+             SIGTERM ends the run at once.
              """,
          ],
          apply: { o, v throws(UsageError) in o.closeTimeoutNanos = try FlagValue.duration("close-timeout", v) }),
@@ -630,16 +647,18 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
     Flag(long: "on-connect", valueName: "MSG",
          help: "Send MSG first on each connection, ${NAME} replaced by its --capture; repeat for more.",
-         category: .reconnect, repeatable: true, rules: [.clientOnly],
+         category: .reconnect, repeatable: true, modes: [.clients, .server],
          doc: [
              """
-             On reconnections the --on-reconnect messages are sent instead, when there are any.
+             On reconnections the --on-reconnect messages are sent instead, when there are any. \
+             With --listen each client is greeted with them as it connects, before anything else \
+             (${seq} counts for that client). MSG is a template: see TEMPLATES.
              """,
          ],
          apply: { o, v throws(UsageError) in o.onConnect.append(try FlagValue.nonEmpty("on-connect", v)) }),
     Flag(long: "on-connect-file", valueName: "FILE",
          help: "Send the messages in FILE, one a line, first on each connection.",
-         category: .reconnect, completion: .file, rules: [.clientOnly],
+         category: .reconnect, completion: .file, modes: [.clients, .server],
          doc: [
              """
              Blank lines are skipped. The file is read once, when wspipe starts, and its messages are \
@@ -688,6 +707,128 @@ public let flagTable: [Flag] = [
              """,
          ],
          apply: { o, v throws(UsageError) in o.ackTimeoutNanos = try FlagValue.duration("ack-timeout", v) }),
+
+    // MARK: Scripted peer (wspipe(1): SCRIPTED PEER, TEMPLATES)
+    Flag(long: "answer", valueName: "TYPE=TEMPLATE",
+         help: "Answer each incoming JSON message of type TYPE (at --type-key) with TEMPLATE on its connection; "
+             + "repeat for more types.",
+         category: .scripting, repeatable: true, modes: [.clients, .server],
+         doc: [
+             """
+             The answer goes out after the read that brought the message, ahead of the stdin lines \
+             still queued; with --listen, to that client only. The message itself is still written \
+             (a --route to drop discards it). ${.KEYPATH} in TEMPLATE is the value at KEYPATH of the \
+             message being answered: --answer 'ping={"type":"pong","id":${.id}}'. Several --answer \
+             for one TYPE answer in the order given. An answer belongs to its connection: one not \
+             yet written when the connection drops is not sent again. See TEMPLATES.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             _ = try FlagValue.answer("answer", v)
+             o.answers.append(v)
+         }),
+    Flag(long: "heartbeat", valueName: "TEMPLATE",
+         help: "Send TEMPLATE every --heartbeat-interval on each connection: an application-level keepalive.",
+         category: .scripting, modes: [.clients, .server],
+         doc: [
+             """
+             The first one goes an interval after the connection opens. With --listen each client \
+             gets its own. For the realtime protocols that expect a JSON heartbeat and drop a \
+             client that sends none (WebSocket pings do not count for them); --heartbeat-timeout \
+             notices a peer that has gone silent.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.heartbeat = try FlagValue.nonEmpty("heartbeat", v) }),
+    Flag(long: "heartbeat-interval", valueName: "DURATION",
+         help: "How often --heartbeat is sent.",
+         category: .scripting, defaultValue: "20s", rules: [.requires("heartbeat")], modes: [.clients, .server],
+         apply: { o, v throws(UsageError) in
+             o.heartbeatIntervalNanos = try FlagValue.positiveDuration("heartbeat-interval", v)
+         }),
+    Flag(long: "heartbeat-timeout", valueName: "DURATION",
+         help: "Drop a connection on which nothing at all arrives from the peer for this long.",
+         category: .scripting, defaultValue: "off", modes: [.clients, .server],
+         doc: [
+             """
+             Any data counts: a message of any kind, a ping, a pong, part of a large frame. The \
+             client then reconnects, as with --ping-timeout (the disconnected event's reason is \
+             "heartbeat timeout"); with --listen the client is dropped with 1001, as with \
+             --ping-timeout, and a heartbeat_timeout event. It needs no --heartbeat: alone it \
+             watches a peer that pushes regularly.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             o.heartbeatTimeoutNanos = try FlagValue.positiveDurationOrOff("heartbeat-timeout", v)
+         }),
+    Flag(long: "wrap", valueName: "TEMPLATE",
+         help: "Take each stdin line as raw text and send it as TEMPLATE, with ${line} the line as a JSON string.",
+         category: .scripting, modes: [.client, .server],
+         doc: [
+             """
+             tail -f chat.txt | wspipe --wrap '{"type":"chat","text":${line}}' URL sends each line \
+             of the file as a chat message, quotes, backslashes, tabs and all. The line is taken \
+             without its line end (with -0, its NUL). A line that is not UTF-8 cannot be a JSON \
+             string: it is reported with its number, not sent, and makes the exit status 6, like \
+             an invalid JSON line. With --listen the message goes to every client, each with its \
+             own ${seq}. Not with -b, --lenient or -i.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.wrap = try FlagValue.nonEmpty("wrap", v) }),
+    Flag(long: "record", valueName: "FILE",
+         help: "Append every message sent and received, and every lifecycle event, to FILE as JSON lines.",
+         category: .scripting, completion: .file, modes: [.clients, .server],
+         doc: [
+             """
+             Each line is {"t_ms":T,"dir":"out","conn":C,"msg":M}: T milliseconds since wspipe \
+             started, "dir" "out", "in" or "event", C the connection (1, then 2 after the first \
+             reconnect...) or with --listen the client's id, and M the message, which gives back its \
+             exact bytes: JSON text as itself, other text as {"$text":"..."}, binary as \
+             {"$binary":"..."}, an event as its event object (recorded whether or not --events is \
+             given). A message wspipe made from --answer, --heartbeat or --on-connect also has \
+             "src": "answer", "heartbeat" or "on_connect".
+             """,
+             """
+             Each line is written with one write(2) when its message is sent or received: nothing \
+             waits in wspipe, so a killed run keeps what it recorded. The file is bounded only by \
+             the disk; a write that fails is reported once, the recording stops there and the run \
+             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1).
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.record = try FlagValue.nonEmpty("record", v) }),
+    Flag(long: "replay", valueName: "FILE",
+         help: "Play a --record file: a client sends its out messages in place of stdin, "
+             + "a server (--listen) plays its in messages to each client that connects.",
+         category: .scripting, completion: .file, modes: [.client, .server],
+         doc: [
+             """
+             Messages keep their recorded spacing (divided by --replay-speed), or go evenly spaced \
+             with --rate; a message waiting for back-pressure delays the rest rather than letting \
+             them go in a burst. The messages wspipe had made from flags ("src") are not played: \
+             the replaying run makes its own from its own flags. The file is read and checked when \
+             wspipe starts: a line that is not a record line is a usage error naming it.
+             """,
+             """
+             A client sends the messages as it would stdin lines (queued while disconnected, sent \
+             again after a drop), and ends when they are all out, as at stdin EOF; what could not \
+             be sent is reported and makes the exit status 6. Not with -U, --wrap or -i.
+             """,
+             """
+             A server plays the whole recording to each client from the moment it connects (after \
+             the --on-connect messages), while stdin lines still go to every client; at stdin EOF \
+             it keeps serving (as with -n) until interrupted, or until its --once client leaves. \
+             Record a session with the real server, then serve it to the app under test: \
+             wspipe --record app.ndjson wss://api.example/ws, then \
+             wspipe --listen 8080 --replay app.ndjson.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.replay = try FlagValue.nonEmpty("replay", v) }),
+    Flag(long: "replay-speed", valueName: "FACTOR",
+         help: "Play --replay this many times faster than recorded (0.5 is half as fast).",
+         category: .scripting, defaultValue: "1", rules: [.requires("replay")], modes: [.client, .server],
+         doc: [
+             "Not with --rate, which spaces the messages evenly instead.",
+         ],
+         apply: { o, v throws(UsageError) in o.replaySpeed = try FlagValue.positiveDecimal("replay-speed", v) }),
 
     // MARK: Server mode (wspipe(1): OPTIONS, Server mode)
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
@@ -757,7 +898,9 @@ public let flagTable: [Flag] = [
              the client is closed with 1000, or 1011 after a non-zero status or a signal. When the \
              client leaves, the program's stdin is closed once what the client sent is written; a \
              program still running --close-timeout later gets SIGTERM, and SIGKILL after as long \
-             again. Every program is reaped, also when wspipe stops.
+             again. Every program is reaped, also when wspipe stops. Each program leads a process \
+             group of its own: the signals reach what it started, what it leaves running ends with \
+             it, and nothing it started outlives wspipe, even one killed with SIGKILL.
              """,
              """
              Back-pressure goes both ways and nothing is dropped: a program that does not read \

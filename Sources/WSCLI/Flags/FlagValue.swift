@@ -1,3 +1,4 @@
+import WSBridge
 import WSCore
 
 /// Value checks shared by the flag table's `apply` closures. Each returns the
@@ -97,6 +98,9 @@ enum FlagValue {
         guard isIdentifier(name) else {
             throw UsageError("--\(long): invalid name '\(name)' (use letters, digits and _, not starting with a digit)")
         }
+        guard !TemplateVariable.builtInNames.contains(name) else {
+            throw UsageError("--\(long): '\(name)' is a built-in template variable (${\(name)}); choose another name")
+        }
         let path = try keyPath(long, String(value[value.index(after: equals)...]))
         return (name, path)
     }
@@ -157,6 +161,23 @@ enum FlagValue {
             throw UsageError("--\(long): invalid rate '\(value)' (use e.g. 10/s, 0.5/s, 90/m)")
         }
         return Int64((perNanos / n).rounded())
+    }
+
+    /// `TYPE=TEMPLATE` split at the first '=', both sides non-empty.
+    static func answer(_ long: String, _ value: String) throws(UsageError) -> (type: String, template: String) {
+        guard let equals = value.firstIndex(of: "="), equals != value.startIndex,
+              value.index(after: equals) != value.endIndex else {
+            throw UsageError("--\(long): expected TYPE=TEMPLATE, got '\(value)'")
+        }
+        return (String(value[..<equals]), String(value[value.index(after: equals)...]))
+    }
+
+    /// A decimal number greater than 0 ("2", "0.5").
+    static func positiveDecimal(_ long: String, _ value: String) throws(UsageError) -> Double {
+        guard let number = decimal(value), number > 0, number.isFinite else {
+            throw UsageError("--\(long): expected a number greater than 0, got '\(value)'")
+        }
+        return number
     }
 
     static func isIdentifier(_ text: String) -> Bool {

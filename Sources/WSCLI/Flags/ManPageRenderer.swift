@@ -1,3 +1,4 @@
+import WSBridge
 /// The content of `man/wspipe.1`, written with `RoffPage`: the sections
 /// from NAME to SEE ALSO. OPTIONS walks `flagTable` with the same categories,
 /// order, help and defaults as `--help`, and adds each flag's rules and long
@@ -39,6 +40,12 @@ public enum ManPageRenderer {
         page.request("SH", "RECONNECT AND REPLAY")
         page.paragraphs(reconnect)
 
+        page.request("SH", "SCRIPTED PEER")
+        page.paragraphs(scriptedPeer)
+
+        page.request("SH", "TEMPLATES")
+        page.paragraphs(templates)
+
         page.request("SH", "INTERACTIVE MODE")
         interactiveMode(&page)
 
@@ -58,6 +65,14 @@ public enum ManPageRenderer {
         page.item("XDG_STATE_HOME, HOME",
                   "The interactive mode keeps its history in $XDG_STATE_HOME/wspipe/history, "
                       + "or ~/.local/state/wspipe/history without XDG_STATE_HOME.")
+        page.item("WSPIPE_HISTFILE",
+                  "The history file instead; set and empty, no history is kept on disk.")
+        page.item("XDG_CONFIG_HOME",
+                  "The interactive mode's saved messages (/save, /send) are in "
+                      + "$XDG_CONFIG_HOME/wspipe/messages.ndjson, or ~/.config/wspipe/messages.ndjson without it.")
+        page.item("WSPIPE_PLAIN",
+                  "When set to anything but the empty string, the interactive mode draws no status row "
+                      + "(as --no-status-line): for screen readers, which would read it again at every message.")
 
         page.request("SH", "EXAMPLES")
         for example in usageExamples {
@@ -108,7 +123,7 @@ public enum ManPageRenderer {
         if modes == .all { return nil }
         if modes.isDisjoint(with: .servers) {
             return modes.contains(.client) ? "Client mode only: refused with --listen."
-                : "Interactive mode only: refused with --listen."
+                : "Interactive mode only: refused in a pipe and with --listen."
         }
         if modes.isDisjoint(with: .clients) {
             return modes.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
@@ -250,9 +265,9 @@ public enum ManPageRenderer {
     static func interactiveMode(_ page: inout RoffPage) {
         page.paragraphs(interactive)
         page.paragraphs(["Keys:"])
-        for (keys, what) in interactiveKeys { page.item(keys, what) }
+        for entry in InteractiveHelp.keys { page.item(entry.usage, entry.text) }
         page.paragraphs(["Commands (a line starting with / is a command, never a message):"])
-        for (command, what) in interactiveCommands { page.item(command, what) }
+        for entry in InteractiveHelp.commands { page.item(entry.usage, entry.text) }
         page.paragraphs(interactiveRest)
     }
 
@@ -263,45 +278,49 @@ public enum ManPageRenderer {
             + "connected, with the HTTP status and the subprotocol; disconnected, with the close code, the reason "
             + "and who closed; reconnecting in N s. A message arriving while a line is being typed is printed "
             + "above it, and the line is drawn again intact. In a pipe nothing changes.",
+        "A message that fits in the terminal's width takes one row, compact and coloured, after the time. A "
+            + "larger JSON message is pretty-printed, two blanks per level, with an array of numbers, strings or "
+            + "literals kept on one line when it fits; a line wider than the terminal continues on the next rows, "
+            + "indented further, and breaks between tokens, or inside a string too long for a row of its own. A "
+            + "message longer than the screen is folded: its first rows, then \"... N more lines, /show K\". "
+            + "/compact puts every message on one row, cut at the terminal's edge; /pretty goes back. Text that is "
+            + "not JSON is shown as a quoted JSON string after text (the first time, a note suggests -t), and a "
+            + "binary message as its size and its first bytes in hex. Whatever a peer sends, what would act on "
+            + "the terminal is shown escaped.",
         "Each line typed is one message, as a stdin line would be: JSON by default, with the {\"$text\":...} "
             + "and {\"$binary\":...} envelopes; as it is with --text or --binary. "
-            + "A line that is not valid JSON is not sent: the error shows under it and the cursor goes to the "
-            + "offending character, for fixing (--lenient sends it as text instead). "
-            + "A pasted value of several lines, such as the output of jq, is one message. "
-            + "In the transcript, JSON is pretty-printed and coloured when it is short enough to read, compact "
-            + "otherwise, and a binary message shows its size and its first bytes in hex.",
-    ]
-
-    static let interactiveKeys: [(String, String)] = [
-        ("Left, Right, Ctrl-B, Ctrl-F", "Move by one character; wide and combined characters are kept whole."),
-        ("Home, End, Ctrl-A, Ctrl-E", "Move to the start or the end of the line."),
-        ("Alt-B, Alt-F, Ctrl-Left, Ctrl-Right", "Move by one word."),
-        ("Backspace, Delete", "Delete the character before or under the cursor."),
-        ("Ctrl-K, Ctrl-U, Ctrl-W, Ctrl-Y", "Cut to the end of the line, to its start, the word before the cursor; paste what was cut."),
-        ("Up, Down", "Recall earlier lines (or move between the lines of a text of several)."),
-        ("Ctrl-R", "Search the history as you type; Ctrl-R again for an older match, Esc or Ctrl-G to cancel, "
-            + "any other key to take the match."),
-        ("Alt-Enter", "Start a new line within the same message."),
-        ("Ctrl-L", "Clear the screen."),
-        ("Ctrl-C", "Clear the line. On an empty line, close the connection and exit with status 130, as SIGINT would."),
-        ("Ctrl-D", "On an empty line, end as at stdin EOF: close the connection normally and exit with status 0."),
-        ("Ctrl-Z", "Suspend wspipe; the shell's fg brings it back."),
-    ]
-
-    static let interactiveCommands: [(String, String)] = [
-        ("/ping [TEXT]", "Send a ping with TEXT; its pong shows the round-trip time."),
-        ("/close [CODE [REASON]]", "Close the connection with CODE (default 1000) and REASON, and exit."),
-        ("/binary FILE", "Send the whole file as one binary message."),
-        ("/text TEXT", "Send TEXT as a text message, as it is."),
-        ("/reconnect", "Close the connection and connect again at once, without the --backoff delay."),
-        ("/help", "List the commands and keys."),
-        ("/quit", "Close and exit, as Ctrl-D."),
-        ("//TEXT", "Send a message that starts with /."),
+            + "A line that is not valid JSON is not sent: the error shows under it, naming the line and column, "
+            + "the offending character is marked, and the cursor stays at the end (--lenient sends it as text "
+            + "instead). A pasted value of several lines, such as the output of jq, is one message.",
+        "The messages are numbered. The newest are kept in memory, up to --history-size bytes, for /find, "
+            + "/show and /resend; /filter hides messages from the transcript without dropping them: they are "
+            + "kept and counted, and they still go to stdout when it is redirected (-i), and to routes.",
+        "Under the prompt, a status row shows the connection's state and URL, the messages received (in) and "
+            + "sent (out), the last round trip of a ping, and the filter with how many messages it hid. It needs "
+            + "a terminal of at least 8 rows; --no-status-line or WSPIPE_PLAIN=1 turn it off.",
     ]
 
     static let interactiveRest = [
+        "Filters (/filter EXPR): terms separated by blanks. in and out match the direction; KEYPATH=VALUE the "
+            + "value at a dotted key path of a JSON message (type= reads the --type-key path, as --route does), "
+            + "VALUE a JSON string (user.name=\"ann smith\") or a word that matches a string of that text or a "
+            + "number or literal written so (id=7, done=true); any other term is text the message contains, "
+            + "whatever the ASCII case (in double quotes when it holds blanks or =). A term after a minus sign "
+            + "hides what it matches. A message is shown when no hiding term matches it, it has one of the "
+            + "directions given, one of the values given for each key path, and every text given: /filter "
+            + "type=chat type=join shows both types, and a minus sign before type=pong shows everything but pongs.",
+        "Saved messages (/save, /send) are kept in $XDG_CONFIG_HOME/wspipe/messages.ndjson, one "
+            + "{\"name\":NAME,\"message\":TEXT} a line, created with mode 0600; the file is read at every "
+            + "use and may be edited by hand. /save NAME keeps the last message sent; /save NAME MESSAGE keeps "
+            + "MESSAGE as typed, which may be a template (see TEMPLATES): ${NAME}, the latest value of "
+            + "--capture NAME; ${.KEYPATH}, the value at KEYPATH of the last JSON message received (${.} all "
+            + "of it); ${seq} and ${now_ms}. /save refuses a template that could not be JSON once filled in; "
+            + "/send fills it in, each value as JSON (null while there is none), and sends the result as a "
+            + "typed line. With --text or --binary, saved messages are sent as they are.",
         "Lines are added to the history as they are sent; the last 1000 are kept in "
-            + "$XDG_STATE_HOME/wspipe/history (see ENVIRONMENT).",
+            + "$XDG_STATE_HOME/wspipe/history (see ENVIRONMENT), which only its owner may read or write "
+            + "(mode 0600, in a directory of mode 0700; wspipe puts these modes back if they were changed). "
+            + "A line typed with a leading space is sent but not kept, as with bash's ignorespace.",
         "Every other option applies: headers, --on-connect messages (shown as sent), reconnects (a line typed "
             + "while disconnected waits in the queue), --route (a message routed to a file or a command goes "
             + "there, not to the transcript), --events (shown in the transcript). With --interactive and stdout "

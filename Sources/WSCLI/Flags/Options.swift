@@ -83,6 +83,10 @@ public struct Options: Sendable {
     public var reverseUnidirectional = false
     /// `-i`: the interactive mode even when stdout is not a terminal.
     public var interactive = false
+    /// `--history-size`: bytes of messages the interactive transcript keeps.
+    public var historySize = 0
+    /// `--no-status-line`: no status row in the interactive mode.
+    public var noStatusLine = false
     public var closeTimeoutNanos: Int64 = 0
     /// `--linger`: at stdin EOF, how long replies still owed may take.
     public var lingerNanos: Int64 = 0
@@ -127,6 +131,24 @@ public struct Options: Sendable {
     /// `--close-code CODE[:REASON]` (always set from the table's default).
     public var closeCode = 0
     public var closeReason = ""
+    /// `--answer TYPE=TEMPLATE`, in order, as given (both sides checked non-empty; `Plan`
+    /// splits at the first '=' and checks the template). Strings, not pairs: a
+    /// new tuple type costs every run its metadata at start-up.
+    public var answers: [String] = []
+    /// `--heartbeat TEMPLATE`.
+    public var heartbeat: String? = nil
+    /// `--heartbeat-interval` (always set from the table's default).
+    public var heartbeatIntervalNanos: Int64 = 0
+    /// `--heartbeat-timeout`: nil = off.
+    public var heartbeatTimeoutNanos: Int64? = nil
+    /// `--wrap TEMPLATE`.
+    public var wrap: String? = nil
+    /// `--record FILE`.
+    public var record: String? = nil
+    /// `--replay FILE`, unread: read when the run is planned.
+    public var replay: String? = nil
+    /// `--replay-speed` (always set from the table's default).
+    public var replaySpeed: Double = 0
     /// `--events`: lifecycle events as `{"$event":...}` lines.
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.

@@ -68,9 +68,10 @@ extension UsageError {
     /// A flag the run's mode would ignore (`Flag.modes`), named with the mode.
     static func notInMode(_ flag: Flag, _ mode: RunMode) -> UsageError {
         switch mode {
-        case .server, .exec where flag.clientOnly:
+        // (A `where` binds to the one pattern before it: each pattern has its own.)
+        case .server where flag.clientOnly, .exec where flag.clientOnly:
             return clientOnly(flag.long)
-        case .client, .interactive where flag.serverOnly:
+        case .client where flag.serverOnly, .interactive where flag.serverOnly:
             return requires(flag.long, "listen")
         case .exec:
             return UsageError("--\(flag.long) does nothing with --exec (the programs take the place of stdin and stdout)")

@@ -1,3 +1,4 @@
+import WSTerminal
 /// What to do with a 3xx answer to the upgrade request (wspipe(1): OPTIONS,
 /// Connection, -L): where it leads, or why it is not followed. Pure: the
 /// connector asks, then dials the next URL itself.

@@ -4,8 +4,9 @@
 public struct RedirectOptions: Sendable, Equatable {
     /// -L: follow 301, 302, 303, 307 and 308.
     public var follow = false
-    /// --max-redirs: redirects followed within one connection attempt.
-    public var maxRedirects = 10
+    /// --max-redirs: redirects followed within one connection attempt
+    /// (its default is the flag table's; `Plan` sets it).
+    public var maxRedirects = 0
     /// --location-downgrade: a redirect from wss:// to ws:// is followed too.
     public var allowDowngrade = false
 

@@ -8,10 +8,12 @@ import WSTransport
 /// class turns I/O into its events and performs its actions.
 final class ExecClient {
     let client: ServerClient
-    private let process: CommandProcess
+    private let process: Subprocess
     private let shell: SessionShell
     private let input: ProgramInput
     private var output: ProgramOutput!
+    /// The program's stderr, copied to wspipe's when it could not share it.
+    private var errorCopy: ChildOutput?
     private let formatter: OutputFormatter
     private var lifecycle: ExecLifecycle
     private var phaseTimer: EventLoop.TimerID?
@@ -26,10 +28,17 @@ final class ExecClient {
     private var channel: WebSocketChannel? { client.channel }
 
     /// `process`, started for `client` before its upgrade (`ExecTable.prepare`).
-    init(client: ServerClient, process: CommandProcess, shell: SessionShell, graceNanos: Int64) {
+    init(client: ServerClient, process: Subprocess, shell: SessionShell, graceNanos: Int64) {
         self.client = client
         self.shell = shell
         self.process = process
+        if process.errorFD >= 0 {
+            if let destination = try? shell.output.routes.inheritedDestination(.stderr) {
+                errorCopy = ChildOutput(.errors, of: process, to: destination, loop: shell.loop)
+            } else {
+                process.closeErrors()
+            }
+        }
         input = ProgramInput(process: process, loop: shell.loop)
         let bridge = shell.bridge
         formatter = OutputFormatter(format: bridge.format, binaryOutput: bridge.binaryOutput, separator: bridge.separator)
@@ -60,7 +69,7 @@ final class ExecClient {
     /// A data message from the client, as one line on the program's stdin.
     func deliver(_ message: ConnectionEvent) {
         switch message {
-        case .text(let payload): formatter.appendText(payload, to: &input.pending)
+        case .text(let payload, let verdict): formatter.appendText(payload, verdict: verdict, to: &input.pending)
         case .binary(let payload): formatter.appendBinary(payload, to: &input.pending)
         default: return
         }
@@ -112,34 +121,28 @@ final class ExecClient {
     /// SIGCHLD: reap the program if it is the one that exited.
     func childrenExited() {
         guard lifecycle.programRunning, process.reapIfExited() else { return }
+        errorCopy?.finishAfterExit()
         let success = process.exitCode == 0
-        if !success { log.info("client \(client.id): the program \(exitDescription)") }
+        if !success { log.info("client \(client.id): the program \(process.exitDescription)") }
         handle(.programExited(success: success, outputOver: output.finished))
     }
 
     /// After the loop: make sure the program is gone and reaped. SIGTERM,
-    /// a short wait, then SIGKILL; never leaves a zombie.
+    /// a second for it to exit, then SIGKILL; never leaves a zombie.
     func reapBlocking() {
         output.stop()
         input.close()
         Self.reapBlocking(process)
+        errorCopy?.finishAfterExit()
+        errorCopy?.destination.writePendingBlocking()
     }
 
-    /// SIGTERM, up to a second for it to exit, then SIGKILL and a wait.
-    static func reapBlocking(_ process: CommandProcess) {
+    /// SIGTERM to its process group, up to a second for it to exit, then
+    /// SIGKILL and a wait.
+    static func reapBlocking(_ process: Subprocess) {
         process.closeInput()
         process.closeOutput()
-        guard process.waitStatus == nil else { return }
-        process.send(signal: SIGTERM)
-        for _ in 0..<100 where !process.reapIfExited() { usleep(10_000) }
-        process.send(signal: SIGKILL)
-        process.wait()
-    }
-
-    private var exitDescription: String {
-        if let code = process.exitCode { return "exited with status \(code)" }
-        guard let status = process.waitStatus, status >= 0 else { return "ended" }
-        return "was killed by signal \(status & 0x7f)"
+        process.terminate(graceNanos: 1_000_000_000)
     }
 
     private func handle(_ event: ExecLifecycle.Event) {
@@ -171,10 +174,10 @@ final class ExecClient {
             output.discard()
         case .terminateProgram:
             log.info("client \(client.id): the program did not exit after its client left; SIGTERM")
-            process.send(signal: SIGTERM)
+            process.send(.terminate)
         case .killProgram:
             log.info("client \(client.id): the program did not exit after SIGTERM; SIGKILL")
-            process.send(signal: SIGKILL)
+            process.send(.kill)
         case .release:
             output.stop()
             input.close()
@@ -184,8 +187,3 @@ final class ExecClient {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,4 +1,5 @@
 import WSCore
+import WSTransport
 
 /// The --exec pairs of a server (wspipe(1): OPTIONS, Server mode): one
 /// program per client, started before the client gets its 101 (so that a
@@ -14,7 +15,7 @@ final class ExecTable {
     private let maxPrograms: Int
     private var pairs: [Int: ExecClient] = [:]
     /// Programs started for clients whose 101 is being sent, by client id.
-    private var starting: [Int: CommandProcess] = [:]
+    private var starting: [Int: Subprocess] = [:]
     /// A pair was released (its client gone, its program reaped).
     var onReleased: () -> Void = {}
     /// Program lines that were not sent, all programs together: the first
@@ -51,8 +52,7 @@ final class ExecTable {
             shell.log.info("client \(id) (\(peer)): \(dropped.count) request header(s) left out of the program's environment (a name with other than letters, digits and '-'): \(dropped.joined(separator: ", "))")
         }
         do {
-            starting[id] = try CommandProcess.spawn(command, .init(feedsInput: true, capturesOutput: true,
-                                                                   environment: environment, ownProcessGroup: true))
+            starting[id] = try Subprocess.spawn(command, .init(input: .pipe, output: .pipe, environment: environment))
             return nil
         } catch {
             shell.log.warning("client \(id) (\(peer)): \(error.message); answered 503")

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WSTransport
 
 /// The stdin of an --exec program: the lines of its client's messages,
@@ -14,7 +9,7 @@ final class ProgramInput {
     static let highWater = 1 << 20
     static let lowWater = 256 << 10
 
-    private let process: CommandProcess
+    private let process: Subprocess
     private let loop: EventLoop
     /// Lines to write start at `offset`; the formatter appends complete lines.
     var pending: [UInt8] = []
@@ -30,7 +25,7 @@ final class ProgramInput {
     var onFailed: (() -> Void)?
 
     /// Writes to `process`'s stdin pipe, which the process owns and closes.
-    init(process: CommandProcess, loop: EventLoop) {
+    init(process: Subprocess, loop: EventLoop) {
         self.process = process
         self.loop = loop
     }

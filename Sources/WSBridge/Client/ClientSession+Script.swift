@@ -1,0 +1,123 @@
+import WSCore
+import WSTransport
+
+/// The client as a scripted peer (wspipe(1): SCRIPTED PEER): what
+/// `PeerScript` does on each connection, the --wrap of stdin lines, and
+/// the --replay that takes the place of stdin. Every entry point is reached
+/// through `script`, nil unless one of the flags was given.
+extension ClientSession {
+    /// Wires the recorder to what the session sends and the events it says.
+    func wireScript() {
+        guard let script, script.options.recordPath != nil else { return }
+        sender.onSent = { [unowned script] message, source in
+            script.recorder?.sent(message, conn: script.connections, source: source)
+        }
+        shell.events.recorder = { [unowned script] line in
+            // Between connections an event belongs to the next one.
+            script.recorder?.event(line, conn: script.connections + (script.connection == nil ? 1 : 0))
+        }
+    }
+
+    /// A connection is opening (before its connected event): it gets its
+    /// number and its script.
+    func scriptOpening() {
+        guard let script else { return }
+        script.connections += 1
+        script.connection = ConnectionScript(conn: script.connections, peer: script, sequence: script.sequence) {
+            [unowned self] message, source in self.sendScripted(message, source)
+        }
+    }
+
+    /// The connection is open (about to read): heartbeats and the silence watch start.
+    func scriptStarted() {
+        guard let script else { return }
+        script.connection?.start(onSilent: { [unowned self] in self.heartbeatSilent() })
+        // The answers to the read that ends the run (--max-messages, --until) go before the Close.
+        if !script.answers.isEmpty { channel?.beforeDeferredClose = { [unowned script] in script.connection?.processed() } }
+    }
+
+    /// The connection ended (after its disconnected event).
+    func scriptEnded() {
+        script?.connection?.stop()
+        script?.connection = nil
+    }
+
+    /// An answer or a heartbeat goes straight into the open connection, ahead
+    /// of the queue, and belongs to it: after a drop it is not sent again
+    /// (`ClientSender.connectionOnlyTag`).
+    func sendScripted(_ message: OutgoingMessage, _ source: MessageSource) {
+        guard let channel, channel.isOpen else { return }
+        channel.send(message, tag: ClientSender.connectionOnlyTag)
+        channel.flush()
+        switch message {
+        case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)
+        }
+        if let script { script.recorder?.sent(message, conn: script.connections, source: source) }
+        observer?.sent(message)
+    }
+
+    /// --heartbeat-timeout: nothing came for that long. The connection is
+    /// dropped without a Close handshake and retried, as --ping-timeout does.
+    private func heartbeatSilent() {
+        guard let channel else { return }
+        log.info("nothing from the server within --heartbeat-timeout; dropping the connection")
+        disconnect = .heartbeatTimeout
+        channel.terminate()
+    }
+
+    // MARK: --wrap
+
+    /// A stdin line (raw text, valid UTF-8) sent as the --wrap message.
+    func deliverWrapped(_ message: OutgoingMessage) -> Bool {
+        guard lifecycle.phase != .closing, lifecycle.phase != .ended else { return false }
+        guard let script, case .text(let line) = message else { return false }
+        let number = shell.stdin?.lineNumber ?? 0
+        let reason = script.wrap(line, sequence: script.sequence) { sender.deliver($0, line: number) }
+        if let reason {
+            log.warning("stdin:\(number): --wrap message not sent: \(reason)")
+            script.wrapRejected += 1
+        }
+        return true
+    }
+
+    // MARK: --replay
+
+    /// The first connection is open: the recording takes the place of stdin.
+    func startReplay() {
+        guard let script, let schedule = script.replaySchedule(.out, rateIntervalNanos: bridge.rateIntervalNanos) else {
+            return
+        }
+        if schedule.items.isEmpty { log.warning("--replay: the recording has no message to send") }
+        log.info("replaying \(schedule.items.count) message(s)")
+        let player = ReplayPlayer(
+            schedule: schedule, scheduler: loop,
+            deliver: { [unowned self] message in
+                defer { self.channel?.flush() }
+                return self.deliver(message)
+            },
+            canDeliver: { [unowned self] in !self.sender.isFull },
+            onEnd: { [unowned self] in
+                self.channel?.flush()
+                self.handle(.inputEnded(self.progress()))
+            })
+        script.player = player
+        player.start()
+    }
+
+    /// Nothing more is taken from the input: stdin, or the --replay.
+    func stopScriptedInput() {
+        script?.player?.stop()
+    }
+
+    /// Last reports: the --replay messages that were not sent, a failed --record.
+    func scriptFinalReport() {
+        guard let script else { return }
+        if let player = script.player, player.remaining + player.unsent > 0 {
+            let count = player.remaining + player.unsent
+            log.warning("\(count) message(s) of the --replay not sent")
+            shell.stats.notSent += count
+            shell.status = shell.status.combined(with: .inputRejected)
+        }
+        script.finalReport(&shell.status, stats: &shell.stats)
+    }
+}

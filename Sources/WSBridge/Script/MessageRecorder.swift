@@ -1,0 +1,52 @@
+import WSCore
+import WSTransport
+
+/// --record FILE (wspipe(1): SCRIPTED PEER): every message sent and
+/// received and every lifecycle event, appended to FILE as `RecordLine`s,
+/// each written with one write(2) as it happens (nothing is buffered, so a
+/// killed run keeps all it recorded). Bounded by nothing but the disk: the
+/// first write that fails is reported, the recording stops there (a line
+/// never half written is followed by more), the run goes on and exits 1.
+final class MessageRecorder {
+    private let file: AppendFile
+    private let log: Diagnostics
+    private let startNanos: Int64
+    private(set) var failed = false
+
+    init(path: String, log: Diagnostics) throws(IOError) {
+        file = try AppendFile(path: path)
+        self.log = log
+        startNanos = monotonicNanos()
+    }
+
+    var path: String { file.path }
+
+    private var tMs: Int64 { (monotonicNanos() - startNanos) / 1_000_000 }
+
+    func sent(_ message: OutgoingMessage, conn: Int, source: MessageSource) {
+        guard !failed else { return }
+        write(RecordLine.message(tMs: tMs, .out, conn: conn, message, source: source))
+    }
+
+    func received(_ message: OutgoingMessage, conn: Int) {
+        guard !failed else { return }
+        write(RecordLine.message(tMs: tMs, .in, conn: conn, message))
+    }
+
+    func event(_ line: [UInt8], conn: Int) {
+        guard !failed else { return }
+        write(RecordLine.event(tMs: tMs, conn: conn, line))
+    }
+
+    private func write(_ line: [UInt8]) {
+        guard let error = line.withUnsafeBytes({ file.append($0) }) else { return }
+        failed = true
+        file.close()
+        log.warning("--record \(file.path): \(error); recording stopped (the run goes on, and exits 1)")
+    }
+
+    /// A failed recording makes the exit status 1.
+    func finalReport(_ status: inout ExitStatus) {
+        if failed { status = status.combined(with: .runtimeError) }
+    }
+}

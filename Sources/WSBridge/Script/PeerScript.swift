@@ -1,0 +1,78 @@
+import WSTransport
+
+/// What --answer, --heartbeat, --wrap, --record and --replay (and a
+/// server's --on-connect) make a session do (wspipe(1): SCRIPTED PEER),
+/// shared by the client and the server. A session without any of these
+/// flags has none, and each of its hooks costs one nil check.
+final class PeerScript {
+    let options: ScriptOptions
+    let scheduler: TimerScheduling
+    let log: Diagnostics
+    private(set) var recorder: MessageRecorder?
+    var answers: AnswerTable
+    var renderer = TemplateRenderer()
+    /// Client mode: the --capture values for `${NAME}`.
+    var captures: (() -> any TemplateCaptures)?
+
+    // The client's one connection at a time, and what spans them.
+    /// The open connection's script.
+    var connection: ConnectionScript?
+    /// Connections opened so far: the current one's number.
+    var connections = 0
+    /// `${seq}` of the client, for the whole run.
+    let sequence = SequenceCounter()
+    /// Client: the --replay taking the place of stdin.
+    var player: ReplayPlayer?
+    /// stdin lines whose --wrap message could not be sent (an envelope with bad base64).
+    var wrapRejected = 0
+
+    /// Nil when `options` asks for nothing (and a server `greets` no client).
+    init?(options: ScriptOptions, typeKey: [String], scheduler: TimerScheduling, log: Diagnostics,
+          greets: Bool = false) {
+        guard !options.isEmpty || greets else { return nil }
+        self.options = options
+        self.scheduler = scheduler
+        self.log = log
+        answers = AnswerTable(rules: options.answers, typeKey: typeKey)
+    }
+
+    /// Opens the --record file (when the session starts: a file that cannot
+    /// be opened ends the run with status 1, as a --route file does).
+    func openRecording() throws {
+        guard let path = options.recordPath, recorder == nil else { return }
+        do { recorder = try MessageRecorder(path: path, log: log) } catch { throw RecordingOpenError(path: path, error: error) }
+    }
+
+    /// --wrap is on: stdin lines are raw text to wrap.
+    var wraps: Bool { options.wrap != nil }
+
+    /// The messages of --replay that a client sends (.out) or a server plays to each client (.in).
+    func replaySchedule(_ direction: RecordLine.Direction, rateIntervalNanos: Int64?) -> ReplaySchedule? {
+        options.replay.map {
+            ReplaySchedule($0, direction: direction, speed: options.replaySpeed, rateIntervalNanos: rateIntervalNanos)
+        }
+    }
+
+    /// Renders the --wrap message of `line` (valid UTF-8) with `sequence`.
+    func wrap(_ line: UnsafeRawBufferPointer, sequence: SequenceCounter,
+              _ body: (OutgoingMessage) -> Void) -> String? {
+        guard let template = options.wrap else { return nil }
+        var values = TemplateValues(seq: template.usesSeq ? sequence.next() : 0, nowMs: TemplateRenderer.nowMillis())
+        values.line = line
+        values.captures = captures?()
+        return renderer.render(template, values, body)
+    }
+
+    func finalReport(_ status: inout ExitStatus, stats: inout SessionStats) {
+        stats.invalidLines += wrapRejected
+        if wrapRejected > 0 { status = status.combined(with: .inputRejected) }
+        recorder?.finalReport(&status)
+    }
+}
+
+/// --record FILE could not be opened.
+struct RecordingOpenError: Error, CustomStringConvertible {
+    var path: String
+    var error: IOError
+    var description: String { "--record \(path): \(error)" }
+}

@@ -1,0 +1,110 @@
+import WSJSON
+import WSCore
+
+/// A --record file read back for --replay (wspipe(1): SCRIPTED PEER): its
+/// messages and the connection starts, in file order. Read and checked
+/// whole at start-up: a line that is not a record line is a usage error
+/// naming it.
+public struct Recording: Sendable {
+    struct Entry: Sendable {
+        var tMs: Int64
+        var direction: RecordLine.Direction
+        var conn: Int
+        /// The message (nil for an event).
+        var message: OutboundQueue.Message?
+        /// "src": a message wspipe made from a flag (not replayed).
+        var source: String?
+        /// An event's name ("connected", "client_connected"...).
+        var event: String?
+    }
+
+    let entries: [Entry]
+
+    public var messageCount: (in: Int, out: Int) {
+        (entries.filter { $0.direction == .in }.count, entries.filter { $0.direction == .out }.count)
+    }
+
+    /// Parses a recording. `bytes` is the whole file.
+    public init(parsing bytes: [UInt8]) throws(RecordingError) {
+        var entries: [Entry] = []
+        var envelopes = EnvelopeDecoder()
+        var number = 0
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            number += 1
+            let line = bytes[start ..< end]
+            start = end + 1
+            if line.allSatisfy({ JSONSkipper.isWhitespace($0) }) { continue }
+            let parsed = Array(line).withUnsafeBytes { raw in
+                Result { () throws(RecordingError) in try Self.entry(raw, line: number, &envelopes) }
+            }
+            entries.append(try parsed.get())
+        }
+        self.entries = entries
+    }
+
+    private static func entry(_ line: UnsafeRawBufferPointer, line number: Int,
+                              _ envelopes: inout EnvelopeDecoder) throws(RecordingError) -> Entry {
+        func fail(_ reason: String) -> RecordingError { RecordingError(line: number, reason: reason) }
+        if let error = JSONScanner.validate(line).error { throw fail("column \(error.column): \(error.reason)") }
+        guard let dirText = string(at: ["dir"], line), let direction = RecordLine.Direction(rawValue: dirText) else {
+            throw fail("expected \"dir\": \"in\", \"out\" or \"event\"")
+        }
+        guard let tMs = integer(at: ["t_ms"], line), tMs >= 0 else { throw fail("expected \"t_ms\": a number of milliseconds") }
+        let conn = integer(at: ["conn"], line) ?? 0
+        guard let msg = JSONScanner.valueRange(atPath: [Array("msg".utf8)], in: line) else { throw fail("no \"msg\"") }
+        var entry = Entry(tMs: tMs, direction: direction, conn: Int(clamping: conn), message: nil,
+                          source: string(at: ["src"], line), event: nil)
+        if direction == .event {
+            entry.event = string(at: ["msg", "$event"], line)
+            return entry
+        }
+        let value = UnsafeRawBufferPointer(rebasing: line[msg])
+        var rejected: String?
+        entry.message = envelopes.decode(value) { outcome -> OutboundQueue.Message? in
+            switch outcome {
+            case .notEnvelope: return OutboundQueue.copy(.text(value), line: 0)
+            case .text(let text): return OutboundQueue.copy(.text(text), line: 0)
+            case .binary(let data): return OutboundQueue.copy(.binary(data), line: 0)
+            case .invalidBase64: rejected = "invalid base64 in \"$binary\""; return nil
+            case .loneSurrogate: rejected = "a lone surrogate in \"$text\""; return nil
+            }
+        }
+        if let rejected { throw fail(rejected) }
+        return entry
+    }
+
+    private static func string(at path: [String], _ line: UnsafeRawBufferPointer) -> String? {
+        guard let range = JSONScanner.valueRange(atPath: path.map { Array($0.utf8) }, in: line),
+              line[range.lowerBound] == UInt8(ascii: "\"") else { return nil }
+        var out: [UInt8] = []
+        JSONScanner.appendUnescaped(stringToken: UnsafeRawBufferPointer(rebasing: line[range]), into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A JSON number's whole part (a fraction is dropped); nil when it is no number.
+    private static func integer(at path: [String], _ line: UnsafeRawBufferPointer) -> Int64? {
+        guard let range = JSONScanner.valueRange(atPath: path.map { Array($0.utf8) }, in: line) else { return nil }
+        var value: Int64 = 0
+        var negative = false
+        var digits = 0
+        for byte in line[range] {
+            if byte == UInt8(ascii: "-") && digits == 0 && !negative { negative = true; continue }
+            guard byte >= 0x30 && byte <= 0x39 else { break }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            value = times + Int64(byte - 0x30)
+            digits += 1
+        }
+        guard digits > 0 else { return nil }
+        return negative ? -value : value
+    }
+}
+
+/// A --replay file that cannot be replayed: which line, and why.
+public struct RecordingError: Error, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var reason: String
+    public var description: String { "line \(line): \(reason)" }
+}

@@ -1,0 +1,86 @@
+import WSTransport
+
+/// Plays a `ReplaySchedule` on the event loop: each message when its offset
+/// from the start has passed. A timer that fires late keeps the schedule
+/// (the messages then due go at once); a wait for back-pressure
+/// (`canDeliver` false) moves the rest of the schedule back by the wait, so
+/// a pause is never made up for with a burst.
+final class ReplayPlayer {
+    private let schedule: ReplaySchedule
+    private let scheduler: TimerScheduling
+    private let now: () -> Int64
+    /// Sends one message; false when it could not be sent.
+    private let deliver: (OutgoingMessage) -> Bool
+    private let canDeliver: () -> Bool
+    private let onEnd: () -> Void
+    private var startNanos: Int64 = 0
+    private var next = 0
+    private var timer: EventLoop.TimerID?
+    private var blocked = false
+    private(set) var started = false
+    private(set) var finished = false
+    /// Messages `deliver` could not send.
+    private(set) var unsent = 0
+
+    init(schedule: ReplaySchedule, scheduler: TimerScheduling, now: @escaping () -> Int64 = monotonicNanos,
+         deliver: @escaping (OutgoingMessage) -> Bool, canDeliver: @escaping () -> Bool = { true },
+         onEnd: @escaping () -> Void = {}) {
+        self.schedule = schedule
+        self.scheduler = scheduler
+        self.now = now
+        self.deliver = deliver
+        self.canDeliver = canDeliver
+        self.onEnd = onEnd
+    }
+
+    var count: Int { schedule.items.count }
+    /// Messages sent so far.
+    var played: Int { next - unsent }
+    /// Messages not played (yet): after `stop`, never.
+    var remaining: Int { schedule.items.count - next }
+
+    func start() {
+        guard !started else { return }
+        started = true
+        startNanos = now()
+        step()
+    }
+
+    /// The back-pressure that held the playback may have eased.
+    func resume() {
+        guard blocked, timer == nil, !finished else { return }
+        step()
+    }
+
+    /// Stops for good (the connection ended, or the run).
+    func stop() {
+        if let timer { scheduler.cancel(timer) }
+        timer = nil
+        finished = true
+    }
+
+    private func step() {
+        while next < schedule.items.count && !finished {
+            let item = schedule.items[next]
+            let wait = startNanos + item.offsetNanos - now()
+            if wait > 0 && !blocked {
+                timer = scheduler.schedule(afterNanos: wait) { [weak self] in
+                    self?.timer = nil
+                    self?.step()
+                }
+                return
+            }
+            guard canDeliver() else { blocked = true; return }
+            if blocked {
+                // Due since before the wait: the schedule goes on from now.
+                blocked = false
+                startNanos = now() - item.offsetNanos
+            }
+            next += 1
+            if !item.message.withOutgoing(deliver) { unsent += 1 }
+        }
+        guard !finished else { return }
+        finished = true
+        onEnd()
+    }
+}
