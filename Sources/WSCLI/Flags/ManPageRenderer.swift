@@ -244,7 +244,10 @@ public enum ManPageRenderer {
             + "that ping: the server read them before it. A closing handshake the server answers confirms "
             + "everything. Two limits no client can see past: what the server's TCP acknowledged and its "
             + "application had not read when it last sent something (its receive buffer) is lost unreported if "
-            + "it dies then; and a server that sends nothing confirms nothing (give it --ping-interval).",
+            + "it dies then; and a server that sends nothing confirms nothing (give it --ping-interval). And one "
+            + "limit of wspipe's: the kernel is asked when wspipe reads the message, not when it arrived, so a "
+            + "message read late (a busy machine) also confirms what the server's TCP acknowledged while it "
+            + "waited, and if the server dies with that in its receive buffer, it is lost unreported.",
         "Everything else a connection took is unconfirmed, and reported when it ends: the count and the stdin "
             + "lines in a warning (1032 message(s) (stdin:15259-16290) unconfirmed: ...), in the disconnected "
             + "event (unconfirmed, unconfirmed_lines) and in --stats (unconfirmed, unconfirmed_lines). Those the "
