@@ -153,10 +153,13 @@ public let flagTable: [Flag] = [
          doc: [
              """
              The name is curl's. One more is reported as the failure of the attempt (exit status \
-             4), as is a redirect without a Location.
+             4), as is a redirect without a Location. -1 sets no limit, as in curl: the chain still \
+             ends at --connect-timeout.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.maxRedirects = try FlagValue.nonNegativeInteger("max-redirs", v) }),
+         apply: { o, v throws(UsageError) in
+             o.maxRedirects = v == "-1" ? Int.max : try FlagValue.nonNegativeInteger("max-redirs", v)
+         }),
     .toggle("location-downgrade", nil, .connection,
             help: "With -L, follow a redirect from wss:// to ws:// too, which leaves TLS.",
             rules: [.clientOnly, .requires("location")],
