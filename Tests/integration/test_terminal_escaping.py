@@ -200,6 +200,33 @@ def test_server_mode_stdout_at_a_terminal(spawn):
         term.close()
 
 
+def test_server_mode_tag_at_a_colour_terminal(spawn):
+    """--tag with stdout a colour terminal: every line still names its client.
+    Was: the member went into the coloured line, which starts with an escape
+    sequence, so no line at a terminal had a "$client" at all."""
+    term = Terminal()
+    server = spawn(["--listen", "127.0.0.1:0/", "--tag"], stdin=b"", close_stdin=False, stdout_fd=term.slave,
+                   env={"NO_COLOR": ""})
+    term.release()
+    try:
+        port = int(server.wait_stderr(r"listening on \S+:(\d+)").group(1))
+        with ws_client(port) as c:
+            c.send(JSON_MESSAGE)
+            c.send("not json \u009b")
+            c.send(b"\x01\x02")
+            data = term.wait_lines(3)
+            server.close_stdin()
+            assert server.finish().code == 0
+        assert b"\x1b[" in data, "colours at a terminal"
+        assert_nothing_raw(data, allow_colour=True)
+        plain = re.sub(rb"\x1b\[[0-9;]*m", b"", data)
+        assert plain.split(b"\n")[:3] == [b'{"$client":1,' + JSON_ESCAPED[1:-1],
+                                          b'{"$client":1,"$text":"not json \\u009b"}',
+                                          b'{"$client":1,"$binary":"AQI="}'], plain
+    finally:
+        term.close()
+
+
 def test_interactive_transcript_escapes_bidi_and_c1(spawn, ws_server):
     srv = serve(ws_server, JSON_MESSAGE)
     term, proc = at_terminal(spawn, ["--no-reconnect", srv.url()], stdin_tty=True)
