@@ -242,6 +242,39 @@ def test_interactive_transcript_escapes_bidi_and_c1(spawn, ws_server):
         term.close()
 
 
+def test_write_out_values_from_the_peer_are_escaped_at_a_terminal(spawn, raw_peer):
+    """-w's url_effective is the server's Location: at a terminal its RLO
+    and C1 CSI are escaped; in a pipe the value is exact."""
+    for at_a_tty in (True, False):
+        peer = raw_peer()
+        args = ["-L", "-n", "--no-reconnect", "-w", "%{url_effective}\\n", peer.url()]
+        if at_a_tty:
+            term, proc = at_terminal(spawn, args)
+        else:
+            proc = spawn(args, stdin=b"")
+        conn = peer.accept()
+        conn.read_request()
+        conn.sock.sendall("HTTP/1.1 302 Found\r\nLocation: /a\u202eb\u009bc\r\nContent-Length: 0\r\n\r\n".encode())
+        conn.close()
+        conn = peer.accept()
+        conn.handshake()
+        conn.send(frame(OP_CLOSE, struct.pack("!H", 1000)))
+        conn.read_until_close(reply=False)
+        conn.close()
+        res = proc.finish()
+        assert res.code == 0, res
+        url = peer.url("/a").encode()
+        if at_a_tty:
+            try:
+                data = term.wait_for(b"\n")
+            finally:
+                term.close()
+            assert data == url + b"\\u202eb\\x9bc\n", data
+            assert_nothing_raw(data)
+        else:
+            assert res.stdout == url + "\u202eb\u009bc\n".encode(), res
+
+
 # -- in a pipe: exact ---------------------------------------------------------------------
 
 
