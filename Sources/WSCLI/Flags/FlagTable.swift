@@ -275,7 +275,7 @@ public let flagTable: [Flag] = [
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            rules: [.conflicts("binary")], modes: .all,
+            rules: [.conflicts("binary"), .conflicts("tag")], modes: .all,
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
@@ -287,7 +287,7 @@ public let flagTable: [Flag] = [
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            rules: [.conflicts("text")], modes: .all,
+            rules: [.conflicts("text"), .conflicts("tag")], modes: .all,
             doc: [
                 "Incoming messages are written as with --text.",
             ],
@@ -903,11 +903,11 @@ public let flagTable: [Flag] = [
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
-            rules: [.conflicts("exec")], modes: .server,
+            rules: [.conflicts("exec"), .conflicts("text"), .conflicts("binary")], modes: .server,
             doc: [
                 """
                 The member is added first in the object, and a stdin line is sent without it. \
-                JSON line mode only. A client cannot pass for another: a top-level "$client" member \
+                JSON line mode only (refused with -t and -b, whose lines are not JSON). A client cannot pass for another: a top-level "$client" member \
                 it sends itself (however spelled, as "\\u0024client" too) is removed first, and \
                 reported once per client on stderr and each time with a tag_removed event, since \
                 jq, Python and JavaScript readers keep the last of two equal keys. --relay passes \
