@@ -869,7 +869,10 @@ public let flagTable: [Flag] = [
              .list([
                  DocItem("REMOTE_ADDR, REMOTE_PORT", "The client's address and port."),
                  DocItem("PATH_INFO, QUERY_STRING, REQUEST_URI", "The request path, the query after '?', and both."),
-                 DocItem("HTTP_*", "Each request header, as HTTP_USER_AGENT for User-Agent (not Proxy)."),
+                 DocItem("HTTP_*", "Each request header, as HTTP_USER_AGENT for User-Agent (not Proxy). A header "
+                         + "whose name has other than letters, digits and '-' is left out, as Apache does "
+                         + "(X_Forwarded_For would pass for X-Forwarded-For; -v names them), and a request "
+                         + "whose head holds a CR, a NUL or an LF without its CR is answered 400."),
                  DocItem("SERVER_PORT, HTTPS", "The port wspipe listens on; HTTPS=on with --cert."),
                  DocItem("WSPIPE_CLIENT_ID", "The client's number, as in the client_connected event."),
              ]),
