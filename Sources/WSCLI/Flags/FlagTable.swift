@@ -1024,7 +1024,10 @@ public let flagTable: [Flag] = [
              message, or to stderr after %{stderr} (%{stdout} switches back). %{json} is every \
              variable in one JSON object, in the order below: -w '%{json}\\n' ends stdout with \
              one more JSON line. Times are seconds from the start of the run, with microseconds, \
-             and those of a connection are its first one's.
+             and those of a connection are its first one's. A value can come from the server (a \
+             redirect's Location is url_effective), so values are escaped as peer text is on \
+             stderr, and on stdout when it is a terminal (LINES AND MESSAGES); into a pipe they are \
+             exact.
              """,
              .list(WriteOutVariable.allCases.map { DocItem($0.rawValue, $0.meaning) }),
          ],
