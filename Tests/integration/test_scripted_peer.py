@@ -507,6 +507,7 @@ def test_record_then_replay_in_both_roles(spawn, run, ws_server, tmp_path):
               timeout=20)
     assert res.code == 0, res
     recording = read_recording(rec)
+    assert os.stat(rec).st_mode & 0o777 == 0o600, "a recording holds every message: the user's alone"
     assert [e["dir"] for e in recording][:2] == ["event", "event"]   # connecting, connected
     assert all(e["conn"] == 1 for e in recording)
     assert [e["t_ms"] for e in recording] == sorted(e["t_ms"] for e in recording)

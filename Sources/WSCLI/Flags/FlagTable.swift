@@ -789,7 +789,8 @@ public let flagTable: [Flag] = [
              Each line is written with one write(2) when its message is sent or received: nothing \
              waits in wspipe, so a killed run keeps what it recorded. The file is bounded only by \
              the disk; a write that fails is reported once, the recording stops there and the run \
-             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1).
+             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1). A \
+             new file is created with mode 0600: it holds every message, tokens included.
              """,
          ],
          apply: { o, v throws(UsageError) in o.record = try FlagValue.nonEmpty("record", v) }),
