@@ -249,6 +249,26 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertTrue(screen.contains("> /filter user.=x"), screen)
     }
 
+    func testANarrowStatusRowStillCountsWhatTheFilterHid() {
+        // 40 columns: "filter -type=pong (1 hidden)" after the counts would
+        // be cut at the edge; the count comes first and the filter is cut.
+        let c = console(columns: 40, statusLine: true)
+        _ = c.start()
+        _ = c.show(.connected(url: "ws://h:1/", status: 101, subprotocol: nil, extensions: nil))
+        _ = feed(c, "/filter -type=pong\r")
+        _ = receive(c, #"{"type":"pong","id":1}"#)
+        let narrow = String(decoding: c.refreshStatus(), as: UTF8.self)
+        XCTAssertTrue(narrow.contains("connected · in 1 · out 0 · 1 hidden by…"), narrow)
+        // Wide enough for it all: as before, the URL last.
+        let wide = String(decoding: c.resize(columns: 100, rows: 24), as: UTF8.self)
+        XCTAssertTrue(wide.contains("connected · in 1 · out 0 · filter -type=pong (1 hidden) · ws://h:1/"), wide)
+        // A filter too long for any terminal: the count stays, the expression goes.
+        _ = feed(c, "/filter -type=pong -\(String(repeating: "x", count: 120))\r")
+        _ = receive(c, #"{"type":"pong","id":2}"#)
+        let long = String(decoding: c.refreshStatus(), as: UTF8.self)
+        XCTAssertTrue(long.contains("connected · in 2 · out 0 · 1 hidden by filter -type=pong -xxx"), long)
+    }
+
     func testTheStatusLineNeedsEightRows() {
         let tall = console(columns: 80, rows: 8, statusLine: true)
         let drawn = String(decoding: tall.start(), as: UTF8.self)
