@@ -320,6 +320,13 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertFalse(feed(c, "/show 3\r").0.contains("no longer kept"))
     }
 
+    func testAKeptMessageCountsWhatItCostsInMemory() {
+        // A slot of the entries array twice over (its capacity), and the
+        // payload's heap block beyond its bytes: header 32, malloc's 16.
+        // Counting 64 let 4M of tiny messages take 10 MiB.
+        XCTAssertGreaterThanOrEqual(Transcript.Entry.overhead, 2 * MemoryLayout<Transcript.Entry>.stride + 48)
+    }
+
     func testPrettyAndCompact() {
         let c = console(columns: 40)
         let wide = #"{"type":"article","title":"longer than a row","n":1}"#
