@@ -311,6 +311,15 @@ final class InteractiveConsoleTests: XCTestCase {
                        "refused commands stay out of the history")
     }
 
+    func testFindReadsWhatTheStringsSay() {
+        // A Python server's json.dumps writes é as \u00e9.
+        let c = console(columns: 80)
+        _ = receive(c, #"{"type":"order","name":"Caf\u00e9 Ann"}"#)
+        let found = feed(c, "/find café\r").0
+        XCTAssertTrue(found.contains("1 message contains \"café\":"), found)
+        XCTAssertTrue(found.contains(#"#1 < 09:08:07.006 {"type":"order","name":"Caf\u00e9 Ann"}"#), found)
+    }
+
     func testOnlyTheNewestMessagesAreKept() {
         let hundred = "[" + String(repeating: "1,", count: 48) + "1]"   // 100 bytes
         let c = console { $0.transcriptBytes = 3 * (100 + Transcript.Entry.overhead) }
