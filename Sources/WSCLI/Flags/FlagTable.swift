@@ -365,8 +365,9 @@ public let flagTable: [Flag] = [
          category: .dataMode, defaultValue: "4M", modes: .interactive,
          doc: [
              """
-             Messages hidden by /filter are kept too; a message larger than SIZE is shown but not kept. \
-             This is memory, not a file: the transcript ends with the run. See INTERACTIVE MODE.
+             Messages hidden by /filter are kept too; each counts its size and 160 bytes of bookkeeping, \
+             and a message larger than SIZE is shown but not kept. This is memory, not a file: the \
+             transcript ends with the run. See INTERACTIVE MODE.
              """,
          ],
          apply: { o, v throws(UsageError) in o.historySize = try FlagValue.size("history-size", v) }),

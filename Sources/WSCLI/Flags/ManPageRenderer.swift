@@ -283,7 +283,8 @@ public enum ManPageRenderer {
             + "value at a dotted key path of a JSON message (type= reads the --type-key path, as --route does), "
             + "VALUE a JSON string (user.name=\"ann smith\") or a word that matches a string of that text or a "
             + "number or literal written so (id=7, done=true); any other term is text the message contains, "
-            + "whatever the ASCII case (in double quotes when it holds blanks or =). A term after a minus sign "
+            + "whatever the ASCII case (in double quotes when it holds blanks or =), as written or as the "
+            + "message's strings read once their escapes are decoded (\\u003c is <). A term after a minus sign "
             + "hides what it matches. A message is shown when no hiding term matches it, it has one of the "
             + "directions given, one of the values given for each key path, and every text given: /filter "
             + "type=chat type=join shows both types, and a minus sign before type=pong shows everything but pongs.",
