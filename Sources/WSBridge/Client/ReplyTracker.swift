@@ -18,10 +18,13 @@ import WSJSON
 /// - every other sent message is owed one more incoming message, counted from
 ///   the first send (what came before cannot be a reply) among those that
 ///   matched no id;
-/// - once nothing is owed, the Close still waits until nothing has arrived
-///   for `quietNanos` (the larger of 15 ms and four handshake round trips),
-///   so a second message right after the first (an ack, then the result; a
-///   greeting, then the answer) is not cut off;
+/// - once nothing is owed, the Close goes out at once when the server sent
+///   back every message as it was, the last one last (an echo server: the
+///   answer is unambiguous; only the first `echoedMessages` sent, each of at
+///   most `echoedBytes`, are kept to compare). Otherwise it still waits until
+///   nothing has arrived for `quietNanos` (the larger of 15 ms and four
+///   handshake round trips), so a second message right after the first (an
+///   ack, then the result; a greeting, then the answer) is not cut off;
 /// - a server that has answered none of at least `sinkEvidence` messages
 ///   although the first went out more than ten handshake round trips (at
 ///   least 10 ms) before everything was out does not answer each message (a
@@ -30,7 +33,8 @@ import WSJSON
 /// - all of it at most `--linger` from the moment everything is out.
 /// It can still close early when an expected message comes more than the
 /// quiet time after the message before it, and that one's request carried no
-/// "id" (or the server does not echo it).
+/// "id" (or the server does not echo it); or when it comes after an exact echo
+/// of the last message sent.
 ///
 /// Cost: only the first `trackedIDs` sent messages of a connection are
 /// looked at; an incoming one only while an id is owed
@@ -48,6 +52,8 @@ struct ReplyTracker {
     static let examinedArrivals = 1024
     static let minimumQuietNanos: Int64 = 15_000_000
     static let sinkEvidence = 8
+    static let echoedMessages = 8
+    static let echoedBytes = 4096
 
     /// Values still owed a reply, with the order they were first sent in.
     private var owed: [[UInt8]: Int] = [:]
@@ -67,6 +73,12 @@ struct ReplyTracker {
     private var lingerDeadline: Int64?
     private var lastArrivalAt: Int64?
     private var arrivalsSeen = 0
+    /// The messages sent on the connection not echoed yet, oldest first,
+    /// while every one sent so far was kept (`echoable`).
+    private var unechoed: [[UInt8]] = []
+    private var echoable = true
+    /// The latest arrival was an echo of a message sent.
+    private var lastWasEcho = false
 
     init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool) {
         explicitPath = replyPath.map { $0.map { Array($0.utf8) } }
@@ -95,6 +107,9 @@ struct ReplyTracker {
         answersEachMessage = nil
         lingerDeadline = nil
         lastArrivalAt = nil
+        unechoed.removeAll()
+        echoable = true
+        lastWasEcho = false
         windowNanos = max(10 * roundTripNanos, 10_000_000)
         quietNanos = max(4 * roundTripNanos, Self.minimumQuietNanos)
     }
@@ -103,6 +118,7 @@ struct ReplyTracker {
     mutating func sent(_ message: OutgoingMessage, now: @autoclosure () -> Int64) {
         if firstSentAt == nil { firstSentAt = now() }
         sentCount += 1
+        if echoable { keepForEcho(message) }
         if case .text(let payload) = message, let key = key(of: payload, recording: true) {
             if owed[key] == nil { serial += 1; owed[key] = serial }
             return
@@ -117,11 +133,43 @@ struct ReplyTracker {
         // unless its key says it is (--reply: owed since an earlier connection).
         guard firstSentAt != nil || isExplicit else { return }
         arrivals += 1
+        lastWasEcho = echoable && isEcho(payload)
         if !owed.isEmpty, let payload, let key = key(of: payload, recording: false, verdict: verdict),
            owed.removeValue(forKey: key) != nil {
             return
         }
         otherArrivals += 1
+    }
+
+    /// An echo server's answer can only be compared with what was sent while
+    /// a copy is at hand: only the first few, short messages are kept (an
+    /// upload is not copied).
+    private mutating func keepForEcho(_ message: OutgoingMessage) {
+        guard sentCount <= Self.echoedMessages, case .text(let payload) = message,
+              payload.count <= Self.echoedBytes else {
+            echoable = false
+            unechoed.removeAll()
+            return
+        }
+        unechoed.append(Array(payload))
+    }
+
+    /// Is `payload` the oldest message not echoed yet, byte for byte?
+    private mutating func isEcho(_ payload: UnsafeRawBufferPointer?) -> Bool {
+        guard let payload, let oldest = unechoed.first, oldest.count == payload.count,
+              oldest.withUnsafeBytes({ $0.elementsEqual(payload) }) else { return false }
+        unechoed.removeFirst()
+        return true
+    }
+
+    /// A read of the connection was handled: the quiet time counts from the
+    /// last arrival, not from the moment stdin ended. The clock is read only
+    /// when something arrived.
+    mutating func processed(now: @autoclosure () -> Int64) {
+        if arrivals != arrivalsSeen {
+            arrivalsSeen = arrivals
+            lastArrivalAt = now()
+        }
     }
 
     /// The value at the key path of a sent (`recording`) or received message,
@@ -169,6 +217,8 @@ struct ReplyTracker {
         }
         guard answersEachMessage! else { return nil }
         if !owed.isEmpty || otherArrivals < sentWithoutKey { return left }
+        // An echo server sent back everything as it was, the last one last.
+        if lastWasEcho && unechoed.isEmpty { return nil }
         // Answered: a moment of quiet for a second message.
         let quietLeft = (lastArrivalAt ?? now) + quietNanos - now
         return quietLeft > 0 ? min(quietLeft, left) : nil
