@@ -44,8 +44,19 @@ final class ReplyTrackerTests: XCTestCase {
         send(&t, "{\"n\":2}")
         receive(&t, #"{"type":"welcome"}"#)
         receive(&t, #"{"type":"ping","id":1}"#)
-        XCTAssertEqual(t.wait(now: ms), 15 * ms, "the second message is not back yet")
+        XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "the second message is not back yet: owed")
         receive(&t, "{\"n\":2}")
+        XCTAssertNil(t.wait(now: 2 * ms))
+    }
+
+    func testAnEchoServerOwesEveryMessageAGreetingDoesNotPayForTheLast() {
+        var t = tracker()
+        for n in 1...3 { send(&t, "{\"chat\":\(n)}") }
+        receive(&t, #"{"type":"welcome"}"#)
+        receive(&t, #"{"chat":1}"#)
+        receive(&t, #"{"chat":2}"#)
+        XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "three arrivals for three messages, but it echoes: the third is owed")
+        receive(&t, #"{"chat":3}"#)
         XCTAssertNil(t.wait(now: 2 * ms))
     }
 

@@ -130,6 +130,35 @@ def test_three_chat_lines_to_a_greeting_server_that_answers_late_get_three_repli
         assert res.lines[0] == '{"type":"welcome"}' and sorted(res.lines[1:]) == sorted(lines), f"run {i}: {res}"
 
 
+async def greet_then_echo_each_later(ws, log):
+    """Greets, then echoes the n-th message 300 + 100 n ms after it came."""
+    await ws.send('{"type":"welcome"}')
+    pending = []
+
+    async def echo(msg, delay):
+        await asyncio.sleep(delay)
+        await ws.send(msg)
+
+    n = 0
+    async for msg in ws:
+        pending.append(asyncio.create_task(echo(msg, 0.3 + 0.1 * n)))
+        n += 1
+    await asyncio.gather(*pending, return_exceptions=True)
+
+
+def test_chat_lines_without_an_id_to_a_greeting_echo_server_get_every_echo(run, ws_server):
+    """Without ids, the greeting and the first two echoes make three
+    messages for three lines; the server echoes, so the third echo is owed
+    all the same (the Close goes out as soon as it is in: the long linger
+    costs nothing)."""
+    srv = ws_server(greet_then_echo_each_later)
+    lines = [json.dumps({"type": "chat", "text": f"line {n}"}, separators=(",", ":")) for n in range(3)]
+    for i in range(10):
+        res = run(["--linger", "20s", srv.url()], stdin="".join(l + "\n" for l in lines).encode(), timeout=30)
+        assert res.code == 0, f"run {i}: {res}"
+        assert res.lines == ['{"type":"welcome"}', *lines], f"run {i}: {res}"
+
+
 GREETING_SCRIPT = """#!/bin/sh
 echo '{"type":"welcome"}'
 while read -r line; do

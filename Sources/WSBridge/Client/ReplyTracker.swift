@@ -18,10 +18,13 @@ import WSJSON
 /// - every other sent message is owed one more incoming message, counted from
 ///   the first send (what came before cannot be a reply) among those that
 ///   matched no id;
+/// - a server that sent back a message as it was (an echo server) owes every
+///   later one the same way, whatever else it sends (a greeting does not pay
+///   for the last echo); only the first `echoedMessages` text messages sent,
+///   each of at most `echoedBytes`, are kept to compare;
 /// - once nothing is owed, the Close goes out at once when the server sent
-///   back every message as it was, the last one last (an echo server: the
-///   answer is unambiguous; only the first `echoedMessages` sent, each of at
-///   most `echoedBytes`, are kept to compare). Otherwise it still waits until
+///   back every message as it was, the last one last: the answer is
+///   unambiguous. Otherwise it still waits until
 ///   nothing has arrived for `quietNanos` (the larger of 15 ms and four
 ///   handshake round trips), so a second message right after the first (an
 ///   ack, then the result; a greeting, then the answer) is not cut off;
@@ -79,6 +82,8 @@ struct ReplyTracker {
     private var echoable = true
     /// The latest arrival was an echo of a message sent.
     private var lastWasEcho = false
+    /// The server echoed a message on this connection: it owes the others.
+    private var echoes = false
 
     init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool) {
         explicitPath = replyPath.map { $0.map { Array($0.utf8) } }
@@ -110,6 +115,7 @@ struct ReplyTracker {
         unechoed.removeAll()
         echoable = true
         lastWasEcho = false
+        echoes = false
         windowNanos = max(10 * roundTripNanos, 10_000_000)
         quietNanos = max(4 * roundTripNanos, Self.minimumQuietNanos)
     }
@@ -134,6 +140,7 @@ struct ReplyTracker {
         guard firstSentAt != nil || isExplicit else { return }
         arrivals += 1
         lastWasEcho = echoable && isEcho(payload)
+        if lastWasEcho { echoes = true }
         if !owed.isEmpty, let payload, let key = key(of: payload, recording: false, verdict: verdict),
            owed.removeValue(forKey: key) != nil {
             return
@@ -216,9 +223,10 @@ struct ReplyTracker {
             answersEachMessage = arrivals > 0 || sentCount < Self.sinkEvidence || now - firstSentAt < windowNanos
         }
         guard answersEachMessage! else { return nil }
-        if !owed.isEmpty || otherArrivals < sentWithoutKey { return left }
+        let echoesOwed = echoes && echoable && !unechoed.isEmpty
+        if !owed.isEmpty || otherArrivals < sentWithoutKey || echoesOwed { return left }
         // An echo server sent back everything as it was, the last one last.
-        if lastWasEcho && unechoed.isEmpty { return nil }
+        if lastWasEcho && echoable { return nil }
         // Answered: a moment of quiet for a second message.
         let quietLeft = (lastArrivalAt ?? now) + quietNanos - now
         return quietLeft > 0 ? min(quietLeft, left) : nil

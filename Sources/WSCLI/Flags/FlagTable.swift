@@ -470,9 +470,10 @@ public let flagTable: [Flag] = [
              --reply, the rule for each connection is: a sent JSON object with a top-level "id" is \
              owed an incoming message with the same "id", so that a greeting or a push does not pay \
              for it (the first 64 ids sent are followed); any other sent message is owed one \
-             incoming message that came after the first send and matched no id; once nothing is \
-             owed, the Close goes out at once if the server sent back every message as it was, the \
-             last one last (an echo server; of the first 8 messages sent, each up to 4 KiB), and \
+             incoming message that came after the first send and matched no id; a server that \
+             sent back a message as it was (an echo server; of the first 8 text messages sent, each \
+             up to 4 KiB) owes the others the same way. Once nothing is owed, the Close goes out at \
+             once if the server sent back every message as it was, the last one last, and \
              otherwise wspipe still waits until nothing has arrived for the larger of 15 ms and four \
              handshake round trips, so that a second message right behind the first (an ack, then \
              the result; a greeting, then the answer) is not cut off. Then it sends its Close. \
