@@ -187,6 +187,31 @@ final class ReplyTrackerTests: XCTestCase {
         XCTAssertNotNil(few.wait(now: 50 * ms), "a request read 50 ms before stdin ended is still owed its reply")
     }
 
+    func testTheReasonTheWaitEndedIsToldOnce() {
+        var t = tracker(linger: 100 * ms)
+        send(&t, #"{"id":1}"#)
+        XCTAssertNotNil(t.wait(now: 0))
+        XCTAssertNil(t.takeCloseReason(), "still waiting: no reason")
+        XCTAssertNil(t.wait(now: 100 * ms))
+        XCTAssertEqual(t.takeCloseReason(), .lingerRanOut(owed: 1))
+        XCTAssertNil(t.takeCloseReason(), "told once")
+        var quiet = tracker()
+        send(&quiet, #"{"type":"ping"}"#)
+        receive(&quiet, #"{"type":"pong"}"#)
+        XCTAssertEqual(quiet.wait(now: ms), 15 * ms)
+        XCTAssertNil(quiet.wait(now: 16 * ms))
+        XCTAssertEqual(quiet.takeCloseReason(), .quiet(nanos: 15 * ms))
+        var echo = tracker()
+        send(&echo, #"{"a":1}"#)
+        receive(&echo, #"{"a":1}"#)
+        XCTAssertNil(echo.wait(now: ms))
+        XCTAssertEqual(echo.takeCloseReason(), .allEchoed)
+        var sink = tracker()
+        for n in 0..<ReplyTracker.sinkEvidence { send(&sink, #"{"log":\#(n)}"#, at: 0) }
+        XCTAssertNil(sink.wait(now: 50 * ms))
+        XCTAssertEqual(sink.takeCloseReason(), .notAnswering(sent: ReplyTracker.sinkEvidence))
+    }
+
     func testTheLingerBoundsEverything() {
         var t = tracker(linger: 100 * ms)
         send(&t, #"{"id":1}"#)

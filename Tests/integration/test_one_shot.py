@@ -159,6 +159,27 @@ def test_chat_lines_without_an_id_to_a_greeting_echo_server_get_every_echo(run, 
         assert res.lines == ['{"type":"welcome"}', *lines], f"run {i}: {res}"
 
 
+def test_verbose_says_why_the_close_went_out(run, ws_server):
+    """-v: the one-shot rule's ending is said, as --until's and
+    --idle-timeout's are."""
+    async def echo(ws, log):
+        async for msg in ws:
+            await ws.send(msg)
+
+    async def sink(ws, log):
+        async for msg in ws:
+            pass
+
+    res = run(["-v", ws_server(echo).url()], stdin=b'{"a":1}\n')
+    assert res.code == 0 and res.lines == ['{"a":1}'], res
+    assert "wspipe: the server sent back every message as it was; closing" in res.stderr, res
+    res = run(["-v", "--linger", "200ms", ws_server(sink).url()], stdin=b'{"id":1}\n{"id":2}\n')
+    assert res.code == 0, res
+    assert "wspipe: --linger ran out with 2 replies still owed; closing" in res.stderr, res
+    res = run(["-v", ws_server(echo).url()], stdin=b"")
+    assert "wspipe: nothing was sent on this connection; closing" in res.stderr, res
+
+
 GREETING_SCRIPT = """#!/bin/sh
 echo '{"type":"welcome"}'
 while read -r line; do

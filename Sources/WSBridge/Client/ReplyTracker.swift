@@ -112,6 +112,7 @@ struct ReplyTracker {
         answersEachMessage = nil
         lingerDeadline = nil
         lastArrivalAt = nil
+        closeReason = nil
         unechoed.removeAll()
         echoable = true
         lastWasEcho = false
@@ -207,6 +208,39 @@ struct ReplyTracker {
         return nil
     }
 
+    /// Why the wait ended, for -v (`takeCloseReason`).
+    enum CloseReason: Equatable, CustomStringConvertible {
+        case lingerRanOut(owed: Int)
+        case nothingSent
+        case notAnswering(sent: Int)
+        case allReplied
+        case allEchoed
+        case quiet(nanos: Int64)
+
+        var description: String {
+            switch self {
+            case .lingerRanOut(let owed):
+                let still = owed == 1 ? " with 1 reply still owed" : owed > 1 ? " with \(owed) replies still owed" : ""
+                return "--linger ran out" + still + "; closing"
+            case .nothingSent: return "nothing was sent on this connection; closing"
+            case .notAnswering(let sent):
+                return "the server answered none of the \(sent) messages sent: not waiting for replies; closing"
+            case .allReplied: return "every reply (--reply) is in; closing"
+            case .allEchoed: return "the server sent back every message as it was; closing"
+            case .quiet(let nanos): return "replies in, then nothing for \(nanos / 1_000_000) ms; closing"
+            }
+        }
+    }
+
+    /// Set when `wait` last said not to wait any longer.
+    private var closeReason: CloseReason?
+
+    /// Why the last `wait` said not to wait any longer, once.
+    mutating func takeCloseReason() -> CloseReason? {
+        defer { closeReason = nil }
+        return closeReason
+    }
+
     /// Asked once the input is over and everything is out: how much longer
     /// the Close should wait, nil for not at all.
     mutating func wait(now: Int64) -> Int64? {
@@ -216,20 +250,44 @@ struct ReplyTracker {
         }
         if lingerDeadline == nil { lingerDeadline = now + lingerNanos }
         let left = lingerDeadline! - now
-        guard left > 0 else { return nil }
-        if isExplicit { return owed.isEmpty ? nil : left }
-        guard let firstSentAt else { return nil }   // nothing sent on this connection
+        switch decide(now: now, left: left) {
+        case .wait(let nanos):
+            closeReason = nil
+            return nanos
+        case .close(let reason):
+            closeReason = reason
+            return nil
+        }
+    }
+
+    private enum Decision {
+        case wait(Int64)
+        case close(CloseReason)
+    }
+
+    private mutating func decide(now: Int64, left: Int64) -> Decision {
+        guard left > 0 else {
+            return .close(.lingerRanOut(owed: isExplicit ? owed.count : owedByDefaultRule))
+        }
+        if isExplicit { return owed.isEmpty ? .close(.allReplied) : .wait(left) }
+        guard let firstSentAt else { return .close(.nothingSent) }
         if answersEachMessage == nil {
             answersEachMessage = arrivals > 0 || sentCount < Self.sinkEvidence || now - firstSentAt < windowNanos
         }
-        guard answersEachMessage! else { return nil }
-        let echoesOwed = echoes && echoable && !unechoed.isEmpty
-        if !owed.isEmpty || otherArrivals < sentWithoutKey || echoesOwed { return left }
+        guard answersEachMessage! else { return .close(.notAnswering(sent: sentCount)) }
+        if owedByDefaultRule > 0 { return .wait(left) }
         // An echo server sent back everything as it was, the last one last.
-        if lastWasEcho && echoable { return nil }
+        if lastWasEcho && echoable { return .close(.allEchoed) }
         // Answered: a moment of quiet for a second message.
         let quietLeft = (lastArrivalAt ?? now) + quietNanos - now
-        return quietLeft > 0 ? min(quietLeft, left) : nil
+        return quietLeft > 0 ? .wait(min(quietLeft, left)) : .close(.quiet(nanos: quietNanos))
+    }
+
+    /// The default rule: how many replies are still owed on this connection.
+    private var owedByDefaultRule: Int {
+        guard firstSentAt != nil else { return 0 }
+        let echoesOwed = echoes && echoable ? unechoed.count : 0
+        return max(owed.count + max(sentWithoutKey - otherArrivals, 0), echoesOwed)
     }
 
     /// --reply: the values still owed, in the order they were sent.

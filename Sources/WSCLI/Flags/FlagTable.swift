@@ -492,7 +492,7 @@ public let flagTable: [Flag] = [
              message that ends the exchange, -n with --idle-timeout to keep everything until the \
              server falls silent. A request with an "id" that the server answers without it is \
              waited for the whole linger (nothing is lost, it is only slower). With 0 the Close goes \
-             out as soon as everything is sent.
+             out as soon as everything is sent. -v says which of these ended the wait.
              """,
          ],
          apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
