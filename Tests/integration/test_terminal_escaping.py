@@ -27,13 +27,14 @@ from peers.raw_peer import OP_CLOSE, accept_key, frame
 from test_server_mode import listen, ws_client
 
 # What must never reach a terminal raw: ESC, BEL, C1 CSI (U+009B) and NEL
-# (U+0085) in UTF-8, DEL, RLO (U+202E), LRI (U+2066), and a lone 0x9B byte.
-RAW = [b"\x1b", b"\x07", b"\xc2\x9b", b"\xc2\x85", b"\x7f", b"\xe2\x80\xae", b"\xe2\x81\xa6"]
+# (U+0085) in UTF-8, DEL, RLO (U+202E), LRI (U+2066), RLM (U+200F), U+2028,
+# the byte-order mark, and a lone 0x9B byte.
+RAW = [b"\x1b", b"\x07", b"\xc2\x9b", b"\xc2\x85", b"\x7f", b"\xe2\x80\xae", b"\xe2\x81\xa6", b"\xe2\x80\x8f", b"\xe2\x80\xa8", b"\xef\xbb\xbf"]
 
 # A JSON text with C1 controls, DEL and bidi controls raw inside a string
 # (ESC cannot stand raw in JSON: a server escapes it as \u001b).
-JSON_MESSAGE = '{"a":"x\u009b31my\u202ez\u007f\u2066w\u0085"}'
-JSON_ESCAPED = b'{"a":"x\\u009b31my\\u202ez\\u007f\\u2066w\\u0085"}\n'
+JSON_MESSAGE = '{"a":"x\u009b31my\u202ez\u007f\u2066w\u0085\u200f\u2028\ufeff"}'
+JSON_ESCAPED = b'{"a":"x\\u009b31my\\u202ez\\u007f\\u2066w\\u0085\\u200f\\u2028\\ufeff"}\n'
 
 TEXT_MESSAGE = "a\x1b]0;pwned\x07b\u009bc\u202ed\te\nf\rg"
 TEXT_ESCAPED = b"a\\x1b]0;pwned\\x07b\\x9bc\\u202ed\te\nf\\x0dg\n"

@@ -153,10 +153,13 @@ public let flagTable: [Flag] = [
          doc: [
              """
              The name is curl's. One more is reported as the failure of the attempt (exit status \
-             4), as is a redirect without a Location.
+             4), as is a redirect without a Location. -1 sets no limit, as in curl: the chain still \
+             ends at --connect-timeout.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.maxRedirects = try FlagValue.nonNegativeInteger("max-redirs", v) }),
+         apply: { o, v throws(UsageError) in
+             o.maxRedirects = v == "-1" ? Int.max : try FlagValue.nonNegativeInteger("max-redirs", v)
+         }),
     .toggle("location-downgrade", nil, .connection,
             help: "With -L, follow a redirect from wss:// to ws:// too, which leaves TLS.",
             rules: [.clientOnly, .requires("location")],
@@ -362,8 +365,9 @@ public let flagTable: [Flag] = [
          category: .dataMode, defaultValue: "4M", modes: .interactive,
          doc: [
              """
-             Messages hidden by /filter are kept too; a message larger than SIZE is shown but not kept. \
-             This is memory, not a file: the transcript ends with the run. See INTERACTIVE MODE.
+             Messages hidden by /filter are kept too; each counts its size and 160 bytes of bookkeeping, \
+             and a message larger than SIZE is shown but not kept. This is memory, not a file: the \
+             transcript ends with the run. See INTERACTIVE MODE.
              """,
          ],
          apply: { o, v throws(UsageError) in o.historySize = try FlagValue.size("history-size", v) }),
@@ -790,7 +794,8 @@ public let flagTable: [Flag] = [
              Each line is written with one write(2) when its message is sent or received: nothing \
              waits in wspipe, so a killed run keeps what it recorded. The file is bounded only by \
              the disk; a write that fails is reported once, the recording stops there and the run \
-             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1).
+             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1). A \
+             new file is created with mode 0600: it holds every message, tokens included.
              """,
          ],
          apply: { o, v throws(UsageError) in o.record = try FlagValue.nonEmpty("record", v) }),
