@@ -109,4 +109,13 @@ struct LineFormatters {
         let formatter = formatter(for: destination)
         formatter.appendBinary(payload, to: &destination.pending)
     }
+
+    /// --tag: never written through, since the line is not the payload.
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, taggedWith client: Int, to destination: Destination) {
+        formatter(for: destination).appendText(payload, verdict: verdict, taggedWith: client, to: &destination.pending)
+    }
+
+    func appendBinary(_ payload: UnsafeRawBufferPointer, taggedWith client: Int, to destination: Destination) {
+        formatter(for: destination).appendBinary(payload, taggedWith: client, to: &destination.pending)
+    }
 }

@@ -2,7 +2,7 @@
 /// from a byte stream and parses it; shared by both handshake sides.
 ///
 /// The head ends at the first empty line (RFC 7230 §3: CRLF CRLF; a bare LF
-/// is accepted as a line end too, §3.5). Bytes after it belong to the
+/// is accepted as a line end too, §3.5, except in a request: `requiresCRLF`). Bytes after it belong to the
 /// WebSocket stream and are handed back as `leftover`. The head may be at most
 /// 16 KiB: a peer cannot make us buffer without bound.
 struct HTTPHeaderParser: Sendable {
@@ -18,8 +18,16 @@ struct HTTPHeaderParser: Sendable {
     private var buffer: [UInt8] = []
     /// Where the search for the terminator resumes (bytes before it were searched).
     private var scanned = 0
+    /// Every line must end in CRLF (a request to wspipe's server): a bare LF
+    /// is refused rather than taken as a line end. A proxy in front that
+    /// reads only CRLF as a line end would see `X-A: a<LF>X-Forwarded-For: …`
+    /// as one header and pass it on, and the program would see two: the LF
+    /// in a value RFC 9110 §5.5 says to reject.
+    private let requiresCRLF: Bool
 
-    init() {}
+    init(requiresCRLF: Bool = false) {
+        self.requiresCRLF = requiresCRLF
+    }
 
     mutating func receive(_ bytes: UnsafeRawBufferPointer) -> Result {
         buffer.append(contentsOf: bytes)
@@ -28,6 +36,9 @@ struct HTTPHeaderParser: Sendable {
         }
         if end > HTTPHeaderParser.maxHeadSize { return .tooLarge }
         let leftover = Array(buffer[end...])
+        if requiresCRLF, let bare = HTTPHeaderParser.bareLineFeed(in: buffer[..<end]) {
+            return .malformed(bare)
+        }
         switch HTTPHeaderParser.parse(buffer[..<end]) {
         case .success(let head): return .complete(head, leftover: leftover)
         case .failure(let error): return .malformed(error.reason)
@@ -47,6 +58,16 @@ struct HTTPHeaderParser: Sendable {
             i += 1
         }
         scanned = i
+        return nil
+    }
+
+    /// The complaint about an LF without its CR, if `head` has one.
+    static func bareLineFeed(in head: ArraySlice<UInt8>) -> String? {
+        var i = head.startIndex
+        while let lf = head[i...].firstIndex(of: 0x0A) {
+            if lf == head.startIndex || head[lf - 1] != 0x0D { return "LF without CR (RFC 9112 §2.2, RFC 9110 §5.5)" }
+            i = lf + 1
+        }
         return nil
     }
 

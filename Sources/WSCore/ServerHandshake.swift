@@ -1,6 +1,6 @@
 /// Server side (RFC 6455 §4.2.1): parse the client's request.
 public struct ServerHandshake: Sendable {
-    private var parser = HTTPHeaderParser()
+    private var parser = HTTPHeaderParser(requiresCRLF: true)
     private var result: ServerHandshakeResult?
 
     public init() {}

@@ -9,8 +9,11 @@
 /// Escaped: C0 controls (but see `Context`), DEL, C1 controls (U+0080 to
 /// U+009F: 0x9B is CSI on some terminals), the bidirectional embeddings,
 /// overrides and isolates (U+202A to U+202E, U+2066 to U+2069: "Trojan
-/// Source", text shown in an order other than its bytes'), and bytes that are
-/// not UTF-8 (a terminal in an 8-bit mode reads 0x9B as CSI).
+/// Source", text shown in an order other than its bytes'), the invisible
+/// direction marks that reorder neutral characters around them (U+200E,
+/// U+200F, U+061C), the line and paragraph separators (U+2028, U+2029: some
+/// terminals break the line there) and the byte-order mark U+FEFF (invisible),
+/// and bytes that are not UTF-8 (a terminal in an 8-bit mode reads 0x9B as CSI).
 ///
 /// Depends on nothing but the standard library.
 public enum TerminalEscaping {
@@ -105,13 +108,16 @@ public enum TerminalEscaping {
         }
     }
 
-    /// A code point above ASCII that a terminal acts on: C1 controls and the
-    /// bidirectional formatting characters that reorder text.
+    /// A code point above ASCII that a terminal acts on or that hides what is
+    /// shown: C1 controls, the bidirectional formatting characters and marks
+    /// that reorder text, the Unicode line separators and the byte-order mark.
     @inline(__always)
     static func isDangerous(_ scalar: UInt32) -> Bool {
         (scalar >= 0x80 && scalar <= 0x9F)
             || (scalar >= 0x202A && scalar <= 0x202E)
             || (scalar >= 0x2066 && scalar <= 0x2069)
+            || scalar == 0x200E || scalar == 0x200F || scalar == 0x061C
+            || scalar == 0x2028 || scalar == 0x2029 || scalar == 0xFEFF
     }
 
     /// Which ASCII controls (and DEL) stay as they are.

@@ -249,6 +249,26 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertTrue(screen.contains("> /filter user.=x"), screen)
     }
 
+    func testANarrowStatusRowStillCountsWhatTheFilterHid() {
+        // 40 columns: "filter -type=pong (1 hidden)" after the counts would
+        // be cut at the edge; the count comes first and the filter is cut.
+        let c = console(columns: 40, statusLine: true)
+        _ = c.start()
+        _ = c.show(.connected(url: "ws://h:1/", status: 101, subprotocol: nil, extensions: nil))
+        _ = feed(c, "/filter -type=pong\r")
+        _ = receive(c, #"{"type":"pong","id":1}"#)
+        let narrow = String(decoding: c.refreshStatus(), as: UTF8.self)
+        XCTAssertTrue(narrow.contains("connected · in 1 · out 0 · 1 hidden by…"), narrow)
+        // Wide enough for it all: as before, the URL last.
+        let wide = String(decoding: c.resize(columns: 100, rows: 24), as: UTF8.self)
+        XCTAssertTrue(wide.contains("connected · in 1 · out 0 · filter -type=pong (1 hidden) · ws://h:1/"), wide)
+        // A filter too long for any terminal: the count stays, the expression goes.
+        _ = feed(c, "/filter -type=pong -\(String(repeating: "x", count: 120))\r")
+        _ = receive(c, #"{"type":"pong","id":2}"#)
+        let long = String(decoding: c.refreshStatus(), as: UTF8.self)
+        XCTAssertTrue(long.contains("connected · in 2 · out 0 · 1 hidden by filter -type=pong -xxx"), long)
+    }
+
     func testTheStatusLineNeedsEightRows() {
         let tall = console(columns: 80, rows: 8, statusLine: true)
         let drawn = String(decoding: tall.start(), as: UTF8.self)
@@ -291,6 +311,15 @@ final class InteractiveConsoleTests: XCTestCase {
                        "refused commands stay out of the history")
     }
 
+    func testFindReadsWhatTheStringsSay() {
+        // A Python server's json.dumps writes é as \u00e9.
+        let c = console(columns: 80)
+        _ = receive(c, #"{"type":"order","name":"Caf\u00e9 Ann"}"#)
+        let found = feed(c, "/find café\r").0
+        XCTAssertTrue(found.contains("1 message contains \"café\":"), found)
+        XCTAssertTrue(found.contains(#"#1 < 09:08:07.006 {"type":"order","name":"Caf\u00e9 Ann"}"#), found)
+    }
+
     func testOnlyTheNewestMessagesAreKept() {
         let hundred = "[" + String(repeating: "1,", count: 48) + "1]"   // 100 bytes
         let c = console { $0.transcriptBytes = 3 * (100 + Transcript.Entry.overhead) }
@@ -298,6 +327,13 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertTrue(feed(c, "/show 2\r").0.contains("message #2 is no longer kept (--history-size)"))
         _ = feed(c, "\u{15}")
         XCTAssertFalse(feed(c, "/show 3\r").0.contains("no longer kept"))
+    }
+
+    func testAKeptMessageCountsWhatItCostsInMemory() {
+        // A slot of the entries array twice over (its capacity), and the
+        // payload's heap block beyond its bytes: header 32, malloc's 16.
+        // Counting 64 let 4M of tiny messages take 10 MiB.
+        XCTAssertGreaterThanOrEqual(Transcript.Entry.overhead, 2 * MemoryLayout<Transcript.Entry>.stride + 48)
     }
 
     func testPrettyAndCompact() {

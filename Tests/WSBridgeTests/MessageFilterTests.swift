@@ -52,6 +52,17 @@ final class MessageFilterTests: XCTestCase {
         XCTAssertTrue(shows(filter(#""in""#), "going in"), "quoted: text, not the direction")
     }
 
+    func testTextIsFoundAsTheStringsReadToo() {
+        // Python's json.dumps writes é as \u00e9, Go's encoding/json < as \u003c.
+        XCTAssertTrue(shows(filter("café"), #"{"name":"Caf\u00e9"}"#))
+        XCTAssertFalse(shows(filter("CAFÉ"), #"{"name":"caf\u00e9"}"#), "ASCII case only: É is not é")
+        XCTAssertTrue(shows(filter("<b>"), #"{"html":"\u003cb\u003e"}"#))
+        XCTAssertTrue(shows(filter(#""say \"hi\"""#), #"{"m":"say \u0022hi\""}"#))
+        XCTAssertTrue(shows(filter(#"u00e9"#), #"{"name":"caf\u00e9"}"#), "as written, too")
+        XCTAssertFalse(shows(filter("-café"), #"{"name":"caf\u00e9"}"#), "hiding reads the same text")
+        XCTAssertFalse(shows(filter("café"), #"caf\u00e9 is not JSON"#), "text that is not JSON: as written only")
+    }
+
     func testTermsCombine() {
         let chatOrJoin = filter("type=chat type=join")
         XCTAssertTrue(shows(chatOrJoin, #"{"type":"chat"}"#))

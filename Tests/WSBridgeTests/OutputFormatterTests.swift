@@ -63,4 +63,28 @@ final class OutputFormatterTests: XCTestCase {
         XCTAssertTrue(text.contains("\\u001b\\u009b"), text)
         XCTAssertFalse(out.contains(0xC2), "no raw C1 in the coloured line")
     }
+
+    /// --tag: the member goes into the plain line, so a coloured or escaped
+    /// line names its client like a line for a pipe.
+    func testTaggedLinesInEveryFormatter() {
+        func tagged(_ f: OutputFormatter, _ s: String) -> String {
+            var out: [UInt8] = Array("earlier\n".utf8)
+            Array(s.utf8).withUnsafeBytes { f.appendText($0, verdict: -1, taggedWith: 7, to: &out) }
+            return String(decoding: out, as: UTF8.self)
+        }
+        let plain = OutputFormatter(format: .json, binaryOutput: .raw, separator: 10)
+        XCTAssertEqual(tagged(plain, #"{"a":1}"#), "earlier\n{\"$client\":7,\"a\":1}\n")
+        XCTAssertEqual(tagged(plain, "x"), "earlier\n{\"$client\":7,\"$text\":\"x\"}\n")
+        var escaping = plain
+        escaping.escapesForTerminal = true
+        XCTAssertEqual(tagged(escaping, "{\"a\":\"\u{9B}\"}"), "earlier\n{\"$client\":7,\"a\":\"\\u009b\"}\n")
+        var colour = escaping
+        colour.colorize = true
+        let shown = tagged(colour, #"{"a":1}"#)
+        XCTAssertTrue(shown.hasPrefix("earlier\n"), shown)
+        XCTAssertTrue(shown.contains("\"$client\""), shown)
+        var out: [UInt8] = []
+        ([1, 2] as [UInt8]).withUnsafeBytes { colour.appendBinary($0, taggedWith: 7, to: &out) }
+        XCTAssertTrue(String(decoding: out, as: UTF8.self).contains("$client"))
+    }
 }

@@ -57,4 +57,18 @@ final class WriteOutTests: XCTestCase {
         XCTAssertEqual(WriteOutValues.seconds(-5), "0.000000")
         XCTAssertEqual(EventLine.milliseconds(12_345_678), Array("12.345".utf8))
     }
+
+    /// A value can come from the peer (a redirect's Location is
+    /// url_effective): bound for a terminal, it is escaped; the format's own
+    /// text is the user's and is not. Into a pipe it is exact.
+    func testValuesForATerminalAreEscaped() throws {
+        var peer = values
+        peer.urlEffective = "ws://h/a\u{202E}b\u{9B}c\u{1B}"
+        let format = try WriteOutFormat(parsing: "%{url_effective}\t%{stderr}%{url_effective}%{json}")
+        let shown = format.render(peer, escapes: { $0 == 2 }).map { "\($0.fd):" + String(decoding: $0.bytes, as: UTF8.self) }
+        XCTAssertEqual(shown[0], "1:ws://h/a\u{202E}b\u{9B}c\u{1B}", "not a terminal: exact")
+        XCTAssertEqual(shown[1], "1:\t")
+        XCTAssertEqual(shown[2], "2:ws://h/a\\u202eb\\x9bc\\x1b")
+        XCTAssertTrue(shown[3].contains(#""url_effective":"ws://h/a\u202eb\u009bc\u001b""#), shown[3])
+    }
 }

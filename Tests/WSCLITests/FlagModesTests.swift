@@ -220,6 +220,9 @@ final class FlagModesTests: XCTestCase {
     func testRefusalsNameTheMode() {
         assertUsageError(["--listen", "1", "--origin", "http://o"], "--origin is for client mode (not with --listen)")
         assertUsageError(["--tag", url], "--tag requires --listen")
+        // --tag names clients in JSON lines only: with -t or -b it would do nothing.
+        assertUsageError(["--listen", "1", "--tag", "-t"], "--tag and --text cannot be used together")
+        assertUsageError(["--listen", "1", "-b", "--tag"], "--binary and --tag cannot be used together")
         assertUsageError(["--listen", "1", "--exec", "cat", "--rate", "2/s"],
                          "--rate does nothing with --exec (the programs take the place of stdin and stdout)")
         assertUsageError(["--listen", "1", "--exec", "cat", "-n"],

@@ -131,7 +131,7 @@ final class RoutingServerFlagsTests: XCTestCase {
         for long in ["tag", "send-timeout", "type-key", "route", "route-errors", "generate"] {
             XCTAssertEqual(FlagTable.flag(long: long)?.clientOnly, false, long)
         }
-        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.conflicts("exec")])
+        XCTAssertEqual(FlagTable.flag(long: "tag")?.rules, [.conflicts("exec"), .conflicts("text"), .conflicts("binary")])
         XCTAssertEqual(FlagTable.flag(long: "tag")?.modes, .server)
         XCTAssertEqual(FlagTable.flag(long: "send-timeout")?.modes, .server)
         XCTAssertEqual(Set(flagTable.filter(\.serverOnly).map(\.long)),

@@ -83,4 +83,21 @@ final class HTTPHeaderParserTests: XCTestCase {
         XCTAssertLessThan(head.utf8.count, 16 * 1024)
         guard case .complete = receive(&small, head) else { return XCTFail("head under 16 KiB rejected") }
     }
+
+    /// A request (wspipe's server): a bare LF is refused, so that a header
+    /// cannot hide behind another for a proxy that ends lines only at CRLF.
+    func testARequestNeedsCRLFLineEnds() {
+        for bad in ["GET / HTTP/1.1\r\nX-A: a\nX-Forwarded-For: 6.6.6.6\r\n\r\n", "GET / HTTP/1.1\nHost: h\n\n",
+                    "GET / HTTP/1.1\r\nHost: h\r\n\n"] {
+            var parser = HTTPHeaderParser(requiresCRLF: true)
+            guard case .malformed(let reason) = receive(&parser, bad) else { return XCTFail("accepted: \(bad.debugDescription)") }
+            XCTAssertTrue(reason.contains("LF without CR"), reason)
+        }
+        var parser = HTTPHeaderParser(requiresCRLF: true)
+        guard case .complete(let head, let leftover) = receive(&parser, "GET / HTTP/1.1\r\nHost: h\r\n\r\n\nX") else {
+            return XCTFail("a CRLF head is accepted")
+        }
+        XCTAssertEqual(head.value("Host"), "h")
+        XCTAssertEqual(leftover, Array("\nX".utf8), "what follows the head is not looked at")
+    }
 }

@@ -27,7 +27,21 @@ final class TerminalEscapingTests: XCTestCase {
             XCTAssertEqual(escaped(text, .json), "a\\u\(hex)b")
         }
         // Their neighbours are ordinary text.
-        XCTAssertEqual(escaped("\u{2029}\u{202F}\u{2065}\u{206A}", .line), "\u{2029}\u{202F}\u{2065}\u{206A}")
+        XCTAssertEqual(escaped("\u{2027}\u{202F}\u{2065}\u{206A}", .line), "\u{2027}\u{202F}\u{2065}\u{206A}")
+    }
+
+    /// The invisible marks that reorder neutral characters around them, the
+    /// Unicode line and paragraph separators and the byte-order mark.
+    func testDirectionMarksSeparatorsAndByteOrderMark() {
+        for scalar in [0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0xFEFF] {
+            let text = "a" + String(UnicodeScalar(scalar)!) + "b"
+            let hex = String(scalar, radix: 16)
+            let padded = String(repeating: "0", count: 4 - hex.count) + hex
+            XCTAssertEqual(escaped(text, .line), "a\\u\(padded)b")
+            XCTAssertEqual(escaped(text, .json), "a\\u\(padded)b")
+            Array(text.utf8).withUnsafeBytes { XCTAssertFalse(TerminalEscaping.isSafe($0, in: .lines)) }
+        }
+        XCTAssertEqual(escaped("\u{200D}\u{061B}\u{FEFE}", .line), "\u{200D}\u{061B}\u{FEFE}", "their neighbours")
     }
 
     func testLinesKeepLineFeedsAndTabs() {
@@ -49,7 +63,7 @@ final class TerminalEscapingTests: XCTestCase {
     }
 
     func testEverythingElseIsExact() {
-        let text = "plain ASCII, é, 中文, 😀, U+00A0 \u{A0}, U+2028 \u{2028}"
+        let text = "plain ASCII, é, 中文, 😀, U+00A0 \u{A0}, U+2027 \u{2027}"
         XCTAssertEqual(escaped(text, .line), text)
         Array(text.utf8).withUnsafeBytes { XCTAssertTrue(TerminalEscaping.isSafe($0, in: .line)) }
         XCTAssertEqual(TerminalEscaping.escaping(text), text)

@@ -235,11 +235,15 @@ def test_header_names_with_underscores_are_left_out_of_the_environment(spawn):
 
 def test_header_values_with_cr_lf_or_nul_are_answered_400(spawn):
     server, port = listen(spawn, ["--events", "--exec", ECHO])
-    for bad in (b"X-A: a\rb\r\n", b"X-Nul: a\x00b\r\n", b"X-A: ab\r\r\n"):
+    # The last: an LF without its CR. A proxy in front that ends lines only
+    # at CRLF passes it on inside X-A's value; taken as a line end, it would
+    # give the program an X-Forwarded-For of the client's choosing.
+    bad_heads = (b"X-A: a\rb\r\n", b"X-Nul: a\x00b\r\n", b"X-A: ab\r\r\n", b"X-A: a\nX-Forwarded-For: 6.6.6.6\r\n")
+    for bad in bad_heads:
         s, status = upgrade(port, bad)
         s.close()
         assert status.startswith("HTTP/1.1 400 "), (bad, status)
-    refused = [e for e in wait_events(server, "client_refused", 3) if e["$event"] == "client_refused"]
-    assert [e["status"] for e in refused] == [400] * 3
+    refused = [e for e in wait_events(server, "client_refused", len(bad_heads)) if e["$event"] == "client_refused"]
+    assert [e["status"] for e in refused] == [400] * len(bad_heads)
     assert all("RFC 9110" in e["reason"] for e in refused), refused
     assert not children(server.proc.pid), "no program started for a refused request"

@@ -13,11 +13,12 @@ import json
 import os
 import re
 import stat
+import time
 
 import pytest
 
 from test_interactive import TIME, next_message, recorder, terminal  # noqa: F401  (terminal is a fixture)
-from tmux_pane import prompt_line
+from tmux_pane import SCREEN_TIMEOUT, prompt_line
 
 MARGIN = 15   # "< 12:01:02.123 "
 STATUS = re.compile(r"^(connected|connecting|disconnected|reconnecting|starting|not connected)\b.* · in \d+ · out \d+")
@@ -249,8 +250,9 @@ def test_a_filter_hides_pongs_and_the_status_line_counts_them(terminal, ws_serve
     assert '"pong"' not in screen, screen
     assert len(re.findall(rf'^< {TIME} \{{"type": ?"chat", ?"n": ?(?:5|10)\}}$', screen, re.M)) == 2, screen
     assert re.search(r"^connected · in 13 · out 1 · filter -type=pong \(10 hidden\) · ws://", status_row(screen))
-    # Hidden, not lost: in the file, and found by /find.
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    # Hidden, not lost: in the file, and found by /find. (The transcript is
+    # drawn before the line is written out: wait for the file's 13th line.)
+    lines = [json.loads(line) for line in wait_lines(out, 13)]
     assert [m["type"] for m in lines].count("pong") == 10 and len(lines) == 13
     run.pane.type("/filter off")
     run.pane.keys("Enter")
@@ -261,6 +263,18 @@ def test_a_filter_hides_pongs_and_the_status_line_counts_them(terminal, ws_serve
     assert len(re.findall(rf'^ {{15}}#\d+ < {TIME} \{{"type": ?"pong", ?"n": ?\d+\}}$', found, re.M)) == 10, found
     run.pane.keys("C-d")
     assert run.status() == 0
+
+
+def wait_lines(path, count: int, timeout: float = SCREEN_TIMEOUT) -> list[str]:
+    """The lines of a file once it has at least `count` whole ones."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = path.read_text() if path.exists() else ""
+        lines = text[:text.rfind("\n") + 1].splitlines()
+        if len(lines) >= count:
+            return lines
+        assert time.monotonic() < deadline, f"{path} has {len(lines)} lines, not {count}, after {timeout}s"
+        time.sleep(0.05)
 
 
 def test_find_and_show_a_message_that_scrolled_away(terminal, ws_server):
@@ -384,6 +398,15 @@ def test_a_resize_while_a_filter_is_active(terminal, ws_server):
     run.pane.wait(lambda s: hidden_count(s) > before + 2, "the count going on after the resize")
     row = status_row(run.pane.screen())
     assert row.startswith("connected · in ") and "filter type=chat (" in row and len(row) <= 59, row
+    # At 40 columns "filter type=chat (N hidden)" would be cut at the edge:
+    # the count comes before the filter, which the edge cuts instead.
+    run.pane.resize(40, 30)
+    narrow = re.compile(r"^connected · in \d+ · out 0 · (\d+) hid")   # "hidden by filter type=chat" cut
+    screen = run.pane.wait(lambda s: narrow.match(status_row(s) or ""), "the count at 40 columns")
+    first = int(narrow.match(status_row(screen)).group(1))
+    screen = run.pane.wait(lambda s: (n := narrow.match(status_row(s) or "")) is not None and int(n.group(1)) > first,
+                           "the count going on at 40 columns")
+    assert len(status_row(screen)) <= 39, status_row(screen)
     run.pane.keys("C-d")
     assert run.status() == 0
 

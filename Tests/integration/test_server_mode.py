@@ -188,6 +188,24 @@ def test_tag_with_compacted_object(spawn):
     assert server.finish().code == 0
 
 
+def test_tag_names_the_client_of_a_large_message(spawn):
+    """A message of 64 KiB and more is written to a pipe straight from where
+    it arrived; under --tag its line must still carry the member. Was: such a
+    line went out untagged."""
+    server, port = listen(spawn, ["--events", "--tag", "--once"])
+    big = '{"type":"big","x":"' + "a" * (100 << 10) + '"}'
+    with ws_client(port) as a:
+        ida = client_id(server, 1)
+        a.send(big)
+        a.send('{"type":"small"}')
+        a.send(big.encode())
+        lines = server.wait_stdout_lines(3)
+    assert lines[0] == f'{{"$client":{ida},'.encode() + big[1:].encode()
+    assert lines[1] == f'{{"$client":{ida},"type":"small"}}'.encode()
+    assert json.loads(lines[2])["$client"] == ida and json.loads(lines[2])["$binary"]
+    assert server.finish().code == 0
+
+
 def test_tag_addresses_one_client(spawn):
     server, port = listen(spawn, ["--events", "--tag"])
     a = ws_client(port)

@@ -27,13 +27,14 @@ from peers.raw_peer import OP_CLOSE, accept_key, frame
 from test_server_mode import listen, ws_client
 
 # What must never reach a terminal raw: ESC, BEL, C1 CSI (U+009B) and NEL
-# (U+0085) in UTF-8, DEL, RLO (U+202E), LRI (U+2066), and a lone 0x9B byte.
-RAW = [b"\x1b", b"\x07", b"\xc2\x9b", b"\xc2\x85", b"\x7f", b"\xe2\x80\xae", b"\xe2\x81\xa6"]
+# (U+0085) in UTF-8, DEL, RLO (U+202E), LRI (U+2066), RLM (U+200F), U+2028,
+# the byte-order mark, and a lone 0x9B byte.
+RAW = [b"\x1b", b"\x07", b"\xc2\x9b", b"\xc2\x85", b"\x7f", b"\xe2\x80\xae", b"\xe2\x81\xa6", b"\xe2\x80\x8f", b"\xe2\x80\xa8", b"\xef\xbb\xbf"]
 
 # A JSON text with C1 controls, DEL and bidi controls raw inside a string
 # (ESC cannot stand raw in JSON: a server escapes it as \u001b).
-JSON_MESSAGE = '{"a":"x\u009b31my\u202ez\u007f\u2066w\u0085"}'
-JSON_ESCAPED = b'{"a":"x\\u009b31my\\u202ez\\u007f\\u2066w\\u0085"}\n'
+JSON_MESSAGE = '{"a":"x\u009b31my\u202ez\u007f\u2066w\u0085\u200f\u2028\ufeff"}'
+JSON_ESCAPED = b'{"a":"x\\u009b31my\\u202ez\\u007f\\u2066w\\u0085\\u200f\\u2028\\ufeff"}\n'
 
 TEXT_MESSAGE = "a\x1b]0;pwned\x07b\u009bc\u202ed\te\nf\rg"
 TEXT_ESCAPED = b"a\\x1b]0;pwned\\x07b\\x9bc\\u202ed\te\nf\\x0dg\n"
@@ -200,6 +201,33 @@ def test_server_mode_stdout_at_a_terminal(spawn):
         term.close()
 
 
+def test_server_mode_tag_at_a_colour_terminal(spawn):
+    """--tag with stdout a colour terminal: every line still names its client.
+    Was: the member went into the coloured line, which starts with an escape
+    sequence, so no line at a terminal had a "$client" at all."""
+    term = Terminal()
+    server = spawn(["--listen", "127.0.0.1:0/", "--tag"], stdin=b"", close_stdin=False, stdout_fd=term.slave,
+                   env={"NO_COLOR": ""})
+    term.release()
+    try:
+        port = int(server.wait_stderr(r"listening on \S+:(\d+)").group(1))
+        with ws_client(port) as c:
+            c.send(JSON_MESSAGE)
+            c.send("not json \u009b")
+            c.send(b"\x01\x02")
+            data = term.wait_lines(3)
+            server.close_stdin()
+            assert server.finish().code == 0
+        assert b"\x1b[" in data, "colours at a terminal"
+        assert_nothing_raw(data, allow_colour=True)
+        plain = re.sub(rb"\x1b\[[0-9;]*m", b"", data)
+        assert plain.split(b"\n")[:3] == [b'{"$client":1,' + JSON_ESCAPED[1:-1],
+                                          b'{"$client":1,"$text":"not json \\u009b"}',
+                                          b'{"$client":1,"$binary":"AQI="}'], plain
+    finally:
+        term.close()
+
+
 def test_interactive_transcript_escapes_bidi_and_c1(spawn, ws_server):
     srv = serve(ws_server, JSON_MESSAGE)
     term, proc = at_terminal(spawn, ["--no-reconnect", srv.url()], stdin_tty=True)
@@ -213,6 +241,39 @@ def test_interactive_transcript_escapes_bidi_and_c1(spawn, ws_server):
         assert_nothing_raw(re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", data))
     finally:
         term.close()
+
+
+def test_write_out_values_from_the_peer_are_escaped_at_a_terminal(spawn, raw_peer):
+    """-w's url_effective is the server's Location: at a terminal its RLO
+    and C1 CSI are escaped; in a pipe the value is exact."""
+    for at_a_tty in (True, False):
+        peer = raw_peer()
+        args = ["-L", "-n", "--no-reconnect", "-w", "%{url_effective}\\n", peer.url()]
+        if at_a_tty:
+            term, proc = at_terminal(spawn, args)
+        else:
+            proc = spawn(args, stdin=b"")
+        conn = peer.accept()
+        conn.read_request()
+        conn.sock.sendall("HTTP/1.1 302 Found\r\nLocation: /a\u202eb\u009bc\r\nContent-Length: 0\r\n\r\n".encode())
+        conn.close()
+        conn = peer.accept()
+        conn.handshake()
+        conn.send(frame(OP_CLOSE, struct.pack("!H", 1000)))
+        conn.read_until_close(reply=False)
+        conn.close()
+        res = proc.finish()
+        assert res.code == 0, res
+        url = peer.url("/a").encode()
+        if at_a_tty:
+            try:
+                data = term.wait_for(b"\n")
+            finally:
+                term.close()
+            assert data == url + b"\\u202eb\\x9bc\n", data
+            assert_nothing_raw(data)
+        else:
+            assert res.stdout == url + "\u202eb\u009bc\n".encode(), res
 
 
 # -- in a pipe: exact ---------------------------------------------------------------------

@@ -27,7 +27,8 @@ extension ClientSession {
         if let problem = client.cookies?.save(now: wallClockSeconds()) { log.warning(problem) }
         guard let format = client.writeOut else { return }
         let values = metrics.values(url: client.url, stats: shell.stats, exitStatus: shell.status.rawValue)
-        for (fd, bytes) in format.render(values) {
+        // Peer text reaches stderr escaped always, stdout when it is a terminal.
+        for (fd, bytes) in format.render(values, escapes: { $0 == 2 || StdioMode.isTerminal($0) }) {
             bytes.withUnsafeBytes { _ = FD.writeAll(fd, $0) }
         }
     }

@@ -1,3 +1,5 @@
+import WSTerminal
+
 /// -w/--write-out FORMAT (wspipe(1): OPTIONS, Diagnostics): what the run
 /// says about itself at exit, in curl's syntax. `%{name}` is a value,
 /// `%{json}` all of them as one JSON object, `%{stderr}` and `%{stdout}`
@@ -61,15 +63,20 @@ public struct WriteOutFormat: Sendable, Equatable {
         }
     }
 
-    /// The output, as pieces for fd 1 or fd 2 in order.
-    public func render(_ values: WriteOutValues) -> [(fd: Int32, bytes: [UInt8])] {
+    /// The output, as pieces for fd 1 or fd 2 in order. `escapes(fd)`: the
+    /// values bound for that fd are escaped for a terminal (`TerminalEscaping`),
+    /// since some come from the peer (a redirect's Location is url_effective);
+    /// the format's own text is the user's and stays as written.
+    public func render(_ values: WriteOutValues, escapes: (Int32) -> Bool = { _ in false }) -> [(fd: Int32, bytes: [UInt8])] {
         var out: [(fd: Int32, bytes: [UInt8])] = []
         var fd: Int32 = 1
         for piece in pieces {
             switch piece {
             case .text(let text): out.append((fd, Array(text.utf8)))
-            case .variable(let variable): out.append((fd, Array(values.text(of: variable).utf8)))
-            case .json: out.append((fd, values.json()))
+            case .variable(let variable):
+                let value = Array(values.text(of: variable).utf8)
+                out.append((fd, escapes(fd) ? TerminalEscaping.escaped(value, in: .line) : value))
+            case .json: out.append((fd, escapes(fd) ? TerminalEscaping.escaped(values.json(), in: .json) : values.json()))
             case .toStdout: fd = 1
             case .toStderr: fd = 2
             }

@@ -56,6 +56,17 @@ final class MessageOutput {
         formatters.appendBinary(payload, to: routes.binaryDestination)
     }
 
+    /// --tag: the line names the client it came from (`"$client":N`).
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, taggedWith client: Int, to destination: Destination) {
+        if let display, display.show(payload, binary: false, goingTo: destination) { return }
+        formatters.appendText(payload, verdict: verdict, taggedWith: client, to: destination)
+    }
+
+    func appendBinary(_ payload: UnsafeRawBufferPointer, taggedWith client: Int) {
+        if let display, display.show(payload, binary: true, goingTo: routes.binaryDestination) { return }
+        formatters.appendBinary(payload, taggedWith: client, to: routes.binaryDestination)
+    }
+
     /// A failed route makes the status 1 unless --route-errors ignore. (The
     /// destinations are written out and closed by the shell's `OutputDrain`.)
     func reportFailures(_ status: inout ExitStatus, ignoringRouteErrors: Bool) {

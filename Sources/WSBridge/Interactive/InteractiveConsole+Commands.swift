@@ -86,7 +86,7 @@ extension InteractiveConsole {
         let wanted = Array(text.utf8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         let found = transcript.filter { entry in
             text.isEmpty || (!entry.binary && entry.payload.withUnsafeBytes {
-                MessageFilter.contains($0, lowercasedText: wanted)
+                MessageFilter.containsText($0, lowercasedText: wanted)
             })
         }
         let limit = text.isEmpty ? 20 : Self.maxFound

@@ -211,7 +211,9 @@ public final class InteractiveConsole {
     /// when it is on and the terminal is tall enough for it.
     var view: EditorView {
         var view = editor.view
-        if options.statusLine && renderer.screenRows >= StatusLine.minimumRows { view.footer = status.text }
+        if options.statusLine && renderer.screenRows >= StatusLine.minimumRows {
+            view.footer = status.text(columns: formatter.columns)
+        }
         return view
     }
 

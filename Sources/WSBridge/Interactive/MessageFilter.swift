@@ -162,7 +162,7 @@ struct MessageFilter: Equatable {
         case .direction(let wanted):
             return direction == wanted
         case .text(let text):
-            return !binary && contains(payload, lowercasedText: text)
+            return !binary && containsText(payload, lowercasedText: text)
         case .field(let path, let value):
             guard isJSON, let range = JSONScanner.valueRange(atPath: path, in: payload) else { return false }
             return matches(UnsafeRawBufferPointer(rebasing: payload[range]), value)
@@ -180,6 +180,39 @@ struct MessageFilter: Equatable {
         switch value {
         case .string(let text), .word(let text): return content == text
         }
+    }
+
+    /// Whether a text message contains `text` (lower-cased), as written or,
+    /// in a JSON message, as its strings read once their escapes are decoded:
+    /// a server that writes é as \u00e9 (Python's json.dumps) or < as \u003c
+    /// (Go's encoding/json) is found by what its text says. The decoding is
+    /// done only for JSON with a backslash that did not match as written.
+    static func containsText(_ payload: UnsafeRawBufferPointer, lowercasedText text: [UInt8]) -> Bool {
+        if contains(payload, lowercasedText: text) { return true }
+        guard payload.contains(0x5C), case .valid = JSONScanner.validate(payload) else { return false }
+        return decodingStrings(payload).withUnsafeBytes { contains($0, lowercasedText: text) }
+    }
+
+    /// Valid JSON with each string's escapes decoded, its quotes kept.
+    static func decodingStrings(_ json: UnsafeRawBufferPointer) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(json.count)
+        var i = 0
+        while i < json.count {
+            guard json[i] == 0x22 else {
+                out.append(json[i])
+                i += 1
+                continue
+            }
+            var end = i + 1
+            while end < json.count && json[end] != 0x22 { end += json[end] == 0x5C ? 2 : 1 }
+            end = min(end + 1, json.count)
+            out.append(0x22)
+            JSONScanner.appendUnescaped(stringToken: UnsafeRawBufferPointer(rebasing: json[i..<end]), into: &out)
+            out.append(0x22)
+            i = end
+        }
+        return out
     }
 
     /// ASCII-case-insensitive search for `text` (already lower-cased).

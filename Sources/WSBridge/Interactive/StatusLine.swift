@@ -41,6 +41,25 @@ struct StatusLine: Equatable {
         return parts.joined(separator: " · ")
     }
 
+    /// The row for a terminal `columns` wide (the renderer cuts it one
+    /// column short of the edge). When the count of hidden messages would
+    /// be cut, it comes before the filter's expression instead, and the
+    /// expression is what the edge cuts: on a narrow terminal, or with a
+    /// long filter, the row still says how many messages the filter hid.
+    func text(columns: Int) -> String {
+        let full = text
+        guard let filter else { return full }
+        var counted = [stateText, "in \(received)", "out \(sent)"]
+        if let roundTripNanos { counted.append("rtt " + TranscriptFormatter.milliseconds(roundTripNanos)) }
+        counted.append("filter " + TerminalEscaping.escaping(filter) + " (\(hidden) hidden)")
+        guard TextUnits.columns(Array(counted.joined(separator: " · ").utf8)) > columns - 1 else { return full }
+        var parts = [stateText, "in \(received)", "out \(sent)",
+                     "\(hidden) hidden by filter " + TerminalEscaping.escaping(filter)]
+        if let roundTripNanos { parts.append("rtt " + TranscriptFormatter.milliseconds(roundTripNanos)) }
+        if !url.isEmpty { parts.append(TerminalEscaping.escaping(url)) }
+        return parts.joined(separator: " · ")
+    }
+
     private var stateText: String {
         switch state {
         case .starting: return "starting"

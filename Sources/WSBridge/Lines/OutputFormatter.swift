@@ -54,6 +54,26 @@ struct OutputFormatter {
         out.append(10)
     }
 
+    /// --tag: the line with `"$client":N` put first (`ClientTag.insert`).
+    /// The member goes into the plain line, before any escape or colour, so
+    /// a line for a terminal is tagged like a line for a pipe.
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, taggedWith client: Int, to out: inout [UInt8]) {
+        appendTagged(client, to: &out) { plain.appendText(payload, verdict: verdict, to: &$0) }
+    }
+
+    func appendBinary(_ payload: UnsafeRawBufferPointer, taggedWith client: Int, to out: inout [UInt8]) {
+        appendTagged(client, to: &out) { plain.appendBinary(payload, to: &$0) }
+    }
+
+    private func appendTagged(_ client: Int, to out: inout [UInt8], _ formatPlain: (inout [UInt8]) -> Void) {
+        func tagged(_ line: inout [UInt8]) {
+            let start = line.count
+            formatPlain(&line)
+            ClientTag.insert(client: client, into: &line, lineStart: start)
+        }
+        if forTerminal { appendForTerminal(out: &out, tagged) } else { tagged(&out) }
+    }
+
     func appendBinary(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         if forTerminal { return appendForTerminal(out: &out) { plain.appendBinary(payload, to: &$0) } }
         switch (format, binaryOutput) {

@@ -227,10 +227,7 @@ public final class ServerSession: SessionDriver {
             if let script = client.script { script.received(binary: payload) }
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
-            let destination = shell.output.routes.binaryDestination
-            let start = destination.pending.count
-            shell.output.appendBinary(payload)
-            if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
+            if tagging { shell.output.appendBinary(payload, taggedWith: client.id) } else { shell.output.appendBinary(payload) }
         case .ping:
             break
         case .pong(let payload):
@@ -254,9 +251,11 @@ public final class ServerSession: SessionDriver {
     /// `verdict`: the JSON check's answer that came with the message (-1: none).
     private func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) {
         let destination = shell.output.destination(forText: payload, isValidJSON: verdict >= 0 ? true : nil)
-        let start = destination.pending.count
-        shell.output.appendText(payload, verdict: verdict, to: destination)
-        if tagging { ClientTag.insert(client: client.id, into: &destination.pending, lineStart: start) }
+        if tagging {
+            shell.output.appendText(payload, verdict: verdict, taggedWith: client.id, to: destination)
+        } else {
+            shell.output.appendText(payload, verdict: verdict, to: destination)
+        }
     }
 
     /// --tag: a client that sends its own top-level "$client" would pass for

@@ -275,7 +275,7 @@ public let flagTable: [Flag] = [
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            rules: [.conflicts("binary")], modes: .all,
+            rules: [.conflicts("binary"), .conflicts("tag")], modes: .all,
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
@@ -287,7 +287,7 @@ public let flagTable: [Flag] = [
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            rules: [.conflicts("text")], modes: .all,
+            rules: [.conflicts("text"), .conflicts("tag")], modes: .all,
             doc: [
                 "Incoming messages are written as with --text.",
             ],
@@ -362,8 +362,9 @@ public let flagTable: [Flag] = [
          category: .dataMode, defaultValue: "4M", modes: .interactive,
          doc: [
              """
-             Messages hidden by /filter are kept too; a message larger than SIZE is shown but not kept. \
-             This is memory, not a file: the transcript ends with the run. See INTERACTIVE MODE.
+             Messages hidden by /filter are kept too; each counts its size and 160 bytes of bookkeeping, \
+             and a message larger than SIZE is shown but not kept. This is memory, not a file: the \
+             transcript ends with the run. See INTERACTIVE MODE.
              """,
          ],
          apply: { o, v throws(UsageError) in o.historySize = try FlagValue.size("history-size", v) }),
@@ -869,7 +870,10 @@ public let flagTable: [Flag] = [
              .list([
                  DocItem("REMOTE_ADDR, REMOTE_PORT", "The client's address and port."),
                  DocItem("PATH_INFO, QUERY_STRING, REQUEST_URI", "The request path, the query after '?', and both."),
-                 DocItem("HTTP_*", "Each request header, as HTTP_USER_AGENT for User-Agent (not Proxy)."),
+                 DocItem("HTTP_*", "Each request header, as HTTP_USER_AGENT for User-Agent (not Proxy). A header "
+                         + "whose name has other than letters, digits and '-' is left out, as Apache does "
+                         + "(X_Forwarded_For would pass for X-Forwarded-For; -v names them), and a request "
+                         + "whose head holds a CR, a NUL or an LF without its CR is answered 400."),
                  DocItem("SERVER_PORT, HTTPS", "The port wspipe listens on; HTTPS=on with --cert."),
                  DocItem("WSPIPE_CLIENT_ID", "The client's number, as in the client_connected event."),
              ]),
@@ -903,11 +907,11 @@ public let flagTable: [Flag] = [
     .toggle("tag", nil, .server,
             help: "Add \"$client\":N to each JSON object line from client N, and send a stdin line "
                 + "carrying \"$client\":N to that client only.",
-            rules: [.conflicts("exec")], modes: .server,
+            rules: [.conflicts("exec"), .conflicts("text"), .conflicts("binary")], modes: .server,
             doc: [
                 """
                 The member is added first in the object, and a stdin line is sent without it. \
-                JSON line mode only. A client cannot pass for another: a top-level "$client" member \
+                JSON line mode only (refused with -t and -b, whose lines are not JSON). A client cannot pass for another: a top-level "$client" member \
                 it sends itself (however spelled, as "\\u0024client" too) is removed first, and \
                 reported once per client on stderr and each time with a tag_removed event, since \
                 jq, Python and JavaScript readers keep the last of two equal keys. --relay passes \
@@ -1021,7 +1025,10 @@ public let flagTable: [Flag] = [
              message, or to stderr after %{stderr} (%{stdout} switches back). %{json} is every \
              variable in one JSON object, in the order below: -w '%{json}\\n' ends stdout with \
              one more JSON line. Times are seconds from the start of the run, with microseconds, \
-             and those of a connection are its first one's.
+             and those of a connection are its first one's. A value can come from the server (a \
+             redirect's Location is url_effective), so values are escaped as peer text is on \
+             stderr, and on stdout when it is a terminal (LINES AND MESSAGES); into a pipe they are \
+             exact.
              """,
              .list(WriteOutVariable.allCases.map { DocItem($0.rawValue, $0.meaning) }),
          ],

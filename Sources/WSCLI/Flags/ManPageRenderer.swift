@@ -186,8 +186,9 @@ public enum ManPageRenderer {
             "Raw line mode (-t or -b) is for servers that do not speak JSON: lines and messages are passed "
                 + "through as they are, see --text, --binary, --binary-output and --nul.",
             "At a terminal, in every mode, what a peer sends cannot drive the terminal: C0 controls, DEL, "
-                + "C1 controls (U+0080 to U+009F) and the bidirectional overrides and isolates (U+202A to U+202E, "
-                + "U+2066 to U+2069) are shown escaped: as JSON escapes (\\u009b, the same JSON value) in JSON "
+                + "C1 controls (U+0080 to U+009F), the bidirectional overrides and isolates (U+202A to U+202E, "
+                + "U+2066 to U+2069) and marks (U+200E, U+200F, U+061C), the separators U+2028 and U+2029 "
+                + "and U+FEFF are shown escaped: as JSON escapes (\\u009b, the same JSON value) in JSON "
                 + "lines, as \\xHH (tabs and line feeds kept) in raw line mode, bytes that are not UTF-8 too. "
                 + "Into a pipe or a file every byte is written exactly as it came. Text from a peer on stderr "
                 + "(close reasons, status lines, headers, subprotocols) is always escaped.",
@@ -283,7 +284,8 @@ public enum ManPageRenderer {
             + "value at a dotted key path of a JSON message (type= reads the --type-key path, as --route does), "
             + "VALUE a JSON string (user.name=\"ann smith\") or a word that matches a string of that text or a "
             + "number or literal written so (id=7, done=true); any other term is text the message contains, "
-            + "whatever the ASCII case (in double quotes when it holds blanks or =). A term after a minus sign "
+            + "whatever the ASCII case (in double quotes when it holds blanks or =), as written or as the "
+            + "message's strings read once their escapes are decoded (\\u003c is <). A term after a minus sign "
             + "hides what it matches. A message is shown when no hiding term matches it, it has one of the "
             + "directions given, one of the values given for each key path, and every text given: /filter "
             + "type=chat type=join shows both types, and a minus sign before type=pong shows everything but pongs.",
