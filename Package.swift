@@ -22,8 +22,10 @@ let releaseSettings: [SwiftSetting] = [
 // (Sources/wspipe/symbol-order.txt, made by Tests/bench/symbol-order.sh), so
 // the few hundred KiB of code in use are not spread over 8 MiB of text,
 // which is what the resident size of the executable's pages measures.
-// (glibc's name service modules are still loaded from the system at run
-// time for host names, which needs the glibc the program was built with.)
+// Host names: glibc's files and dns sources (/etc/hosts, DNS) are inside
+// the executable; only another source named on nsswitch.conf's hosts line
+// is loaded from the system, and skipped when it is missing (Sources/README.md,
+// "The release executable"; Tests/integration/test_resolver.py).
 // Elsewhere the toolchain's defaults: Apple's links the Swift runtime of
 // the system and has no static stdlib to offer (Sources/README.md, "Porting").
 let symbolOrder = Context.packageDirectory + "/Sources/wspipe/symbol-order.txt"

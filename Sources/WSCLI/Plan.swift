@@ -214,6 +214,11 @@ enum Plan {
     /// -w FORMAT, or @FILE's content.
     static func writeOutFormat(_ argument: String) throws(UsageError) -> WriteOutFormat {
         var format = argument
+        // curl's @- reads the format from stdin; wspipe's stdin holds the messages.
+        if argument == "@-" {
+            throw UsageError("--write-out: @- would read the format from stdin, which holds the messages; "
+                             + "write it in a file and give @FILE")
+        }
         if argument.hasPrefix("@") { format = try OptionFiles.text(flag: "write-out", path: String(argument.dropFirst())) }
         do throws(WriteOutFormat.ParseError) {
             return try WriteOutFormat(parsing: format)

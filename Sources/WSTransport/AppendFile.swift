@@ -13,10 +13,12 @@ public final class AppendFile {
     public let path: String
     private var fd: Int32
 
-    /// Opens `path` for appending, creating it (mode 0666 less the umask) when missing.
+    /// Opens `path` for appending, creating it with mode 0600 when missing:
+    /// a recording holds every message, tokens included (like the history
+    /// file and the cookie jar, it is the user's alone).
     public init(path: String) throws(IOError) {
         self.path = path
-        switch FD.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode: 0o666) {
+        switch FD.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode: 0o600) {
         case .success(let fd): self.fd = fd
         case .failure(let error): throw error
         }

@@ -22,6 +22,12 @@ final class CookieJarTests: XCTestCase {
         XCTAssertNil(cookie.expires)
         XCTAssertNil(parse("novalue"))
         XCTAssertNil(parse("=value"))
+        // A control character would break the TAB-separated cookie file (curl refuses them too).
+        XCTAssertNil(parse("tab=b\tc"), "a TAB inside the value")
+        XCTAssertNil(parse("p=1; Path=/\tx"), "a TAB inside the path")
+        XCTAssertNil(parse("c=a\u{1}b"))
+        XCTAssertNil(parse("d=a\u{7F}"))
+        XCTAssertEqual(parse("sp=x y")?.value, "x y", "a space inside is kept")
     }
 
     func testAttributes() throws {

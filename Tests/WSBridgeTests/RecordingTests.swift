@@ -68,6 +68,9 @@ final class RecordingTests: XCTestCase {
         XCTAssertEqual(refusal(good + "\n" + #"{"t_ms":1,"dir":"sideways","msg":1}"#),
                        #"line 2: expected "dir": "in", "out" or "event""#)
         XCTAssertEqual(refusal(#"{"t_ms":-4,"dir":"in","msg":1}"#), #"line 1: expected "t_ms": a number of milliseconds"#)
+        XCTAssertEqual(refusal(#"{"t_ms":1e20,"dir":"in","msg":1}"#), #"line 1: expected "t_ms": a number of milliseconds"#,
+                       "an exponent is not dropped like a fraction (1e20 was read as 1)")
+        XCTAssertNil(refusal(#"{"t_ms":1.75,"dir":"in","msg":1}"#))
         XCTAssertEqual(refusal(#"{"t_ms":1,"dir":"in"}"#), #"line 1: no "msg""#)
         XCTAssertEqual(refusal(#"{"t_ms":1,"dir":"in","msg":{"$binary":"!!"}}"#), #"line 1: invalid base64 in "$binary""#)
         XCTAssertNil(refusal(good))

@@ -1,4 +1,5 @@
 import XCTest
+import WSCore
 @testable import WSBridge
 
 /// -L's decisions (wspipe(1): --location): where a Location leads, and when
@@ -124,6 +125,9 @@ final class RequestHeadersTests: XCTestCase {
         XCTAssertEqual(render(user.headers(for: url("ws://b.example/"), jarCookies: nil)), [])
         XCTAssertEqual(render(user.headers(for: url("ws://cy:z@b.example/"), jarCookies: nil)),
                        ["Authorization: Basic Y3k6eg=="], "a redirect's own user information")
+        XCTAssertEqual(render(user.headers(for: url("ws://u%40x:p%3Aw%zz%4@b.example/"), jarCookies: nil)),
+                       ["Authorization: Basic " + Base64.encode(Array("u@x:p:w%zz%4".utf8))],
+                       "the URL's user information percent-decoded, as curl does")
         user.given = [(name: "authorization", value: "Bearer t")]
         XCTAssertEqual(render(user.headers(for: url("ws://a.example/"), jarCookies: nil)), ["authorization: Bearer t"])
     }

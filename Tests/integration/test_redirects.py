@@ -102,6 +102,17 @@ def test_a_loop_stops_past_max_redirs(run, ws_server, limit):
     no_more_requests(srv)
 
 
+def test_max_redirs_minus_one_sets_no_limit(run, ws_server):
+    """curl's -1: a chain of 15 redirects (past the default 10) is followed to the end."""
+    routes = {f"/hop{n}": (302, f"/hop{n + 1}") for n in range(15)}
+    routes["/hop15"] = (307, "/final")
+    srv = redirecting(ws_server, routes)
+    res = run(["-L", "--max-redirs", "-1", srv.url("/hop0")], stdin=b'{"n":1}\n')
+    assert res.code == 0, res
+    assert res.stdout == b'{"n":1}\n', res
+    assert [path for path, _ in requests(srv, 17)] == [f"/hop{n}" for n in range(16)] + ["/final"]
+
+
 def test_a_redirect_from_wss_to_ws_is_refused(run, ws_server, tls_cert):
     plain = redirecting(ws_server, {})
     secure = redirecting(ws_server, {"/start": (302, lambda s: f"ws://127.0.0.1:{plain.port}/final")},
@@ -198,7 +209,7 @@ def test_a_redirect_to_another_scheme_fails_the_attempt(run, ws_server):
 
 
 @pytest.mark.parametrize("args", [
-    ["--max-redirs", "3"], ["--location-downgrade"], ["-L", "--max-redirs", "-1"],
+    ["--max-redirs", "3"], ["--location-downgrade"], ["-L", "--max-redirs", "-2"],
     ["-L", "--listen", "127.0.0.1:0"],
 ], ids=["max-redirs-alone", "downgrade-alone", "negative", "listen"])
 def test_usage_errors(run, args):

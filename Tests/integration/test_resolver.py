@@ -154,3 +154,47 @@ def test_a_name_resolved_by_dns_connects(wspipe_bin, answering_nameserver, ws_se
     assert res.code == 0, res
     assert res.stdout == b'{"via":"dns"}\n', res
     assert any(NAME.split(".")[0].encode() in query for query in asked), asked
+
+
+def _is_static(path: str) -> bool:
+    """No program interpreter: the executable needs no shared library."""
+    with open(path, "rb") as f:
+        return b"ld-linux" not in f.read(1 << 16)
+
+
+def _spawn_without_libraries(wspipe_bin, tmp_path, conf, args, stdin: bytes):
+    """wspipe in a mount namespace with /usr/lib (every shared library and
+    every libnss_*.so.2) hidden under an empty tmpfs, /etc/hosts naming
+    HOSTS_NAME, and an nsswitch.conf whose hosts line starts with a source
+    that is not built into the C library."""
+    hosts = tmp_path / "hosts"
+    hosts.write_text(f"127.0.0.1 localhost {HOSTS_NAME}\n")
+    nsswitch = tmp_path / "nsswitch.conf"
+    nsswitch.write_text("hosts: myhostname files dns\n")
+    script = ('conf=$1 ns=$2 hosts=$3; shift 3; mount --bind "$conf" /etc/resolv.conf'
+              ' && mount --bind "$ns" /etc/nsswitch.conf && mount --bind "$hosts" /etc/hosts'
+              ' && mount -t tmpfs none /usr/lib && exec "$@"')
+    return WsProc(["unshare", "-m", "sh", "-c", script, "sh", str(conf), str(nsswitch), str(hosts), wspipe_bin, *args],
+                  stdin=stdin, close_stdin=True)
+
+
+HOSTS_NAME = "wspipe-hosts-file-test.example"
+
+
+def test_names_resolve_with_no_system_library(wspipe_bin, answering_nameserver, ws_server, tmp_path):
+    """What README (Install a release) and Sources/README.md say of the
+    static executable: /etc/hosts and DNS (nsswitch's files and dns) are
+    answered by the C library inside it, with no libnss_*.so.2 of the
+    system; a source named before them that the system does not have
+    (myhostname, here: /usr/lib is empty) is skipped."""
+    if not _is_static(wspipe_bin):
+        pytest.skip("not the static release executable")
+    conf, asked = answering_nameserver
+    srv = ws_server(echo)
+    for name, via in ((HOSTS_NAME, "hosts"), (NAME, "dns")):
+        res = _spawn_without_libraries(wspipe_bin, tmp_path, conf, ["-q", srv.url(host=name)],
+                                       stdin=f'{{"via":"{via}"}}\n'.encode()).finish(timeout=20)
+        assert res.code == 0, res
+        assert res.stdout == f'{{"via":"{via}"}}\n'.encode(), res
+    assert not any(HOSTS_NAME.split(".")[0].encode() in q for q in asked), "the hosts file answered, not DNS"
+    assert any(NAME.split(".")[0].encode() in q for q in asked), asked

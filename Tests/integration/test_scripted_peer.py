@@ -198,6 +198,46 @@ def test_without_heartbeats_the_demanding_server_drops_us(spawn, ws_server):
     assert [(d["code"], d["reason"]) for d in events(res.stderr, "disconnected")] == [(4002, "no heartbeat")], res
 
 
+def test_seq_counts_per_connection(spawn, ws_server):
+    """${seq} is a per-connection counter (wspipe(1): TEMPLATES): after the
+    server restarts the first connection, the greeting, the heartbeats and a
+    --wrap line of the second count from 1 again."""
+    connections = [0]
+
+    async def handler(ws, log):
+        connections[0] += 1
+        conn = connections[0]
+        try:
+            async for text in ws:
+                log.put("msg", (conn, J(text)))
+                if conn == 1 and J(text).get("type") == "heartbeat" and J(text)["n"] >= 3:
+                    await ws.close(1012, "restarting")
+        except ConnectionClosed:
+            pass
+
+    srv = ws_server(handler)
+    proc = spawn(["--events", *FAST_BACKOFF, "--on-connect", '{"type":"hello","n":${seq}}',
+                  "--heartbeat", '{"type":"heartbeat","n":${seq}}', "--heartbeat-interval", "150ms",
+                  "--wrap", '{"type":"chat","text":${line},"n":${seq}}', srv.url()],
+                 stdin=None, close_stdin=False)
+    first = [m for c, m in items(srv.log, "msg", 3, timeout=30)]
+    assert first == [{"type": "hello", "n": 1}, {"type": "heartbeat", "n": 2}, {"type": "heartbeat", "n": 3}], first
+    second: list = []
+    while len(second) < 2:   # (a heartbeat of the first may arrive while it closes)
+        second += [m for c, m in items(srv.log, "msg", 1, timeout=30) if c == 2]
+    assert second == [{"type": "hello", "n": 1}, {"type": "heartbeat", "n": 2}], second
+    beat = 2
+    write_lines(proc, "hi")
+    later = [m for c, m in items(srv.log, "msg", 3, timeout=30)]
+    chat = [m for m in later if m["type"] == "chat"]
+    assert chat and chat[0]["text"] == "hi", later
+    assert [m["n"] for m in later] == sorted(m["n"] for m in later) and later[0]["n"] == beat + 1, later
+    proc.close_stdin()
+    res = proc.finish()
+    assert res.code == 0, res
+    assert len(events(res.stderr, "connected")) == 2, res
+
+
 def test_heartbeat_timeout_reconnects_from_a_silent_server(spawn, ws_server):
     """The first connection hears nothing: it is dropped after the timeout
     and the next one, which ticks, stays."""
@@ -467,6 +507,7 @@ def test_record_then_replay_in_both_roles(spawn, run, ws_server, tmp_path):
               timeout=20)
     assert res.code == 0, res
     recording = read_recording(rec)
+    assert os.stat(rec).st_mode & 0o777 == 0o600, "a recording holds every message: the user's alone"
     assert [e["dir"] for e in recording][:2] == ["event", "event"]   # connecting, connected
     assert all(e["conn"] == 1 for e in recording)
     assert [e["t_ms"] for e in recording] == sorted(e["t_ms"] for e in recording)

@@ -82,6 +82,7 @@ def test_write_out_from_a_file(run, ws_server, tmp_path):
 @pytest.mark.parametrize("format,message", [
     ("%{nope}", "unknown variable %{nope}"),
     ("%{time_total", "without its '}'"),
+    ("@-", "@- would read the format from stdin"),
 ])
 def test_bad_formats_are_usage_errors(run, format, message):
     res = run(["-w", format, "ws://127.0.0.1:9/"])

@@ -36,10 +36,12 @@ extension ClientSession {
         if !script.answers.isEmpty { channel?.beforeDeferredClose = { [unowned script] in script.connection?.processed() } }
     }
 
-    /// The connection ended (after its disconnected event).
+    /// The connection ended (after its disconnected event). `${seq}` counts
+    /// per connection: what is rendered from now on belongs to the next one.
     func scriptEnded() {
         script?.connection?.stop()
         script?.connection = nil
+        replay.restartSequence()
     }
 
     /// An answer or a heartbeat goes straight into the open connection, ahead

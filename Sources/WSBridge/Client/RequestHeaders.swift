@@ -23,14 +23,46 @@ struct RequestHeaders {
     /// --cookie DATA: "name=value; name2=value2", sent as it is.
     var cookieData: String?
 
+    /// A URL's user information is percent-encoded (RFC 3986 §3.2.1): the
+    /// credentials are what it stands for (`ws://u%40x:p%3Aw@host/` is user
+    /// "u@x", password "p:w", as curl reads it). A '%' not followed by two
+    /// hex digits stays as it is.
+    static func percentDecoded(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
     /// The headers for a request to `hop` (the original URL, or where a
     /// redirect led), `jarCookies` the jar's "a=b; c=d" for it.
     func headers(for hop: WebSocketURL, jarCookies: String?) -> [(name: String, value: String)] {
         let trusted = Redirect.sameOrigin(hop, original)
         var headers = trusted ? given : given.filter { !Self.credentialHeaders.contains($0.name.lowercased()) }
         if !headers.contains(where: { $0.name.lowercased() == "authorization" }),
-           let user = trusted ? basicAuth ?? hop.userInfo : hop.userInfo {
-            headers.append((name: "Authorization", value: "Basic " + Base64.encode(Array(user.utf8))))
+           let user = trusted ? basicAuth.map { Array($0.utf8) } ?? hop.userInfo.map(Self.percentDecoded)
+                              : hop.userInfo.map(Self.percentDecoded) {
+            headers.append((name: "Authorization", value: "Basic " + Base64.encode(user)))
         }
         let cookies = [trusted ? cookieData : nil, jarCookies].compactMap { $0 }.filter { !$0.isEmpty }
         if !cookies.isEmpty {

@@ -61,6 +61,11 @@ final class ReplayCoordinator {
         }
     }
 
+    /// The connection ended: the next one's `${seq}` counts from 1.
+    func restartSequence() {
+        sequence.restart()
+    }
+
     /// Sends held messages again, in order, while `more()` says the socket
     /// takes them; the rest wait for the next call.
     func resendHeld(while more: () -> Bool, _ body: (UnsafeRawBufferPointer) -> Void) {

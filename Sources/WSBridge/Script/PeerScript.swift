@@ -19,7 +19,7 @@ final class PeerScript {
     var connection: ConnectionScript?
     /// Connections opened so far: the current one's number.
     var connections = 0
-    /// `${seq}` of the client, for the whole run.
+    /// `${seq}` of the client: restarted when a connection ends.
     let sequence = SequenceCounter()
     /// Client: the --replay taking the place of stdin.
     var player: ReplayPlayer?

@@ -83,7 +83,8 @@ public struct Recording: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A JSON number's whole part (a fraction is dropped); nil when it is no number.
+    /// A JSON number's whole part (a fraction is dropped); nil when it is no
+    /// number, or has an exponent (1e3 is not read as 1).
     private static func integer(at path: [String], _ line: UnsafeRawBufferPointer) -> Int64? {
         guard let range = JSONScanner.valueRange(atPath: path.map { Array($0.utf8) }, in: line) else { return nil }
         var value: Int64 = 0
@@ -97,7 +98,7 @@ public struct Recording: Sendable {
             value = times + Int64(byte - 0x30)
             digits += 1
         }
-        guard digits > 0 else { return nil }
+        guard digits > 0, !line[range].contains(where: { $0 | 0x20 == UInt8(ascii: "e") }) else { return nil }
         return negative ? -value : value
     }
 }

@@ -52,14 +52,20 @@ enum MessageSource: String {
 }
 
 /// 1, 2, 3... for `${seq}`: the next number each time a template that uses
-/// it is sent. A server keeps one per client; a client one for the whole
-/// run, so that a message sent again after a reconnect never shares its
-/// number with a new one.
+/// it is rendered, counted per connection (wspipe(1): TEMPLATES). A server
+/// keeps one per client; a client restarts its one when a connection ends,
+/// so the next connection (and what is rendered while waiting for it) counts
+/// from 1 again, as a server that numbers per connection expects.
 final class SequenceCounter {
     private var last = 0
 
     func next() -> Int {
         last += 1
         return last
+    }
+
+    /// A new connection counts from 1.
+    func restart() {
+        last = 0
     }
 }

@@ -153,10 +153,13 @@ public let flagTable: [Flag] = [
          doc: [
              """
              The name is curl's. One more is reported as the failure of the attempt (exit status \
-             4), as is a redirect without a Location.
+             4), as is a redirect without a Location. -1 sets no limit, as in curl: the chain still \
+             ends at --connect-timeout.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.maxRedirects = try FlagValue.nonNegativeInteger("max-redirs", v) }),
+         apply: { o, v throws(UsageError) in
+             o.maxRedirects = v == "-1" ? Int.max : try FlagValue.nonNegativeInteger("max-redirs", v)
+         }),
     .toggle("location-downgrade", nil, .connection,
             help: "With -L, follow a redirect from wss:// to ws:// too, which leaves TLS.",
             rules: [.clientOnly, .requires("location")],
@@ -787,7 +790,8 @@ public let flagTable: [Flag] = [
              Each line is written with one write(2) when its message is sent or received: nothing \
              waits in wspipe, so a killed run keeps what it recorded. The file is bounded only by \
              the disk; a write that fails is reported once, the recording stops there and the run \
-             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1).
+             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1). A \
+             new file is created with mode 0600: it holds every message, tokens included.
              """,
          ],
          apply: { o, v throws(UsageError) in o.record = try FlagValue.nonEmpty("record", v) }),

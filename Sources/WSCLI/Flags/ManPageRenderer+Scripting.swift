@@ -25,9 +25,12 @@ extension ManPageRenderer {
         "${NAME} is the latest value of --capture NAME (client mode; null before one arrived). "
             + "${.KEYPATH} is the value at KEYPATH of the message being answered (--answer only; null where it has "
             + "none), and ${.} the whole message. ${line} is the stdin line as a JSON string (--wrap only). "
-            + "${seq} counts 1, 2, 3... each time a template that holds it is sent: a client counts over the whole "
-            + "run, so that a message sent again after a reconnect never shares its number with a new one; a "
-            + "server counts for each client. ${now_ms} is the wall clock in milliseconds since 1970.",
+            + "${seq} counts 1, 2, 3... for each connection, each time a template that holds it is filled in: a "
+            + "server counts for each client; a client starts again from 1 on every connection (its --on-connect "
+            + "or --on-reconnect, heartbeats, answers, and the --wrap lines read from the moment the previous one "
+            + "ended). A --wrap message keeps the number it was given: one sent again on the next connection (not "
+            + "written before the drop, or held for its --ack) carries its old number, which a new message there "
+            + "may also get. ${now_ms} is the wall clock in milliseconds since 1970.",
         "Every value is put in as JSON (a string with its quotes and escapes, a captured or answered value as it "
             + "came), so a template that is valid JSON stays valid whatever the values hold: "
             + "--wrap '{\"text\":${line}}' sends a line holding quotes, backslashes or tabs as the same text. "

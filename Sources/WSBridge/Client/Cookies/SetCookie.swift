@@ -43,6 +43,11 @@ enum SetCookie {
             default: break
             }
         }
+        // A control character (a TAB included) is refused, as curl does: the
+        // cookie file is TAB-separated, so one in a name, value or path made a
+        // line that neither wspipe nor curl could read back.
+        guard !Self.hasControlCharacter(cookie.name), !Self.hasControlCharacter(cookie.value),
+              !Self.hasControlCharacter(cookie.path) else { return nil }
         // A Secure cookie from a connection without TLS is refused (what
         // curl and RFC 6265bis do): it would let ws:// overwrite a wss:// one.
         if cookie.secure && !secureRequest { return nil }
@@ -64,6 +69,10 @@ enum SetCookie {
         // Past 12 digits (31,000 years) the number only needs to be large.
         let number = digits.count > 12 ? 1_000_000_000_000 : Int64(digits) ?? 0
         return text.first == "-" ? -number : number
+    }
+
+    private static func hasControlCharacter(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     static func trim(_ text: Substring) -> Substring {
