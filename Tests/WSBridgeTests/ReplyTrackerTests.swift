@@ -30,14 +30,77 @@ final class ReplyTrackerTests: XCTestCase {
         XCTAssertNil(t.wait(now: ms), "what came before the first send is no reply")
     }
 
-    func testAnEchoIsWaitedForThenAMomentOfQuiet() {
+    func testAnEchoIsWaitedForThenClosesAtOnce() {
         var t = tracker()
         send(&t, #"{"a":1}"#)
         XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "owed: the linger, from the moment everything is out")
         receive(&t, #"{"a":1}"#)
-        XCTAssertEqual(t.wait(now: 2 * ms), 15 * ms, "answered: 15 ms of quiet from the reply")
-        XCTAssertEqual(t.wait(now: 10 * ms), 7 * ms)
-        XCTAssertNil(t.wait(now: 17 * ms))
+        XCTAssertNil(t.wait(now: 2 * ms), "sent back as it was: an echo server, no quiet time")
+    }
+
+    func testAnEchoAfterAGreetingAndOfEveryMessageClosesAtOnce() {
+        var t = tracker()
+        send(&t, #"{"type":"ping","id":1}"#)
+        send(&t, "{\"n\":2}")
+        receive(&t, #"{"type":"welcome"}"#)
+        receive(&t, #"{"type":"ping","id":1}"#)
+        XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "the second message is not back yet: owed")
+        receive(&t, "{\"n\":2}")
+        XCTAssertNil(t.wait(now: 2 * ms))
+    }
+
+    func testAnEchoServerOwesEveryMessageAGreetingDoesNotPayForTheLast() {
+        var t = tracker()
+        for n in 1...3 { send(&t, "{\"chat\":\(n)}") }
+        receive(&t, #"{"type":"welcome"}"#)
+        receive(&t, #"{"chat":1}"#)
+        receive(&t, #"{"chat":2}"#)
+        XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "three arrivals for three messages, but it echoes: the third is owed")
+        receive(&t, #"{"chat":3}"#)
+        XCTAssertNil(t.wait(now: 2 * ms))
+    }
+
+    func testAMessageAfterTheEchoOrANearEchoMeansQuietTime() {
+        var t = tracker()
+        send(&t, #"{"a":1}"#)
+        receive(&t, #"{"a":1}"#)
+        receive(&t, #"{"from":"bot"}"#)
+        XCTAssertEqual(t.wait(now: ms), 15 * ms, "something came after the echo: wait for quiet")
+        var near = tracker()
+        send(&near, #"{"a":1}"#)
+        receive(&near, #"{"a":2}"#)
+        XCTAssertEqual(near.wait(now: ms), 15 * ms, "same length, other bytes: no echo")
+        var bare = tracker()
+        send(&bare, #"{"a":1}"#)
+        bare.received(text: nil)
+        XCTAssertEqual(bare.wait(now: ms), 15 * ms, "a binary message is no echo of a text one")
+    }
+
+    func testOnlyTheFirstShortMessagesAreKeptToCompare() {
+        let long = "{\"pad\":\"" + String(repeating: "x", count: ReplyTracker.echoedBytes) + "\"}"
+        var big = tracker()
+        send(&big, long)
+        receive(&big, long)
+        XCTAssertEqual(big.wait(now: ms), 15 * ms, "too long to keep: counted, then quiet")
+        var many = tracker()
+        for n in 0...ReplyTracker.echoedMessages { send(&many, "{\"n\":\(n)}") }
+        for n in 0...ReplyTracker.echoedMessages { receive(&many, "{\"n\":\(n)}") }
+        XCTAssertEqual(many.wait(now: ms), 15 * ms, "more than were kept: counted, then quiet")
+        many.connected(roundTripNanos: roundTrip)
+        send(&many, #"{"a":1}"#)
+        receive(&many, #"{"a":1}"#)
+        XCTAssertNil(many.wait(now: ms), "a new connection keeps again")
+    }
+
+    func testTheQuietCountsFromTheReadThatBroughtTheMessage() {
+        var t = tracker()
+        send(&t, #"{"type":"ping"}"#)
+        receive(&t, #"{"type":"pong"}"#)
+        t.processed(now: 10 * ms)
+        XCTAssertEqual(t.wait(now: 20 * ms), 5 * ms, "stdin ended 10 ms after the answer came")
+        XCTAssertNil(t.wait(now: 25 * ms))
+        t.processed(now: 30 * ms)
+        XCTAssertNil(t.wait(now: 30 * ms), "nothing new arrived: the quiet is not restarted")
     }
 
     func testAGreetingDoesNotPayForARequestWithAnID() {
@@ -124,6 +187,31 @@ final class ReplyTrackerTests: XCTestCase {
         XCTAssertNotNil(few.wait(now: 50 * ms), "a request read 50 ms before stdin ended is still owed its reply")
     }
 
+    func testTheReasonTheWaitEndedIsToldOnce() {
+        var t = tracker(linger: 100 * ms)
+        send(&t, #"{"id":1}"#)
+        XCTAssertNotNil(t.wait(now: 0))
+        XCTAssertNil(t.takeCloseReason(), "still waiting: no reason")
+        XCTAssertNil(t.wait(now: 100 * ms))
+        XCTAssertEqual(t.takeCloseReason(), .lingerRanOut(owed: 1))
+        XCTAssertNil(t.takeCloseReason(), "told once")
+        var quiet = tracker()
+        send(&quiet, #"{"type":"ping"}"#)
+        receive(&quiet, #"{"type":"pong"}"#)
+        XCTAssertEqual(quiet.wait(now: ms), 15 * ms)
+        XCTAssertNil(quiet.wait(now: 16 * ms))
+        XCTAssertEqual(quiet.takeCloseReason(), .quiet(nanos: 15 * ms))
+        var echo = tracker()
+        send(&echo, #"{"a":1}"#)
+        receive(&echo, #"{"a":1}"#)
+        XCTAssertNil(echo.wait(now: ms))
+        XCTAssertEqual(echo.takeCloseReason(), .allEchoed)
+        var sink = tracker()
+        for n in 0..<ReplyTracker.sinkEvidence { send(&sink, #"{"log":\#(n)}"#, at: 0) }
+        XCTAssertNil(sink.wait(now: 50 * ms))
+        XCTAssertEqual(sink.takeCloseReason(), .notAnswering(sent: ReplyTracker.sinkEvidence))
+    }
+
     func testTheLingerBoundsEverything() {
         var t = tracker(linger: 100 * ms)
         send(&t, #"{"id":1}"#)
@@ -139,11 +227,15 @@ final class ReplyTrackerTests: XCTestCase {
         var t = ReplyTracker(replyPath: nil, lingerNanos: 10_000 * ms, readsJSON: true)
         t.connected(roundTripNanos: 50 * ms)
         send(&t, #"{"a":1}"#)
-        receive(&t, #"{"a":1}"#)
+        receive(&t, #"{"b":1}"#)
         XCTAssertEqual(t.wait(now: 60 * ms), 200 * ms, "four round trips of 50 ms")
     }
 
-    func testRawModeCountsOnly() {
+    func testRawModeCountsAndRecognisesAnEcho() {
+        var echo = tracker(json: false)
+        send(&echo, "hello")
+        receive(&echo, "hello")
+        XCTAssertNil(echo.wait(now: ms))
         var t = tracker(json: false)
         send(&t, #"{"id":1}"#)
         receive(&t, "hello")

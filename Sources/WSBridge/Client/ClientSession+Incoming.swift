@@ -16,6 +16,7 @@ extension ClientSession {
             channel?.setReadPaused(shell.output.routes.isBackedUp)
             // Acks release held messages: stdin may read on.
             if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
+            sender.replies.processed(now: monotonicNanos())
             reportProgress()
         case .ended(let reason):
             channelEnded(reason)

@@ -104,8 +104,16 @@ public final class ClientSession: SessionDriver {
             let before = lifecycle.phase
             let actions = lifecycle.handle(pendingEvents.removeFirst())
             if lifecycle.phase != before { armPhaseTimer() }
+            if lifecycle.phase == .closing && before != .closing { sayWhyTheWaitEnded() }
             for action in actions { perform(action) }
         }
+    }
+
+    /// -v: why the Close goes out once stdin is over (the one-shot rule,
+    /// wspipe(1) --linger), as the other endings say theirs. The tracker
+    /// has a reason only when its last answer ended the wait.
+    private func sayWhyTheWaitEnded() {
+        if let reason = sender.replies.takeCloseReason() { log.info(reason.description) }
     }
 
     /// The only place timers of the lifecycle start and stop.

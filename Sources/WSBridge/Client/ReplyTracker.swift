@@ -18,10 +18,16 @@ import WSJSON
 /// - every other sent message is owed one more incoming message, counted from
 ///   the first send (what came before cannot be a reply) among those that
 ///   matched no id;
-/// - once nothing is owed, the Close still waits until nothing has arrived
-///   for `quietNanos` (the larger of 15 ms and four handshake round trips),
-///   so a second message right after the first (an ack, then the result; a
-///   greeting, then the answer) is not cut off;
+/// - a server that sent back a message as it was (an echo server) owes every
+///   later one the same way, whatever else it sends (a greeting does not pay
+///   for the last echo); only the first `echoedMessages` text messages sent,
+///   each of at most `echoedBytes`, are kept to compare;
+/// - once nothing is owed, the Close goes out at once when the server sent
+///   back every message as it was, the last one last: the answer is
+///   unambiguous. Otherwise it still waits until
+///   nothing has arrived for `quietNanos` (the larger of 15 ms and four
+///   handshake round trips), so a second message right after the first (an
+///   ack, then the result; a greeting, then the answer) is not cut off;
 /// - a server that has answered none of at least `sinkEvidence` messages
 ///   although the first went out more than ten handshake round trips (at
 ///   least 10 ms) before everything was out does not answer each message (a
@@ -30,7 +36,8 @@ import WSJSON
 /// - all of it at most `--linger` from the moment everything is out.
 /// It can still close early when an expected message comes more than the
 /// quiet time after the message before it, and that one's request carried no
-/// "id" (or the server does not echo it).
+/// "id" (or the server does not echo it); or when it comes after an exact echo
+/// of the last message sent.
 ///
 /// Cost: only the first `trackedIDs` sent messages of a connection are
 /// looked at; an incoming one only while an id is owed
@@ -48,6 +55,8 @@ struct ReplyTracker {
     static let examinedArrivals = 1024
     static let minimumQuietNanos: Int64 = 15_000_000
     static let sinkEvidence = 8
+    static let echoedMessages = 8
+    static let echoedBytes = 4096
 
     /// Values still owed a reply, with the order they were first sent in.
     private var owed: [[UInt8]: Int] = [:]
@@ -67,6 +76,14 @@ struct ReplyTracker {
     private var lingerDeadline: Int64?
     private var lastArrivalAt: Int64?
     private var arrivalsSeen = 0
+    /// The messages sent on the connection not echoed yet, oldest first,
+    /// while every one sent so far was kept (`echoable`).
+    private var unechoed: [[UInt8]] = []
+    private var echoable = true
+    /// The latest arrival was an echo of a message sent.
+    private var lastWasEcho = false
+    /// The server echoed a message on this connection: it owes the others.
+    private var echoes = false
 
     init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool) {
         explicitPath = replyPath.map { $0.map { Array($0.utf8) } }
@@ -95,6 +112,11 @@ struct ReplyTracker {
         answersEachMessage = nil
         lingerDeadline = nil
         lastArrivalAt = nil
+        closeReason = nil
+        unechoed.removeAll()
+        echoable = true
+        lastWasEcho = false
+        echoes = false
         windowNanos = max(10 * roundTripNanos, 10_000_000)
         quietNanos = max(4 * roundTripNanos, Self.minimumQuietNanos)
     }
@@ -103,6 +125,7 @@ struct ReplyTracker {
     mutating func sent(_ message: OutgoingMessage, now: @autoclosure () -> Int64) {
         if firstSentAt == nil { firstSentAt = now() }
         sentCount += 1
+        if echoable { keepForEcho(message) }
         if case .text(let payload) = message, let key = key(of: payload, recording: true) {
             if owed[key] == nil { serial += 1; owed[key] = serial }
             return
@@ -117,11 +140,44 @@ struct ReplyTracker {
         // unless its key says it is (--reply: owed since an earlier connection).
         guard firstSentAt != nil || isExplicit else { return }
         arrivals += 1
+        lastWasEcho = echoable && isEcho(payload)
+        if lastWasEcho { echoes = true }
         if !owed.isEmpty, let payload, let key = key(of: payload, recording: false, verdict: verdict),
            owed.removeValue(forKey: key) != nil {
             return
         }
         otherArrivals += 1
+    }
+
+    /// An echo server's answer can only be compared with what was sent while
+    /// a copy is at hand: only the first few, short messages are kept (an
+    /// upload is not copied).
+    private mutating func keepForEcho(_ message: OutgoingMessage) {
+        guard sentCount <= Self.echoedMessages, case .text(let payload) = message,
+              payload.count <= Self.echoedBytes else {
+            echoable = false
+            unechoed.removeAll()
+            return
+        }
+        unechoed.append(Array(payload))
+    }
+
+    /// Is `payload` the oldest message not echoed yet, byte for byte?
+    private mutating func isEcho(_ payload: UnsafeRawBufferPointer?) -> Bool {
+        guard let payload, let oldest = unechoed.first, oldest.count == payload.count,
+              oldest.withUnsafeBytes({ $0.elementsEqual(payload) }) else { return false }
+        unechoed.removeFirst()
+        return true
+    }
+
+    /// A read of the connection was handled: the quiet time counts from the
+    /// last arrival, not from the moment stdin ended. The clock is read only
+    /// when something arrived.
+    mutating func processed(now: @autoclosure () -> Int64) {
+        if arrivals != arrivalsSeen {
+            arrivalsSeen = arrivals
+            lastArrivalAt = now()
+        }
     }
 
     /// The value at the key path of a sent (`recording`) or received message,
@@ -152,6 +208,39 @@ struct ReplyTracker {
         return nil
     }
 
+    /// Why the wait ended, for -v (`takeCloseReason`).
+    enum CloseReason: Equatable, CustomStringConvertible {
+        case lingerRanOut(owed: Int)
+        case nothingSent
+        case notAnswering(sent: Int)
+        case allReplied
+        case allEchoed
+        case quiet(nanos: Int64)
+
+        var description: String {
+            switch self {
+            case .lingerRanOut(let owed):
+                let still = owed == 1 ? " with 1 reply still owed" : owed > 1 ? " with \(owed) replies still owed" : ""
+                return "--linger ran out" + still + "; closing"
+            case .nothingSent: return "nothing was sent on this connection; closing"
+            case .notAnswering(let sent):
+                return "the server answered none of the \(sent) messages sent: not waiting for replies; closing"
+            case .allReplied: return "every reply (--reply) is in; closing"
+            case .allEchoed: return "the server sent back every message as it was; closing"
+            case .quiet(let nanos): return "replies in, then nothing for \(nanos / 1_000_000) ms; closing"
+            }
+        }
+    }
+
+    /// Set when `wait` last said not to wait any longer.
+    private var closeReason: CloseReason?
+
+    /// Why the last `wait` said not to wait any longer, once.
+    mutating func takeCloseReason() -> CloseReason? {
+        defer { closeReason = nil }
+        return closeReason
+    }
+
     /// Asked once the input is over and everything is out: how much longer
     /// the Close should wait, nil for not at all.
     mutating func wait(now: Int64) -> Int64? {
@@ -161,17 +250,44 @@ struct ReplyTracker {
         }
         if lingerDeadline == nil { lingerDeadline = now + lingerNanos }
         let left = lingerDeadline! - now
-        guard left > 0 else { return nil }
-        if isExplicit { return owed.isEmpty ? nil : left }
-        guard let firstSentAt else { return nil }   // nothing sent on this connection
+        switch decide(now: now, left: left) {
+        case .wait(let nanos):
+            closeReason = nil
+            return nanos
+        case .close(let reason):
+            closeReason = reason
+            return nil
+        }
+    }
+
+    private enum Decision {
+        case wait(Int64)
+        case close(CloseReason)
+    }
+
+    private mutating func decide(now: Int64, left: Int64) -> Decision {
+        guard left > 0 else {
+            return .close(.lingerRanOut(owed: isExplicit ? owed.count : owedByDefaultRule))
+        }
+        if isExplicit { return owed.isEmpty ? .close(.allReplied) : .wait(left) }
+        guard let firstSentAt else { return .close(.nothingSent) }
         if answersEachMessage == nil {
             answersEachMessage = arrivals > 0 || sentCount < Self.sinkEvidence || now - firstSentAt < windowNanos
         }
-        guard answersEachMessage! else { return nil }
-        if !owed.isEmpty || otherArrivals < sentWithoutKey { return left }
+        guard answersEachMessage! else { return .close(.notAnswering(sent: sentCount)) }
+        if owedByDefaultRule > 0 { return .wait(left) }
+        // An echo server sent back everything as it was, the last one last.
+        if lastWasEcho && echoable { return .close(.allEchoed) }
         // Answered: a moment of quiet for a second message.
         let quietLeft = (lastArrivalAt ?? now) + quietNanos - now
-        return quietLeft > 0 ? min(quietLeft, left) : nil
+        return quietLeft > 0 ? .wait(min(quietLeft, left)) : .close(.quiet(nanos: quietNanos))
+    }
+
+    /// The default rule: how many replies are still owed on this connection.
+    private var owedByDefaultRule: Int {
+        guard firstSentAt != nil else { return 0 }
+        let echoesOwed = echoes && echoable ? unechoed.count : 0
+        return max(owed.count + max(sentWithoutKey - otherArrivals, 0), echoesOwed)
     }
 
     /// --reply: the values still owed, in the order they were sent.

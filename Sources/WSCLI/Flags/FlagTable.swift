@@ -474,17 +474,21 @@ public let flagTable: [Flag] = [
              --reply, the rule for each connection is: a sent JSON object with a top-level "id" is \
              owed an incoming message with the same "id", so that a greeting or a push does not pay \
              for it (the first 64 ids sent are followed); any other sent message is owed one \
-             incoming message that came after the first send and matched no id; once nothing is \
-             owed, wspipe still waits until nothing has arrived for the larger of 15 ms and four \
+             incoming message that came after the first send and matched no id; a server that \
+             sent back a message as it was (an echo server; of the first 8 text messages sent, each \
+             up to 4 KiB) owes the others the same way. Once nothing is owed, the Close goes out at \
+             once if the server sent back every message as it was, the last one last, and \
+             otherwise wspipe still waits until nothing has arrived for the larger of 15 ms and four \
              handshake round trips, so that a second message right behind the first (an ack, then \
              the result; a greeting, then the answer) is not cut off. Then it sends its Close. \
-             echo REQUEST | wspipe URL therefore prints the reply, and costs about 15 ms more than \
-             closing at once.
+             echo REQUEST | wspipe URL therefore prints the reply, and costs at most that quiet \
+             time more than closing at once (nothing with an echo server).
              """,
              """
              It can still close early: when a message the script needs comes more than that quiet \
              time after the message before it, and it answers no "id" (its request had none, the \
-             server does not echo it, or the server sent 1024 messages without echoing one). It \
+             server does not echo it, or the server sent 1024 messages without echoing one), or \
+             when it comes after an exact echo of the last message sent. It \
              does not wait for a server that had answered none of at least 8 messages although the \
              first went out more than ten handshake round trips (at least 10 ms) before everything \
              was sent, such as a server that only collects an upload. When the script knows what it waits \
@@ -492,7 +496,7 @@ public let flagTable: [Flag] = [
              message that ends the exchange, -n with --idle-timeout to keep everything until the \
              server falls silent. A request with an "id" that the server answers without it is \
              waited for the whole linger (nothing is lost, it is only slower). With 0 the Close goes \
-             out as soon as everything is sent.
+             out as soon as everything is sent. -v says which of these ended the wait.
              """,
          ],
          apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
