@@ -14,6 +14,7 @@ final class ManualScheduler: TimerScheduling {
     private var nextID: UInt64 = 1
 
     var pendingCount: Int { timers.count }
+    var nowNanos: Int64 { now }
 
     @discardableResult
     func schedule(afterNanos: Int64, _ callback: @escaping () -> Void) -> EventLoop.TimerID {

@@ -102,6 +102,9 @@ struct OpenedConnection {
 /// with -L, the same again for each redirect (`Redirect`), all under one
 /// deadline (--connect-timeout). No WebSocket frame can be sent before
 /// `completion` reports success. Every attempt starts from the URL given.
+/// Where the attempt is, is one enum (`ConnectorPhases`), which this class
+/// feeds with what its dialer, streams and timer report and whose actions it
+/// performs.
 final class ClientConnector {
     private let options: ClientOptions
     private let tls: TLSContextSource
@@ -111,9 +114,11 @@ final class ClientConnector {
     private var redirects = 0
     /// --header-command's headers, for every request of this attempt.
     private var commandHeaders: [(name: String, value: String)] = []
+    private var phases = ConnectorPhases()
     private var dialer: Dialer?
+    /// The current hop's connection (a `TLSStream` for wss://), from
+    /// `tls` on, until it is handed over or closed.
     private var stream: ByteStream?
-    private var tlsStream: TLSStream?
     private var handshake: ClientHandshake
     private var request: ByteBuffer
     private var reader = HandshakeReader(chunkSize: 16 << 10)
@@ -160,15 +165,41 @@ final class ClientConnector {
         return (handshake, request)
     }
 
+    var phase: ConnectorPhases.Phase { phases.phase }
+
     func start(_ completion: @escaping (Result<OpenedConnection, ConnectFailure>) -> Void) {
         self.completion = completion
-        let url = options.url
-        timer = loop.schedule(afterNanos: options.connectTimeoutNanos) { [weak self] in
-            self?.fail(.unreachable("timed out connecting to \(url.display) after \(Self.seconds(self?.options.connectTimeoutNanos ?? 0))"))
-        }
         timings.requestStarted = monotonicNanos()
-        guard let command = options.headerCommand else { return dial() }
-        runHeaderCommand(command)
+        handle(.start(headerCommand: options.headerCommand != nil))
+    }
+
+    /// Feeds the phase machine and performs its actions; `opened` and
+    /// `failure` are what `.accepted` and `.failed` carry to them.
+    private func handle(_ event: ConnectorPhases.Event, opened: OpenedConnection? = nil,
+                        failure: ConnectFailure? = nil) {
+        for action in phases.handle(event) {
+            switch action {
+            case .armDeadline: armDeadline()
+            case .runHeaderCommand: if let command = options.headerCommand { runHeaderCommand(command) }
+            case .dial: dial()
+            case .startTLS: stepTLS()
+            case .sendRequest, .awaitResponse:
+                if let stream { watch(stream.fd, action == .sendRequest ? .write : .read) }
+            case .closeStream: closeStream()
+            case .teardown: teardown()
+            case .succeed: if let opened { succeed(opened) }
+            case .reportFailure: if let failure { report(failure) }
+            }
+        }
+    }
+
+    private func armDeadline() {
+        let url = options.url
+        let nanos = options.connectTimeoutNanos
+        timer = loop.schedule(afterNanos: nanos) { [weak self] in
+            self?.timer = nil
+            self?.handle(.timedOut, failure: .unreachable("timed out connecting to \(url.display) after \(Self.seconds(nanos))"))
+        }
     }
 
     /// --header-command first, under the same deadline; its headers go into
@@ -185,7 +216,7 @@ final class ClientConnector {
                 self.log.info("--header-command: " + (headers.isEmpty ? "no headers" : headers.map(\.name).joined(separator: ", ")))
                 self.commandHeaders = headers
                 (self.handshake, self.request) = Self.request(self.options, to: self.hop, extraHeaders: headers)
-                self.dial()
+                self.handle(.headersReady)
             case .failure(let failure):
                 self.fail(.unreachable(failure.description))
             }
@@ -216,38 +247,32 @@ final class ClientConnector {
     /// Abandon the attempt (SIGINT while connecting); completion is not called.
     func cancel() {
         completion = nil
-        dialer?.cancel()
-        teardown()
+        handle(.cancel)
     }
 
     private func connected(_ fd: Int32) {
         dialer = nil
         log.debug("TCP connected to \(hop.host):\(hop.port)")
-        guard hop.secure else {
-            let plain = TCPStream(fd: fd)
-            stream = plain
-            watch(plain.fd, .write)
-            return
+        if hop.secure {
+            do {
+                stream = try TLSStream(fd: fd, context: try self.tls.context(), serverName: hop.host)
+            } catch {
+                closeFD(fd)
+                return fail(.tls("\(error)"))
+            }
+        } else {
+            stream = TCPStream(fd: fd)
         }
-        do {
-            let tls = try TLSStream(fd: fd, context: try self.tls.context(), serverName: hop.host)
-            tlsStream = tls
-            stream = tls
-            stepTLS()
-        } catch {
-            closeFD(fd)
-            fail(.tls("\(error)"))
-        }
+        handle(.connected(secure: hop.secure))
     }
 
     private func stepTLS() {
-        guard let tls = tlsStream else { return }
+        guard let tls = stream as? TLSStream else { return }
         switch tls.handshake() {
         case .done:
-            tlsStream = nil
             timings.tlsDone = monotonicNanos()
             log.debug("TLS handshake with \(hop.host) done")
-            watch(tls.fd, .write)
+            handle(.tlsDone)
         case .wantRead:
             watch(tls.fd, .read)
         case .wantWrite:
@@ -261,10 +286,15 @@ final class ClientConnector {
         loop.watch(fd, interest) { [weak self] _ in self?.step() }
     }
 
+    /// The connection is ready for what the phase waits for.
     private func step() {
-        if tlsStream != nil { stepTLS(); return }
         guard let stream else { return }
-        if !request.isEmpty { sendRequest(stream) } else { readResponse(stream) }
+        switch phases.phase {
+        case .tls: stepTLS()
+        case .upgrading(.sending): sendRequest(stream)
+        case .upgrading(.reading): readResponse(stream)
+        case .idle, .headerCommand, .dialing, .done: return
+        }
     }
 
     private func sendRequest(_ stream: ByteStream) {
@@ -277,7 +307,7 @@ final class ClientConnector {
             }
         }
         requestSentAt = monotonicNanos()
-        watch(stream.fd, .read)
+        handle(.requestSent)
     }
 
     private func readResponse(_ stream: ByteStream) {
@@ -303,10 +333,11 @@ final class ClientConnector {
             keepCookies(headers)
             timings.upgraded = monotonicNanos()
             let head = handshake.response?.head ?? HTTPHead(startLine: "HTTP/1.1 101", headers: [])
-            succeed(OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol, response: head,
-                                     roundTripNanos: monotonicNanos() - (requestSentAt ?? monotonicNanos()),
-                                     compression: handshake.compression, url: hop, redirects: redirects,
-                                     timings: timings))
+            let opened = OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol, response: head,
+                                          roundTripNanos: monotonicNanos() - (requestSentAt ?? monotonicNanos()),
+                                          compression: handshake.compression, url: hop, redirects: redirects,
+                                          timings: timings)
+            handle(.accepted, opened: opened)
         case .rejected(let status, let statusLine, let headers):
             onResponse?(status)
             keepCookies(headers)
@@ -331,13 +362,12 @@ final class ClientConnector {
         case .follow(let next):
             log.info("redirected (\(status)) from \(hop.display) to \(next.display)")
             onRedirect?(status, hop, next)
-            closeStream()
             redirects += 1
             hop = next
             timings = HandshakeTimings(requestStarted: monotonicNanos())
             requestSentAt = nil
             (handshake, request) = Self.request(options, to: next, extraHeaders: commandHeaders)
-            dial()
+            handle(.redirect)
         }
     }
 
@@ -388,14 +418,18 @@ final class ClientConnector {
     }
 
     private func fail(_ failure: ConnectFailure) {
-        dialer?.cancel()
-        teardown()
+        handle(.failed, failure: failure)
+    }
+
+    private func report(_ failure: ConnectFailure) {
         let done = completion
         completion = nil
         done?(.failure(failure))
     }
 
     private func teardown() {
+        dialer?.cancel()
+        dialer = nil
         if let timer { loop.cancel(timer); self.timer = nil }
         headerCommand?.cancel()
         headerCommand = nil
@@ -409,7 +443,6 @@ final class ClientConnector {
             stream.close()
             self.stream = nil
         }
-        tlsStream = nil
     }
 
     private func closeFD(_ fd: Int32) { TCPStream(fd: fd).close() }

@@ -32,7 +32,7 @@ public final class ClientSession: SessionDriver {
     /// The last attempt's request carried a credential (for the hint after a 401).
     var lastAttemptAuthorized = false
     /// --until and --idle-timeout.
-    lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, loop: loop) {
+    lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, clock: loop) {
         [unowned self] reason in
         guard self.lifecycle.phase != .ended else { return }   // the output is being written out
         self.log.info(reason == .untilMatched ? "--until matched; closing" : "no message within --idle-timeout; closing")

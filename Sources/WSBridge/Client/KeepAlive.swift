@@ -19,8 +19,6 @@ final class KeepAlive {
     private var sentAt: Int64 = 0
     /// The pong to our ping came back after this many nanoseconds.
     var onRoundTrip: ((Int64) -> Void)?
-    /// The clock the round trips are measured with (tests give theirs).
-    var clock: () -> Int64 = monotonicNanos
 
     init(scheduler: TimerScheduling, intervalNanos: Int64, timeoutNanos: Int64,
          sendPing: @escaping ([UInt8]) -> Void, onDead: @escaping () -> Void) {
@@ -49,7 +47,7 @@ final class KeepAlive {
         outstanding = nil
         if let deadline { scheduler.cancel(deadline) }
         deadline = nil
-        onRoundTrip?(clock() - sentAt)
+        onRoundTrip?(scheduler.nowNanos - sentAt)
     }
 
     private func schedulePing() {
@@ -64,7 +62,7 @@ final class KeepAlive {
             counter &+= 1
             let payload = Array("wspipe-\(counter)".utf8)
             outstanding = payload
-            sentAt = clock()
+            sentAt = scheduler.nowNanos
             sendPing(payload)
             deadline = scheduler.schedule(afterNanos: timeoutNanos) { [weak self] in
                 guard let self else { return }

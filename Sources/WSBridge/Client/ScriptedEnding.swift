@@ -9,7 +9,8 @@ import WSJSON
 final class ScriptedEnding {
     private let until: UntilCondition?
     private let idleNanos: Int64?
-    private let loop: EventLoop
+    /// The loop in the program; a manual clock in the tests.
+    private let clock: TimerScheduling
     private let fire: (ClientLifecycle.StopReason) -> Void
     /// When the connection opened or the last message came in.
     private var lastActivity: Int64 = 0
@@ -18,24 +19,24 @@ final class ScriptedEnding {
     /// --until saw its message.
     private(set) var matched = false
 
-    init(until: UntilCondition?, idleNanos: Int64?, loop: EventLoop,
+    init(until: UntilCondition?, idleNanos: Int64?, clock: TimerScheduling,
          fire: @escaping (ClientLifecycle.StopReason) -> Void) {
         self.until = until
         self.idleNanos = idleNanos
-        self.loop = loop
+        self.clock = clock
         self.fire = fire
     }
 
     /// A connection opened: the idle clock starts (again).
     func connected() {
         guard let idleNanos, !fired else { return }
-        lastActivity = monotonicNanos()
+        lastActivity = clock.nowNanos
         if timer == nil { arm(after: idleNanos) }
     }
 
     /// A binary message (or any message) came in.
     func received() {
-        if idleNanos != nil { lastActivity = monotonicNanos() }
+        if idleNanos != nil { lastActivity = clock.nowNanos }
     }
 
     /// A text message came in, already written out: the --until check.
@@ -62,19 +63,19 @@ final class ScriptedEnding {
     /// run or sleeps for what is left since the last message (one heap
     /// operation per interval, none per message).
     private func arm(after nanos: Int64) {
-        timer = loop.schedule(afterNanos: nanos) { [weak self] in self?.check() }
+        timer = clock.schedule(afterNanos: nanos) { [weak self] in self?.check() }
     }
 
     private func check() {
         timer = nil
         guard let idleNanos, !fired else { return }
-        let idle = monotonicNanos() - lastActivity
+        let idle = clock.nowNanos - lastActivity
         if idle >= idleNanos { end(.idleTimeout) } else { arm(after: idleNanos - idle) }
     }
 
     private func end(_ reason: ClientLifecycle.StopReason) {
         fired = true
-        if let timer { loop.cancel(timer) }
+        if let timer { clock.cancel(timer) }
         timer = nil
         fire(reason)
     }

@@ -1,41 +1,52 @@
 import WSCore
 import WSTransport
 
-/// Reads stdin on the event loop, cuts it into lines and hands the messages
-/// they translate to to `deliver`. One read per readiness callback keeps the
-/// loop fair when stdin is a fast regular file; `pause()` is the
-/// back-pressure valve the sessions turn when the socket cannot keep up.
+/// Reads a line source on the event loop (wspipe's stdin, or an --exec
+/// program's stdout), cuts it into lines and hands the messages they
+/// translate to to `deliver`. One read per readiness callback keeps the loop
+/// fair when stdin is a fast regular file; `pause()` is the back-pressure
+/// valve the sessions turn when the socket cannot keep up. Its phase is one
+/// enum (`StdinPumpPhases`); what a closure it calls does to it follows the
+/// re-entrancy rule of Sources/README.md: the phase is read again after
+/// every call out.
 final class StdinPump {
     private let fd: Int32
     private let loop: EventLoop
+    /// The pacer's timers and time: the loop, or a test's manual clock.
+    private let clock: TimerScheduling
     private var splitter: LineSplitter
     private var translator: InputTranslator
     private let strict: Bool
     private let wrapping: Bool
     private let maxWholeInput: Int
+    private let readChunk: Int
     private let log: Diagnostics
     /// Sends one message; returns false when it could not be sent.
     private let deliver: (OutgoingMessage) -> Bool
     private let onEnd: () -> Void
     /// `--events`: an `invalid_input` event for every rejected line.
     var events: EventSink?
+    /// Set for a source other than stdin (an --exec program's output): it
+    /// hears of rejected lines instead of stdin's warnings, events and --strict.
+    var onRejected: ((InputTranslator.Rejection) -> Void)?
+    /// Set for a source other than stdin: a read error ends it as EOF does,
+    /// reported here rather than as stdin's fatal error.
+    var onReadError: ((IOError) -> Void)?
+    /// Set for a source other than stdin: called once when a line (or, with
+    /// --no-line, the whole input) outgrows the message limit; the rest of
+    /// the source is then read and dropped.
+    var onOverflow: (() -> Void)?
     /// Called after each batch of lines, so the sends go out in one write.
     private let afterBatch: () -> Void
-    private var watching = false
-    private var paused = true
-    private(set) var finished = false
+    private var phases = StdinPumpPhases()
     private(set) var rejectedLines = 0
     /// Lines read after the session stopped taking them (counted as not sent).
     private(set) var unsent = LineTally()
     var unsentLines: Int { unsent.count }
     /// --rate: lines wait in the splitter until their message is due, and
-    /// stdin is not read meanwhile (so at most one read is ever buffered).
+    /// the source is not read meanwhile (so at most one read is ever buffered).
     private var pacer: InputPacer?
     private var paceTimer: EventLoop.TimerID?
-    /// Complete lines are buffered, waiting for the pacer.
-    private var linesWaiting = false
-    /// EOF was read while lines were waiting: the ending waits too.
-    private var endWaiting = false
     private var sentThisLine = false
 
     struct Settings {
@@ -49,13 +60,19 @@ final class StdinPump {
         var rateIntervalNanos: Int64? = nil
         /// --wrap: lines are raw text for a template (the hints say so).
         var wrapping = false
+        /// The most one read takes.
+        var readChunk = 256 << 10
     }
 
-    init(fd: Int32 = 0, loop: EventLoop, settings: Settings, log: Diagnostics,
+    /// `preparing`: make `fd` non-blocking (and restore it at exit) as for
+    /// an inherited stdin; a pipe wspipe made itself is left as it is.
+    init(fd: Int32 = 0, loop: EventLoop, clock: TimerScheduling? = nil, preparing: Bool = true,
+         settings: Settings, log: Diagnostics,
          deliver: @escaping (OutgoingMessage) -> Bool, afterBatch: @escaping () -> Void,
          onEnd: @escaping () -> Void) {
         self.fd = fd
         self.loop = loop
+        self.clock = clock ?? loop
         self.splitter = LineSplitter(separator: settings.separator)
         self.translator = InputTranslator(format: settings.format, lenient: settings.lenient,
                                           maxPendingBytes: settings.maxPendingBytes)
@@ -63,29 +80,28 @@ final class StdinPump {
         wrapping = settings.wrapping
         self.strict = settings.strict
         self.maxWholeInput = settings.maxPendingBytes
+        self.readChunk = settings.readChunk
         self.log = log
         self.deliver = deliver
         self.onEnd = onEnd
         self.afterBatch = afterBatch
         pacer = settings.rateIntervalNanos.map { InputPacer(intervalNanos: $0) }
-        StdioMode.prepare(fd)
+        if preparing { StdioMode.prepare(fd) }
     }
 
-    func resume() {
-        guard paused, !finished else { return }
-        paused = false
-        if linesWaiting || endWaiting { return schedulePace() }
-        watching = true
-        loop.watch(fd, .read) { [unowned self] _ in self.readOnce() }
-    }
+    var phase: StdinPumpPhases.Phase { phases.phase }
+    /// Nothing more is read (EOF, an error, a stop).
+    var finished: Bool { phases.isFinished }
 
-    /// Stops watching stdin altogether: a paused pipe whose writer has gone
-    /// would otherwise keep reporting POLLHUP and spin the loop.
-    func pause() {
-        guard !paused, !finished else { return }
-        paused = true
-        if watching { loop.unwatch(fd); watching = false }
-    }
+    func resume() { apply(.resume) }
+
+    /// Stops watching the source altogether: a paused pipe whose writer has
+    /// gone would otherwise keep reporting POLLHUP and spin the loop.
+    func pause() { apply(.pause) }
+
+    /// Read and drop everything from now on, so the writer never blocks on
+    /// a full pipe while it ends (an --exec program whose client left).
+    func discard() { apply(.discard) }
 
     /// The number of the line being delivered (for messages about it). Kept
     /// here rather than read from the translator, which is busy (mutating)
@@ -93,37 +109,57 @@ final class StdinPump {
     private(set) var lineNumber = 0
 
     /// Stop reading for good (server closed, SIGINT, --strict).
-    func stop() {
-        guard !finished else { return }
-        finished = true
-        if watching { loop.unwatch(fd); watching = false }
-        if let paceTimer { loop.cancel(paceTimer) }
-        paceTimer = nil
+    func stop() { apply(.stop) }
+
+    /// Feeds the phase machine and performs what it answers.
+    private func apply(_ event: StdinPumpPhases.Event) {
+        let actions = phases.handle(event)
+        if actions.isEmpty { return }
+        if actions.contains(.unwatch) { loop.unwatch(fd) }
+        if actions.contains(.cancelPace), let paceTimer {
+            clock.cancel(paceTimer)
+            self.paceTimer = nil
+        }
+        if actions.contains(.watch) { loop.watch(fd, .read) { [unowned self] _ in self.readOnce() } }
+        if actions.contains(.schedulePace) { schedulePace() }
     }
 
     private func readOnce() {
-        guard !paused, !finished else { return }
-        switch splitter.read(from: fd, chunk: 256 << 10) {
+        switch phase {
+        case .reading, .discarding: break
+        default: return
+        }
+        switch splitter.read(from: fd, chunk: readChunk) {
         case .bytes:
-            processLines()
-            if splitter.separator == nil && splitter.bufferedBytes > maxWholeInput { return wholeInputTooLarge() }
+            if case .discarding = phase { splitter.finish { _ in }; return }
+            let held = processLines()
+            if onOverflow == nil && splitter.separator == nil && splitter.bufferedBytes > maxWholeInput {
+                return wholeInputTooLarge()
+            }
             afterBatch()
-            if linesWaiting { waitForPace() }
+            if let onOverflow, splitter.bufferedBytes > maxWholeInput {
+                // A line still unfinished this long would grow the buffer without bound.
+                onOverflow()
+                return discard()
+            }
+            if held { apply(.hold(.lines)) }
         case .wouldBlock:
             return
         case .eof:
-            if pacer != nil && splitter.bufferedBytes > 0 { endWaiting = true; return waitForPace() }
+            if case .reading = phase, pacer != nil && splitter.bufferedBytes > 0 { return apply(.hold(.end)) }
             endOfInput()
         case .error(let error):
-            log.fatal("reading stdin: \(error.reason)")
+            if let onReadError { onReadError(error) } else { log.fatal("reading stdin: \(error.reason)") }
             endOfInput()
         }
     }
 
-    private func processLines() {
-        linesWaiting = false
+    /// Delivers the complete lines the pacer lets go now (all of them,
+    /// without --rate). True when lines are held for the pacer.
+    private func processLines() -> Bool {
         // --rate: one message per turn; the lines after it wait in the splitter.
-        if !paced() { linesWaiting = true; return }
+        if !paced() { return true }
+        var held = false
         splitter.forEachLine { line in
             lineNumber += 1
             // A sent line (nearly all of them) has nothing to report: no
@@ -134,12 +170,13 @@ final class StdinPump {
             }
             if sentThisLine {
                 sentThisLine = false
-                pacer?.sent(now: monotonicNanos())
-                linesWaiting = true
+                pacer?.sent(now: clock.nowNanos)
+                held = true
                 return false
             }
-            return !finished
+            return !phases.isFinished
         }
+        return held
     }
 
     // MARK: --rate
@@ -147,40 +184,31 @@ final class StdinPump {
     /// May the next line go now? (Always, without --rate.)
     private func paced() -> Bool {
         guard let pacer else { return true }
-        return pacer.delay(now: monotonicNanos()) == 0
-    }
-
-    /// Lines (or the last one, at EOF) wait for their turn: stdin is not
-    /// read meanwhile.
-    private func waitForPace() {
-        if watching { loop.unwatch(fd); watching = false }
-        schedulePace()
+        return pacer.delay(now: clock.nowNanos) == 0
     }
 
     private func schedulePace() {
-        guard paceTimer == nil, let pacer, !finished else { return }
-        paceTimer = loop.schedule(afterNanos: pacer.delay(now: monotonicNanos())) { [unowned self] in
+        guard paceTimer == nil, let pacer else { return }
+        paceTimer = clock.schedule(afterNanos: pacer.delay(now: clock.nowNanos)) { [unowned self] in
             self.paceTimer = nil
             self.paceDue()
         }
     }
 
+    /// The pacer's turn: the held lines go (one), or the end comes.
     private func paceDue() {
-        guard !paused, !finished else { return }   // resume() schedules again
-        if linesWaiting {
-            processLines()
+        guard case .pacing(let held) = phase else { return }
+        switch held {
+        case .lines:
+            let stillHeld = processLines()
             afterBatch()
-            if finished { return }
-            if linesWaiting { return schedulePace() }
+            // Delivery may have paused or stopped the pump: the machine
+            // takes these events in whatever phase that left it.
+            apply(stillHeld ? .hold(.lines) : .released)
+        case .end:
+            guard paced() else { return apply(.hold(.end)) }
+            endOfInput()
         }
-        if endWaiting {
-            guard paced() else { return schedulePace() }
-            endWaiting = false
-            return endOfInput()
-        }
-        guard !paused, !watching, !finished else { return }
-        watching = true
-        loop.watch(fd, .read) { [unowned self] _ in self.readOnce() }
     }
 
     /// --no-line: the one message stdin makes may not pass the message limit.
@@ -193,13 +221,17 @@ final class StdinPump {
     }
 
     private func endOfInput() {
-        guard !finished else { return }
-        splitter.finish { line in
-            lineNumber += 1
-            handle(translator.translate(line) { message in self.send(message) })
+        if phases.isFinished { return }
+        if case .discarding = phase {
+            splitter.finish { _ in }
+        } else {
+            splitter.finish { line in
+                lineNumber += 1
+                handle(translator.translate(line) { message in self.send(message) })
+            }
+            if !phases.isFinished, let outcome = translator.finish({ message in self.send(message) }) { handle(outcome) }
+            if phases.isFinished { return }   // --strict already ended the input
         }
-        if !finished, let outcome = translator.finish({ message in self.send(message) }) { handle(outcome) }
-        guard !finished else { return }   // --strict already ended the input
         stop()
         onEnd()
     }
@@ -214,7 +246,8 @@ final class StdinPump {
     }
 
     private func rejected(_ rejection: InputTranslator.Rejection) {
-        guard !finished else { return }   // --strict stopped at an earlier one
+        if let onRejected { return onRejected(rejection) }
+        guard !phases.isFinished else { return }   // --strict stopped at an earlier one
         rejectedLines += 1
         // The first report says how to send such lines anyway; the rest stay short.
         let how = rejectedLines == 1 && !wrapping ? "; --lenient sends invalid lines as text, -t sends every line as is" : ""

@@ -21,12 +21,12 @@ final class Heartbeat {
     /// `intervalNanos`: nil sends nothing (--heartbeat-timeout alone).
     /// `timeoutNanos`: nil never declares the connection dead.
     init(scheduler: TimerScheduling, intervalNanos: Int64?, timeoutNanos: Int64?,
-         now: @escaping () -> Int64 = monotonicNanos,
+         now: (() -> Int64)? = nil,
          beat: @escaping () -> Void, onSilent: @escaping () -> Void) {
         self.scheduler = scheduler
         self.intervalNanos = intervalNanos
         self.timeoutNanos = timeoutNanos
-        self.now = now
+        self.now = now ?? { [unowned scheduler] in scheduler.nowNanos }
         self.beat = beat
         self.onSilent = onSilent
     }

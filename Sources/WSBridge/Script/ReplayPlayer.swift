@@ -22,12 +22,12 @@ final class ReplayPlayer {
     /// Messages `deliver` could not send.
     private(set) var unsent = 0
 
-    init(schedule: ReplaySchedule, scheduler: TimerScheduling, now: @escaping () -> Int64 = monotonicNanos,
+    init(schedule: ReplaySchedule, scheduler: TimerScheduling, now: (() -> Int64)? = nil,
          deliver: @escaping (OutgoingMessage) -> Bool, canDeliver: @escaping () -> Bool = { true },
          onEnd: @escaping () -> Void = {}) {
         self.schedule = schedule
         self.scheduler = scheduler
-        self.now = now
+        self.now = now ?? { [unowned scheduler] in scheduler.nowNanos }
         self.deliver = deliver
         self.canDeliver = canDeliver
         self.onEnd = onEnd

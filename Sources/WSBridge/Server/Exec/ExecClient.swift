@@ -5,13 +5,21 @@ import WSTransport
 /// mode): the client's messages become lines on the program's stdin, the
 /// program's stdout lines become messages to this client only, with
 /// back-pressure both ways. `ExecLifecycle` decides how the pair ends; this
-/// class turns I/O into its events and performs its actions.
+/// class turns I/O into its events and performs its actions. The program's
+/// stdout is a line source like wspipe's stdin (a `StdinPump`), its stdin a
+/// destination like a `|COMMAND` route's (a `Destination`).
 final class ExecClient {
+    /// Above this many bytes unwritten to the program the client is no
+    /// longer read, until the program has taken them below the low water: a
+    /// program that does not read costs at most this, and nothing is dropped.
+    static let inputHighWater = 1 << 20
+    static let inputLowWater = 256 << 10
+
     let client: ServerClient
     private let process: Subprocess
     private let shell: SessionShell
-    private let input: ProgramInput
-    private var output: ProgramOutput!
+    private let input: Destination
+    private var output: StdinPump!
     /// The program's stderr, copied to wspipe's when it could not share it.
     private var errorCopy: ChildOutput?
     private let formatter: OutputFormatter
@@ -39,21 +47,33 @@ final class ExecClient {
                 process.closeErrors()
             }
         }
-        input = ProgramInput(process: process, loop: shell.loop)
+        input = Destination(name: "the program's stdin", spec: .command(process.command), target: .command(process),
+                            loop: shell.loop, highWater: Self.inputHighWater, lowWater: Self.inputLowWater)
         let bridge = shell.bridge
         formatter = OutputFormatter(format: bridge.format, binaryOutput: bridge.binaryOutput, separator: bridge.separator)
         lifecycle = ExecLifecycle(closeTimeoutNanos: bridge.closeTimeoutNanos, graceNanos: graceNanos)
-        output = ProgramOutput(
-            fd: process.outputFD, loop: shell.loop, settings: bridge.stdinSettings,
-            deliver: { [unowned self] message in self.send(message) },
+        // Read as stdin is, but unpaced and without stdin's own reports.
+        var settings = bridge.stdinSettings
+        settings.rateIntervalNanos = nil
+        settings.strict = false
+        settings.wrapping = false
+        settings.readChunk = 64 << 10
+        output = StdinPump(
+            fd: process.outputFD, loop: shell.loop, preparing: false, settings: settings, log: shell.log,
+            deliver: { [unowned self] message in self.send(message); return true },
             afterBatch: { [unowned self] in self.outputBatchDone() },
-            onRejected: { [unowned self] rejection in self.rejected(rejection) },
-            onEnd: { [unowned self] in self.handle(.outputEnded) })
+            onEnd: { [unowned self] in
+                self.outputBatchDone()
+                self.handle(.outputEnded)
+            })
+        output.onRejected = { [unowned self] rejection in self.rejected(rejection) }
+        output.onReadError = { _ in }   // as EOF: the program's output is over
         output.onOverflow = { [unowned self] in
             self.log.warning("client \(self.client.id): the program wrote a line longer than --max-message-size; the rest of its output is dropped")
         }
+        output.resume()
         input.onDrained = { [unowned self] in self.channel?.setReadPaused(false) }
-        input.onFailed = { [unowned self] in
+        input.onFailure = { [unowned self] _, _ in
             // Usually the program is exiting; one that closes its stdin and
             // goes on has chosen not to read the client any more.
             self.log.info("client \(self.client.id): the program closed its stdin; the client's messages are dropped from now on")
@@ -131,7 +151,7 @@ final class ExecClient {
     /// a second for it to exit, then SIGKILL; never leaves a zombie.
     func reapBlocking() {
         output.stop()
-        input.close()
+        closeInput()
         Self.reapBlocking(process)
         errorCopy?.finishAfterExit()
         errorCopy?.destination.writePendingBlocking()
@@ -169,7 +189,7 @@ final class ExecClient {
         case .dropClient:
             channel?.terminate()
         case .closeProgramInput:
-            input.closeAfterWriting()
+            closeInputAfterWriting()
         case .discardOutput:
             output.discard()
         case .terminateProgram:
@@ -180,10 +200,26 @@ final class ExecClient {
             process.send(.kill)
         case .release:
             output.stop()
-            input.close()
+            closeInput()
             process.closeOutput()
             onReleased(self)
         }
+    }
+
+    /// The client left: the program reads EOF once everything it sent is
+    /// written (or the program's stdin failed), never blocking the loop.
+    private func closeInputAfterWriting() {
+        if input.isEmpty || input.failed { return closeInput() }
+        input.onEmptied = { [unowned self] in self.closeInput() }
+        input.flush()
+    }
+
+    /// Closes the program's stdin now; what is unwritten is dropped (the
+    /// program is gone or being stopped). Idempotent.
+    private func closeInput() {
+        input.onEmptied = nil
+        _ = input.abandonPending()
+        input.finish(waitForCommand: false)
     }
 }
 
