@@ -6,6 +6,9 @@ import WSJSON
 /// through the sans-I/O `Connection`, whose events are handed to the owner;
 /// whatever the connection queues (frames, pongs, close echoes) is written out
 /// after every step. Used by the client and by each client of the server.
+/// Its read and write phases are `ChannelPhases`, a pure machine it feeds;
+/// what its handler does to it while a read is being handled follows the
+/// re-entrancy rule of Sources/README.md (`Receive`).
 final class WebSocketChannel {
     enum Event {
         case message(ConnectionEvent)
@@ -26,14 +29,27 @@ final class WebSocketChannel {
     private let loop: EventLoop
     private(set) var connection: Connection
     private let handler: (Event) -> Void
-    private var readPaused = false
-    /// Reading stopped because the output went above `outputHighWater`.
-    private var outputFull = false
-    private var readingStopped: Bool { readPaused || outputFull }
-    private var ended = false
-    private var inReceive = false
-    private var deferredClose: (CloseCode, String)?
-    private var watching = false
+    private var phases = ChannelPhases()
+    private var ended: Bool { phases.ended }
+    private var readingStopped: Bool { phases.readingStopped }
+    /// Whether the connection is being read (its events handed out).
+    private enum Receive {
+        /// `wasOpen`: as the last read found the connection.
+        case idle(wasOpen: Bool)
+        /// The connection is mutated and must not be read: `isOpen` answers
+        /// as before the read, and a Close asked for waits for its end
+        /// (`deferredClose`).
+        case inProgress(wasOpen: Bool)
+
+        var wasOpen: Bool {
+            switch self {
+            case .idle(let wasOpen), .inProgress(let wasOpen): return wasOpen
+            }
+        }
+    }
+    private var receiveState = Receive.idle(wasOpen: true)
+    /// A Close asked for during a read: sent once the read is over.
+    private var deferredClose: (code: CloseCode, reason: String)?
     private let isTLS: Bool
     /// A client keeps its frames until the peer's TCP acknowledges them, so
     /// the ones that never got there can be sent again after a drop. (A
@@ -121,8 +137,9 @@ final class WebSocketChannel {
     /// Start reading; `leftover` is what arrived right after the handshake.
     func start(leftover: [UInt8]) {
         guard !ended else { return }   // the peer went while the first frames were written
-        watching = true
-        loop.watch(stream.fd, .read) { [unowned self] readiness in self.ready(readiness) }
+        if phases.handle(.start).contains(.watch) {
+            loop.watch(stream.fd, .read) { [unowned self] readiness in self.ready(readiness) }
+        }
         if !leftover.isEmpty {
             var copy = leftover
             copy.withUnsafeMutableBytes { feed($0) }
@@ -132,8 +149,11 @@ final class WebSocketChannel {
 
     /// (Inside an event callback the connection is being mutated and must not
     /// be read: the answer is then the state from before the input.)
-    var isOpen: Bool { !ended && (inReceive ? wasOpenBeforeReceive : connection.state == .open) }
-    private var wasOpenBeforeReceive = true
+    var isOpen: Bool {
+        if ended { return false }
+        if case .inProgress(let wasOpen) = receiveState { return wasOpen }
+        return connection.state == .open
+    }
     /// Bytes queued for the socket and not yet written.
     var outputBytes: Int { preamble.readableBytes + connection.output.readableBytes - outgoing.unwrittenOffset }
     /// What this connection holds for its peer: output not yet written and
@@ -215,7 +235,7 @@ final class WebSocketChannel {
     /// Start the closing handshake. Safe to call from inside an event callback:
     /// the close is then applied once the current input has been processed.
     func close(code: CloseCode, reason: String = "") {
-        if inReceive { deferredClose = (code, reason); return }
+        if case .inProgress = receiveState { deferredClose = (code, reason); return }
         guard !ended else { return }
         sendClose(code: code, reason: reason)
         flush()
@@ -235,8 +255,8 @@ final class WebSocketChannel {
 
     /// Back-pressure from the consumer: stop or resume reading the socket.
     func setReadPaused(_ paused: Bool) {
-        guard paused != readPaused else { return }
-        readPaused = paused
+        guard paused != phases.pauses.contains(.consumer) else { return }
+        _ = phases.handle(paused ? .pause(.consumer) : .resume(.consumer))
         updateInterest()
         if !paused { readAvailable() }
     }
@@ -321,8 +341,7 @@ final class WebSocketChannel {
     /// through, then what follows a receive: a deferred close, `.processed`,
     /// a flush.
     private func receiving(_ receive: (inout Connection, (ConnectionEvent) -> Void) -> Void) {
-        wasOpenBeforeReceive = connection.state == .open
-        inReceive = true
+        receiveState = .inProgress(wasOpen: connection.state == .open)
         // What the client keeps after writing it is not waiting to be written
         // (a Ping is answered at once unless too much is).
         connection.writtenPrefix = outgoing.unwrittenOffset
@@ -340,7 +359,7 @@ final class WebSocketChannel {
             handler(.message(event))
         }
         if outgoing.spoke { confirmSignOfLife() }
-        inReceive = false
+        receiveState = .idle(wasOpen: receiveState.wasOpen)
         applyDeferredClose()
         if !ended { handler(.processed) }
         flush()
@@ -384,9 +403,9 @@ final class WebSocketChannel {
     }
 
     private func receiveEOF() {
-        inReceive = true
+        receiveState = .inProgress(wasOpen: receiveState.wasOpen)
         connection.receiveEOF { event in handler(.message(event)) }
-        inReceive = false
+        receiveState = .idle(wasOpen: receiveState.wasOpen)
         if connection.isClosingHandshakeComplete { finish(.closed) } else { finish(.lost("connection closed by peer")) }
     }
 
@@ -405,7 +424,7 @@ final class WebSocketChannel {
     }
 
     func flush() {
-        guard !writeFailed else { return }
+        guard phases.write != .failed else { return }
         // Only a flush that empties a non-empty output reports `onDrained`,
         // so a drain handler that flushes again cannot recurse.
         let hadOutput = outputBytes > 0
@@ -434,7 +453,7 @@ final class WebSocketChannel {
         updateInterest()
         if !ended && connection.isClosingHandshakeComplete { closeAfterHandshake() }
         if hadOutput && !ended && outputBytes == 0 { onDrained?() }
-        if outputFull && outputBytes <= Self.outputLowWater { resumeReadingAfterOutput() }
+        if phases.pauses.contains(.output) && outputBytes <= Self.outputLowWater { resumeReadingAfterOutput() }
     }
 
     /// Reading stops while the peer does not take what is queued for it:
@@ -443,12 +462,12 @@ final class WebSocketChannel {
     /// of what the peer keeps sending. Writing goes on; reading resumes as
     /// soon as the output is below the low water.
     private func stopReadingForOutput() {
-        outputFull = true
+        _ = phases.handle(.pause(.output))
         updateInterest()
     }
 
     private func resumeReadingAfterOutput() {
-        outputFull = false
+        _ = phases.handle(.resume(.output))
         updateInterest()
         // TLS may hold decrypted bytes that poll will not announce.
         loop.schedule(afterNanos: 0) { [weak self] in self?.readAvailable() }
@@ -475,8 +494,6 @@ final class WebSocketChannel {
         return result
     }
 
-    /// A write failed: nothing more is written while what the peer sent before is read.
-    private var writeFailed = false
     /// The peer is gone (a failed write, a hang-up or error from poll): what
     /// is read now confirms nothing new (`confirmSignOfLife`).
     private var peerGone = false
@@ -490,9 +507,10 @@ final class WebSocketChannel {
     /// (Its own buffer: the shared one may hold a message another channel is
     /// handing out while this write failed, a --relay copy.)
     private func readWhatIsLeft() {
-        writeFailed = true
+        _ = phases.handle(.writeFailed)
         peerGone = true
-        guard !isTLS, !inReceive else { return }
+        if case .inProgress = receiveState { return }
+        guard !isTLS else { return }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }
         while !ended {
@@ -506,7 +524,7 @@ final class WebSocketChannel {
     private var interest: EventLoop.Interest = .read
 
     private func updateInterest() {
-        guard watching, !ended else { return }
+        guard phases.watched else { return }
         var wanted: EventLoop.Interest = []
         if !readingStopped { wanted.insert(.read) }
         if outputBytes > 0 { wanted.insert(.write) }
@@ -520,8 +538,7 @@ final class WebSocketChannel {
 
     private func finish(_ reason: EndReason) {
         guard !ended else { return }
-        ended = true
-        if watching { loop.unwatch(stream.fd); watching = false }
+        if phases.handle(.end).contains(.unwatch) { loop.unwatch(stream.fd) }
         // Asked before the close: the kernel still knows what the peer never acknowledged.
         unacknowledgedAtEnd = SocketQueue.unacknowledgedBytes(stream.fd)
         stream.close()

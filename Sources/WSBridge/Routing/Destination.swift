@@ -13,6 +13,9 @@ import WSTransport
 /// Back-pressure has hysteresis: `isBackedUp` turns true above the high water
 /// and stays true until the backlog falls below the low water, when
 /// `onDrained` runs, so the producer does not pause and resume per write.
+/// Its phase (open, waiting for writability, failed, finished) and that
+/// hysteresis are `DestinationPhases`, a pure machine this class feeds; its
+/// callbacks follow the re-entrancy rule of Sources/README.md.
 public final class Destination {
     /// As the user wrote it: "stdout", "fd:3", "/tmp/x.log", "|jq -c .".
     public let name: String
@@ -22,11 +25,11 @@ public final class Destination {
     public var pending: [UInt8] = []
     private var offset = 0
     /// Above this many unwritten bytes the producer should pause.
-    public let highWater: Int
+    public var highWater: Int { phases.highWater }
     /// Below this many, a backed-up destination counts as drained again.
-    public let lowWater: Int
+    public var lowWater: Int { phases.lowWater }
     /// Set when a write failed; everything pending and appended later is dropped.
-    public private(set) var failed = false
+    public var failed: Bool { phases.hasFailed }
     /// Why it failed: "command exited", "closed", "disk full", "bad file descriptor"
     /// or the strerror text.
     public private(set) var failureReason: String?
@@ -53,9 +56,7 @@ public final class Destination {
 
     private let target: Target
     private let loop: EventLoop?
-    private var watching = false
-    private var backedUp = false
-    private var finished = false
+    private var phases: DestinationPhases
 
     /// What the bytes go to, and what finish() must release.
     enum Target {
@@ -84,13 +85,11 @@ public final class Destination {
 
     init(name: String, spec: DestinationSpec, target: Target, loop: EventLoop?,
          highWater: Int = 4 << 20, lowWater: Int = 1 << 20) {
-        precondition(lowWater <= highWater, "Destination: low water above high water")
         self.name = name
         self.spec = spec
         self.target = target
         self.loop = loop
-        self.highWater = highWater
-        self.lowWater = lowWater
+        phases = DestinationPhases(highWater: highWater, lowWater: lowWater)
         switch target {
         case .borrowed(let fd), .owned(let fd): isTerminal = StdioMode.isTerminal(fd)
         case .drop, .command: isTerminal = false
@@ -100,8 +99,8 @@ public final class Destination {
     }
 
     deinit {
-        if watching, let fd = fd { loop?.unwatch(fd) }
-        if case .owned(let fd) = target, !finished { FD.close(fd) }
+        if phases.isWaiting, let fd = fd { loop?.unwatch(fd) }
+        if case .owned(let fd) = target, !phases.isFinished { FD.close(fd) }
     }
 
     /// The fd written to; nil for a drop sink or once finish() closed it.
@@ -109,7 +108,7 @@ public final class Destination {
         switch target {
         case .drop: return nil
         case .borrowed(let fd): return fd
-        case .owned(let fd): return finished ? nil : fd
+        case .owned(let fd): return phases.isFinished ? nil : fd
         case .command(let process): return process.inputFD >= 0 ? process.inputFD : nil
         }
     }
@@ -137,21 +136,18 @@ public final class Destination {
     public var isEmpty: Bool { pending.count == offset }
 
     /// Unwritten bytes above the high water, or still above the low water since then.
-    public var isBackedUp: Bool {
-        if !backedUp && pending.count &- offset > highWater { backedUp = true }
-        return backedUp
-    }
+    public var isBackedUp: Bool { phases.isBackedUp(unwritten: pending.count &- offset) }
 
     /// Non-blocking: writes what the fd takes now, and asks the loop for
     /// writability when bytes remain. A failed write marks the destination
     /// failed and reports it once through `onFailure`.
     public func flush() {
         if pending.count == offset {
-            stopWatching()   // a watched fd with nothing to write would spin on POLLERR
+            apply(.emptied)   // a watched fd with nothing to write would spin on POLLERR
             return
         }
         guard let fd = fd, !failed else { discardPending(); return }
-        if pending.count &- offset > highWater { backedUp = true }
+        _ = phases.isBackedUp(unwritten: pending.count &- offset)
         while offset < pending.count {
             let result = pending.withUnsafeBytes { all in
                 FD.write(fd, UnsafeRawBufferPointer(rebasing: all[offset...]))
@@ -174,7 +170,7 @@ public final class Destination {
         }
         pending.removeAll(keepingCapacity: pending.capacity <= 4 << 20)
         offset = 0
-        stopWatching()
+        apply(.emptied)
         checkDrained()
         onEmptied?()
     }
@@ -213,10 +209,9 @@ public final class Destination {
     /// exit so its output is complete. Inherited fds stay open. Idempotent;
     /// later lines are dropped.
     public func finish(waitForCommand: Bool = true) {
-        if !finished {
-            stopWatching()
+        if !phases.isFinished {
             writeAllBlocking()
-            finished = true
+            apply(.finish)
             discardPending()
             switch target {
             case .owned(let fd): FD.close(fd)
@@ -248,7 +243,6 @@ public final class Destination {
             // error, which the next write turns into a failure).
             FD.waitUntilReady(fd, .write)
         }
-        stopWatching()
     }
 
     private func waitForWritable(_ fd: Int32) {
@@ -258,21 +252,22 @@ public final class Destination {
             pending.removeFirst(offset)
             offset = 0
         }
-        guard !watching, let loop else { return }
-        watching = true
-        loop.watch(fd, .write) { [weak self] _ in self?.flush() }
+        apply(.blocked)
     }
 
-    private func stopWatching() {
-        guard watching else { return }
-        watching = false
-        if let fd = fd { loop?.unwatch(fd) }
+    /// Feeds the phase machine and performs what it answers: the loop
+    /// watches the fd exactly while the destination waits for writability.
+    /// (The fd is read before the event: a finished file has none after.)
+    private func apply(_ event: DestinationPhases.Event) {
+        let fd = self.fd
+        let actions = phases.handle(event)
+        guard let fd, let loop else { return }
+        if actions.contains(.unwatch) { loop.unwatch(fd) }
+        if actions.contains(.watch) { loop.watch(fd, .write) { [weak self] _ in self?.flush() } }
     }
 
     private func checkDrained() {
-        guard backedUp, pending.count &- offset < lowWater else { return }
-        backedUp = false
-        onDrained?()
+        if phases.drained(unwritten: pending.count &- offset) { onDrained?() }
     }
 
     private func discardPending() {
@@ -315,9 +310,8 @@ public final class Destination {
     }
 
     private func fail(_ reason: String) {
-        stopWatching()
         endOnWholeLine()
-        failed = true
+        apply(.writeFailed)
         failureReason = reason
         discardPending()
         onFailure?(self, reason)
@@ -331,7 +325,7 @@ public final class Destination {
     func abandonPending() -> (bytes: Int, lines: Int) {
         let bytes = unwrittenBytes
         let before = droppedLines
-        stopWatching()
+        apply(.emptied)
         discardPending()
         return (bytes, droppedLines - before)
     }
