@@ -192,13 +192,7 @@ class Connection(threading.Thread):
     def upgrade(self) -> bytes:
         if self.args.connect:
             return self.upgrade_as_client()
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise EOFError("closed during the upgrade")
-            head += chunk
-        request, rest = head.split(b"\r\n\r\n", 1)
+        request, rest = self.read_head()
         headers = {}
         for line in request.decode("latin-1").split("\r\n")[1:]:
             name, _, value = line.partition(":")
@@ -211,17 +205,22 @@ class Connection(threading.Thread):
                    f"Sec-WebSocket-Accept: {accept}\r\n{extra}\r\n").encode())
         return rest
 
-    def upgrade_as_client(self) -> bytes:
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.send((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.args.connect}\r\nUpgrade: websocket\r\n"
-                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    def read_head(self) -> tuple[bytes, bytes]:
+        """An HTTP head (without its blank line) and what came after it."""
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = self.sock.recv(4096)
             if not chunk:
                 raise EOFError("closed during the upgrade")
             head += chunk
-        response, rest = head.split(b"\r\n\r\n", 1)
+        head, rest = head.split(b"\r\n\r\n", 1)
+        return head, rest
+
+    def upgrade_as_client(self) -> bytes:
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.send((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.args.connect}\r\nUpgrade: websocket\r\n"
+                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        response, rest = self.read_head()
         assert response.startswith(b"HTTP/1.1 101"), response
         print("open", flush=True)
         return rest
