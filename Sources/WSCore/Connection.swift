@@ -122,6 +122,9 @@ public struct Connection: Sendable {
     /// in pieces waits here until it is complete), for a server's memory budget.
     public var bufferedInputBytes: Int { assembler.buffer.readableBytes }
 
+    /// No part of a frame or of a fragmented message has been received.
+    public var isBetweenMessages: Bool { decoder.isBetweenFrames && assembler.isIdle }
+
     /// RSV bits an extension has negotiated (hook for permessage-deflate's RSV1).
     public var allowedReservedBits: UInt8 {
         get { decoder.allowedReservedBits }

@@ -239,6 +239,9 @@ public struct FrameDecoder: Sendable {
     // MARK: - Payload state
 
     /// Payload bytes of the current frame still to come; 0 outside a payload.
+    /// No part of a frame has been read: the next byte starts one.
+    public var isBetweenFrames: Bool { state == .header && needed == 2 }
+
     public var remainingPayload: Int { state == .payload ? header.payloadLength - payloadOffset : 0 }
 
     /// `count` bytes of the current (unmasked) frame's payload arrived

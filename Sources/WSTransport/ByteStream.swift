@@ -8,6 +8,10 @@ public protocol ByteStream: AnyObject {
     /// Direction the stream must wait for after .wouldBlock (TLS may need the other one).
     var wants: EventLoop.Interest { get }
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult
+    /// Something the peer sent is waiting to be read: in the kernel, or for
+    /// TLS in OpenSSL's buffers (a record or part of one). True when it
+    /// cannot be told.
+    var holdsUnreadInput: Bool { get }
     func write(_ bytes: UnsafeRawBufferPointer) -> IOResult
     /// Half-close our side (TCP shutdown(SHUT_WR); TLS close_notify then shutdown).
     func shutdownWrite()

@@ -22,6 +22,14 @@ public enum SocketQueue {
         return Int(value)
     }
 
+    /// Bytes the peer sent that the kernel holds unread (FIONREAD); nil
+    /// where it cannot be told.
+    public static func unreadBytes(_ fd: Int32) -> Int? {
+        var value: Int32 = 0
+        guard ioctl(fd, UInt(FIONREAD), &value) == 0 else { return nil }
+        return Int(value)
+    }
+
     /// Fixes the socket's send buffer (SO_SNDBUF; Linux doubles the value
     /// for its own bookkeeping), which turns off the kernel's growing it
     /// with the path. Best effort: false if refused.

@@ -20,6 +20,8 @@ public final class TCPStream: ByteStream {
         return FD.read(fd, into: buffer)
     }
 
+    public var holdsUnreadInput: Bool { SocketQueue.unreadBytes(fd).map { $0 > 0 } ?? true }
+
     /// send(2) rather than write(2): MSG_NOSIGNAL turns a reset peer into EPIPE.
     public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         wants = .write

@@ -119,6 +119,11 @@ public final class TLSStream: ByteStream {
         return ioFailure(n, errno: currentErrno(), reading: true)
     }
 
+    public var holdsUnreadInput: Bool {
+        guard let ssl = ssl, !failed else { return true }
+        return SSL_has_pending(ssl) == 1 || SocketQueue.unreadBytes(fd).map { $0 > 0 } ?? true
+    }
+
     public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         guard let ssl = ssl, !failed else { return .error(Self.peerGone) }
         if bytes.isEmpty { return .bytes(0) }   // SSL_write(0) is an error, not a no-op

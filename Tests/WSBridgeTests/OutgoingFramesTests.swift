@@ -23,6 +23,13 @@ final class OutgoingFramesTests: XCTestCase {
         return result
     }
 
+    /// A read that brought a message: it confirms what was confirmable before it.
+    private func signOfLife() {
+        let confirmable = tracker.confirmableRecords
+        tracker.noteSignOfLife()
+        tracker.confirmSignOfLife(upTo: confirmable)
+    }
+
     private func ping(_ text: String) {
         Array(text.utf8).withUnsafeBytes { connection.sendPing($0); tracker.pinged($0) }
     }
@@ -79,8 +86,8 @@ final class OutgoingFramesTests: XCTestCase {
         send([Array("a".utf8), Array("b".utf8)])
         _ = tracker.didWrite(14)
         tracker.acknowledged(unacknowledged: 7, in: &connection)   // "b" still in the kernel
-        tracker.noteSignOfLife()
-        tracker.confirmAcknowledged()
+        tracker.sawInputEmpty()
+        signOfLife()
         send([Array("c".utf8)], firstTag: 3)
         _ = tracker.didWrite(7)
         let back = drain(unacknowledged: 0)
@@ -93,7 +100,8 @@ final class OutgoingFramesTests: XCTestCase {
         send([Array("a".utf8), Array("b".utf8)])
         _ = tracker.didWrite(14)
         XCTAssertTrue(tracker.hasUnacknowledged)
-        tracker.confirmAcknowledged()   // the kernel was never asked: nothing is known acknowledged
+        tracker.sawInputEmpty()
+        signOfLife()   // the kernel was never asked: nothing is known acknowledged
         XCTAssertEqual(drain(unacknowledged: 0).map { $0.2.confirmed }, [false, false])
     }
 
@@ -139,8 +147,61 @@ final class OutgoingFramesTests: XCTestCase {
         XCTAssertTrue(pong("k-1"))
         XCTAssertEqual(tracker.releasedUnconfirmed.count, 2, "the frames before the ping are confirmed")
         XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:3-4")
-        tracker.confirmAcknowledged()
+        signOfLife()
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 2, "no look at the input saw it all read since")
+        tracker.sawInputEmpty()
+        signOfLife()
         XCTAssertEqual(tracker.releasedUnconfirmed.count, 0)
+    }
+
+    /// Issue 19's race: a sign of life read late, after the kernel said the
+    /// peer's TCP acknowledged more while it waited, confirms only what was
+    /// acknowledged before every input was last seen read.
+    func testASignOfLifeConfirmsOnlyWhatWasAcknowledgedBeforeTheInputWasLastSeenRead() {
+        send([Array("a".utf8), Array("b".utf8)])
+        _ = tracker.didWrite(7)
+        tracker.acknowledged(unacknowledged: 0, in: &connection)   // "a" acknowledged
+        tracker.sawInputEmpty()                                     // nothing to read: a later message was sent later
+        send([Array("c".utf8), Array("d".utf8)], firstTag: 3)
+        _ = tracker.didWrite(connection.output.readableBytes - tracker.unwrittenOffset)
+        // The peer's message arrives; before it is read the kernel says "b"-"d" were acknowledged.
+        let confirmable = tracker.confirmableRecords
+        tracker.acknowledged(unacknowledged: 0, in: &connection)
+        tracker.noteSignOfLife()
+        tracker.confirmSignOfLife(upTo: confirmable)
+        XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:2-4", "acknowledged while the message waited: unconfirmed")
+        tracker.sawInputEmpty()
+        signOfLife()
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 0, "the next sign of life, sent after that look, confirms them")
+    }
+
+    /// A look at the input notes what was acknowledged without letting the
+    /// frames go: a 1009 right after them must still find the one it refused.
+    func testALookConfirmsFramesStillKept() {
+        send([Array("a".utf8), Array("b".utf8)])
+        _ = tracker.didWrite(connection.output.readableBytes)
+        tracker.acknowledged(unacknowledged: 0, in: &connection, release: false)
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 0, "nothing released")
+        tracker.sawInputEmpty()
+        XCTAssertEqual(tracker.confirmableRecords, 2)
+        signOfLife()
+        XCTAssertEqual(drain(unacknowledged: 0).map { $0.2.tag }, [], "confirmed and acknowledged: settled")
+    }
+
+    func testALookAtTheInputCutsTheUnconfirmedRun() {
+        send([Array("a".utf8), Array("b".utf8)])
+        _ = tracker.didWrite(connection.output.readableBytes)
+        tracker.acknowledged(unacknowledged: 0, in: &connection)
+        tracker.sawInputEmpty()
+        let confirmable = tracker.confirmableRecords
+        send([Array("c".utf8), Array("d".utf8)], firstTag: 3)
+        _ = tracker.didWrite(connection.output.readableBytes - tracker.unwrittenOffset)
+        tracker.acknowledged(unacknowledged: 0, in: &connection)
+        XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:1-4")
+        tracker.noteSignOfLife()
+        tracker.confirmSignOfLife(upTo: confirmable)
+        XCTAssertEqual(tracker.releasedUnconfirmed.count, 2, "confirmed up to the look, not a whole merged run left")
+        XCTAssertEqual(tracker.releasedUnconfirmed.lines, "stdin:3-4")
     }
 
     func testManyRunsMergeOnTheSafeSide() {
@@ -197,20 +258,21 @@ final class OutgoingFramesTests: XCTestCase {
         XCTAssertEqual(fates.unconfirmed.lines, "stdin:1-3")
         XCTAssertEqual(fates.unacknowledged.lines, "stdin:3")
         XCTAssertEqual(fates.notSent.lines, "stdin:4")
+        account.sawInputEmpty()
         account.noteSignOfLife()
-        account.confirmAcknowledged()
+        account.confirmSignOfLife(upTo: account.confirmableRecords)
         fates = account.fates(unacknowledged: frame, confirmedAll: false)
         XCTAssertEqual(fates.unconfirmed.lines, "stdin:3", "what its TCP acknowledged before the sign of life is confirmed")
         XCTAssertEqual(account.fates(unacknowledged: 0, confirmedAll: true), OutgoingFrames.Fates())
     }
 
-    func testTheKernelIsAskedOnlyEveryRetainStep() {
-        let big = [UInt8](repeating: 0, count: 100_000)
+    func testTheKernelIsAskedOnlyEveryCheckStep() {
+        let big = [UInt8](repeating: 0, count: 30_000)
         send([big, big, big])
-        XCTAssertFalse(tracker.didWrite(100_000))
-        XCTAssertFalse(tracker.didWrite(100_000))
-        XCTAssertTrue(tracker.didWrite(100_000), "past 256 KiB kept")
-        tracker.acknowledged(unacknowledged: 250_000, in: &connection)
+        XCTAssertFalse(tracker.didWrite(30_000))
+        XCTAssertFalse(tracker.didWrite(30_000))
+        XCTAssertTrue(tracker.didWrite(30_000), "past 64 KiB written")
+        tracker.acknowledged(unacknowledged: 80_000, in: &connection)
         XCTAssertFalse(tracker.didWrite(0), "the next look waits for another step")
     }
 

@@ -214,6 +214,62 @@ def test_what_a_dead_server_lost_is_reported_with_its_lines(spawn, sink, tls_cer
     check_accounting(res, conns, total)
 
 
+def sink_log_has(s: Sink, event: str) -> bool:
+    path = os.path.join(s.dir, "conn-0.jsonl")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        return any(json.loads(l)["ev"] == event for l in f if l.strip())
+
+
+def wait_for_sink(s: Sink, event: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not sink_log_has(s, event):
+        assert time.monotonic() < deadline, f"the sink never noted {event}"
+        time.sleep(0.01)
+
+
+# After its message the cued sink reads this many lines (36 KB) before it
+# stalls: more than its receive buffer (8 KiB, 16 KiB for the kernel) held
+# when it sent the message, so what it holds unread when it dies was
+# acknowledged after the message; and less than wspipe's kernel holds, so
+# that its receive buffer is full again when it dies.
+LATE_READ = 300
+
+
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
+def test_a_sign_of_life_read_late_confirms_nothing_acknowledged_while_it_waited(spawn, sink, tls_cert, transport):
+    """Issue 19's race, made deterministic: wspipe is stopped (SIGSTOP) when
+    the sink sends its message; the sink reads on, and wspipe's kernel goes
+    on feeding it, so its TCP acknowledges lines it will never read. wspipe
+    then reads the message, late: it must not confirm what was acknowledged
+    while the message waited (it asked the kernel at that moment, and lost
+    those lines unreported). The sink dies once wspipe printed the message."""
+    tls, compress = TRANSPORTS[transport]
+    s = sink([{"cued_message": [2000, LATE_READ]}, {}], tls_cert=tls_cert if tls else None, compress=compress,
+             rcvbuf=8 << 10)
+    args = ["--events", "--stats", "--backoff", "20ms:100ms", "--jitter", "0"]
+    if tls:
+        args += ["--cacert", os.path.join(tls_cert, "cert.pem")]
+    if compress:
+        args.append("--compress")
+    total = 20_000
+    proc = spawn([*args, s.url()], stdin=lines(1, total))
+    wait_for_sink(s, "waiting")
+    proc.signal(signal.SIGSTOP)
+    try:
+        open(os.path.join(s.dir, "cue-0-send"), "w").close()
+        wait_for_sink(s, "stalled")
+    finally:
+        proc.signal(signal.SIGCONT)
+    assert proc.out.wait_for(lambda out: b'{"hello":1}' in out, TIMEOUT), "wspipe never printed the message"
+    open(os.path.join(s.dir, "cue-0-die"), "w").close()
+    res = proc.finish(TIMEOUT)
+    conns = s.connections()
+    figures = check_accounting(res, conns, total)
+    assert figures["lost"] > 0, f"the scenario lost nothing: it proves nothing; {figures}; sink: {conns[0][1]}"
+
+
 def test_a_server_that_dies_after_the_inputs_close_gets_the_rest(spawn, sink, tls_cert):
     """The whole input fits in the socket buffers: stdin ends and wspipe's
     Close is out long before the slow sink dies. What its TCP never

@@ -8,10 +8,16 @@ import WSCore
 ///
 /// Confirmation comes from the peer:
 /// - a sign of life (a message, or a pong to no ping of ours) confirms what
-///   its TCP had acknowledged then: written minus what the kernel still
-///   holds (SIOCOUTQ), asked once per read that brought one, and only when
-///   something was written since the last answer (at most every 64 KiB or
-///   10 ms, as the channel decides), never per message;
+///   its TCP had acknowledged when it was sent. That moment cannot be
+///   asked: a sign of life read late, while its peer's TCP went on
+///   acknowledging, would confirm bytes the peer never read. What is known
+///   is a bound below it: the kernel's answer (written minus SIOCOUTQ) from
+///   before the last time the channel saw every input read (nothing in the
+///   kernel, in TLS or half a frame: `sawInputEmpty`), since whatever it
+///   reads after that was sent later. The channel looks after each
+///   `checkStep` bytes written and whenever it stops writing and reading;
+/// - a pong to one of our pings confirms at most the frames queued before
+///   that ping: the peer read the ping, so it read everything before it;
 /// - a pong to one of our pings confirms at most the frames queued before
 ///   that ping: the peer read the ping, so it read everything before it;
 /// - a closing handshake it answers confirms everything (the sessions see it).
@@ -26,8 +32,8 @@ import WSCore
 /// what was acknowledged and not confirmed by then is remembered as counts
 /// and stdin lines (`unconfirmedRuns`), so memory stays bounded by what the
 /// kernel holds, whatever the peer does. Asking the kernel costs a system
-/// call, so besides the signs of life it is asked only each time another
-/// `retainStep` bytes have been written.
+/// call, so while writing it is asked only each time another `checkStep`
+/// bytes have been written.
 struct OutgoingFrames {
     /// A data frame handed back after the connection ended.
     struct Unsent {
@@ -51,7 +57,11 @@ struct OutgoingFrames {
         var notSent = LineTally()
     }
 
-    static let retainStep = 256 << 10
+    /// Written between two looks at what was acknowledged and whether every
+    /// input was read: a sign of life confirms at most this much less than
+    /// its peer's TCP had acknowledged (and the client's copy of frames the
+    /// kernel holds is let go in steps of it).
+    static let checkStep = 64 << 10
     /// At most this many pings are matched to their pongs (a pong to an
     /// older one confirms nothing: safe), and at most this many runs of
     /// acknowledged, unconfirmed records are told apart (older runs merge:
@@ -98,9 +108,13 @@ struct OutgoingFrames {
     private(set) var writtenAtQuery = 0
     /// The kernel's answer then: stream offset acknowledged.
     private(set) var acknowledgedAtQuery = 0
-    private var nextAckCheck = retainStep
+    private var nextAckCheck = checkStep
     /// Set by a message or an unsolicited pong in the read being processed.
     private(set) var spoke = false
+    /// Records released (acknowledged) by the kernel's last answer before
+    /// every input was last seen read: what a sign of life read from now
+    /// on confirms.
+    private(set) var confirmableRecords = 0
 
     init(keepsBytes: Bool = true) {
         self.keepsBytes = keepsBytes
@@ -143,14 +157,29 @@ struct OutgoingFrames {
         return written >= nextAckCheck
     }
 
-    /// The kernel holds `unacknowledged` of the written bytes: every frame
-    /// the peer's TCP acknowledged in full is released.
-    mutating func acknowledged(unacknowledged: Int, in connection: inout Connection) {
+    /// The kernel holds `unacknowledged` of the written bytes. With
+    /// `release`, every frame the peer's TCP acknowledged in full is let go
+    /// (after each `checkStep` written); without, they stay as they are, for
+    /// a refusal to be told apart among them (`RefusedMessage`), and only the
+    /// answer is noted, for `sawInputEmpty`.
+    mutating func acknowledged(unacknowledged: Int, in connection: inout Connection, release: Bool = true) {
         writtenAtQuery = written
         acknowledgedAtQuery = max(acknowledgedAtQuery, written - unacknowledged)
-        release(upTo: acknowledgedAtQuery, in: &connection)
-        nextAckCheck = written + Self.retainStep
+        // Frames are in stream order: the first one not acknowledged in full.
+        var low = min(max(firstRecord, acknowledgedRecords - recordBase), records.count), high = records.count
+        while low < high {
+            let middle = (low + high) / 2
+            if records[middle].end <= acknowledgedAtQuery { low = middle + 1 } else { high = middle }
+        }
+        acknowledgedRecords = recordBase + low
+        guard release else { return }
+        self.release(upTo: acknowledgedAtQuery, in: &connection)
+        nextAckCheck = written + Self.checkStep
     }
+
+    /// Records the kernel's last answer says the peer's TCP acknowledged in
+    /// full, released or not.
+    private(set) var acknowledgedRecords = 0
 
     // MARK: confirmation
 
@@ -169,13 +198,25 @@ struct OutgoingFrames {
     /// asked again. (The peer acknowledges while nothing is written, too.)
     var hasUnacknowledged: Bool { written > acknowledgedAtQuery }
 
-    /// After a read that brought a sign of life (`spoke`), once the kernel
-    /// has been asked if the channel chose to: what its TCP had acknowledged
-    /// is confirmed.
-    mutating func confirmAcknowledged() {
+    /// Every input was read (nothing in the kernel, in TLS, or half a frame)
+    /// after the kernel last said what was acknowledged: anything read from
+    /// now on was sent later, when the peer's TCP had acknowledged at least
+    /// that. (A run of unconfirmed records is cut here, so that a sign of
+    /// life confirms whole runs.)
+    mutating func sawInputEmpty() {
+        confirmableRecords = max(confirmableRecords, acknowledgedRecords)
+    }
+
+    /// Acknowledged frames a sign of life would now confirm that none confirmed yet.
+    var hasNewConfirmable: Bool { acknowledgedRecords > confirmableRecords }
+
+    /// After a read that brought a sign of life (`spoke`): the records that
+    /// were confirmable before the read (`confirmable`, `confirmableRecords`
+    /// then) are confirmed.
+    mutating func confirmSignOfLife(upTo confirmable: Int) {
         spoke = false
-        confirmedRecords = max(confirmedRecords, releasedRecords)
-        unconfirmedRuns.removeAll()
+        confirmedRecords = max(confirmedRecords, confirmable)
+        unconfirmedRuns.removeAll { $0.end <= confirmedRecords }
         pings.removeAll { $0.records <= confirmedRecords }
     }
 
@@ -339,13 +380,14 @@ struct OutgoingFrames {
         var from = max(releasedRecords, confirmedRecords)
         let to = recordBase + last
         guard from < to else { return }
-        var cuts = pings.map(\.records).filter { $0 > from && $0 < to }
+        var cuts = (pings.map(\.records) + [confirmableRecords]).filter { $0 > from && $0 < to }
         cuts.sort()
         cuts.append(to)
         for cut in cuts {
             let tally = self.tally(numbered: from ..< cut)
             // One run per stretch between pings: a run is cut only where a ping was queued.
-            if let previous = unconfirmedRuns.last, previous.end == from, !pings.contains(where: { $0.records == from }) {
+            if let previous = unconfirmedRuns.last, previous.end == from, from != confirmableRecords,
+               !pings.contains(where: { $0.records == from }) {
                 unconfirmedRuns[unconfirmedRuns.count - 1].end = cut
                 unconfirmedRuns[unconfirmedRuns.count - 1].tally.add(tally)
             } else {

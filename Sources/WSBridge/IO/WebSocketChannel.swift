@@ -58,12 +58,20 @@ final class WebSocketChannel {
     /// Every data frame's account (both roles), and the client's kept bytes.
     private var outgoing: OutgoingFrames
     private var unacknowledgedAtEnd: Int?
-    /// When the kernel was last asked what it holds (signs of life ask at
-    /// most every `signOfLifeQueryNanos` unless `signOfLifeQueryStep` more
-    /// bytes were written since).
+    /// When the kernel was last asked what it holds, and `bytesRead` then:
+    /// when the channel stops, it asks again if the peer sent something
+    /// since (its segments carry its acknowledgements) or 10 ms went by.
     private var queriedAtNanos: Int64 = 0
-    static let signOfLifeQueryStep = 64 << 10
-    static let signOfLifeQueryNanos: Int64 = 10_000_000
+    private var readAtQuery = 0
+    static let queryInterval: Int64 = 10_000_000
+    /// While the kernel holds bytes the peer's TCP has not acknowledged, the
+    /// channel also looks on a timer (`lookTimerFired`): every `fastLook`
+    /// while the answer moves, less often (up to `slowLook`) while it does
+    /// not, since an old answer that has not moved is as good as a new one.
+    private var lookTimer: EventLoop.TimerID?
+    private var lookInterval = WebSocketChannel.fastLook
+    static let fastLook: Int64 = 5_000_000
+    static let slowLook: Int64 = 80_000_000
     /// Bytes read from the peer, and what the last look at the progress saw
     /// (`takeProgress`).
     private var bytesRead = 0
@@ -342,6 +350,9 @@ final class WebSocketChannel {
     /// a flush.
     private func receiving(_ receive: (inout Connection, (ConnectionEvent) -> Void) -> Void) {
         receiveState = .inProgress(wasOpen: connection.state == .open)
+        // What a sign of life in this read confirms: fixed before the read,
+        // whatever the handler's writes learn meanwhile.
+        let confirmable = outgoing.confirmableRecords
         // What the client keeps after writing it is not waiting to be written
         // (a Ping is answered at once unless too much is).
         connection.writtenPrefix = outgoing.unwrittenOffset
@@ -358,37 +369,77 @@ final class WebSocketChannel {
             }
             handler(.message(event))
         }
-        if outgoing.spoke { confirmSignOfLife() }
+        if outgoing.spoke { confirmSignOfLife(upTo: confirmable) }
         receiveState = .idle(wasOpen: receiveState.wasOpen)
         applyDeferredClose()
         if !ended { handler(.processed) }
         flush()
     }
 
-    /// The read brought a sign of life: what the peer's TCP had acknowledged
-    /// is confirmed. The kernel is asked only when it held something at its
-    /// last answer (or more was written since), and at most every 10 ms
-    /// unless 64 KiB more went out: a request/response exchange costs no
-    /// system call per message, and what is confirmed lags by at most that.
-    private func confirmSignOfLife() {
+    /// The read brought a sign of life: it confirms what the peer's TCP had
+    /// acknowledged when the channel last saw every input read before this
+    /// read (`OutgoingFrames`: asking the kernel now would count what it
+    /// acknowledged while the sign of life waited to be read).
+    private func confirmSignOfLife(upTo confirmable: Int) {
         // Read after the peer went (a reset, a hang-up): it was sent before,
         // but its TCP went on acknowledging until the end, and what it had
         // not read is lost with it. It confirms nothing new.
         guard !peerGone else { return outgoing.ignoreSignOfLife() }
-        if outgoing.hasUnacknowledged {
-            let now = monotonicNanos()
-            if outgoing.written - outgoing.writtenAtQuery >= Self.signOfLifeQueryStep
-                || now - queriedAtNanos >= Self.signOfLifeQueryNanos {
-                queryAcknowledged(now: now)
-            }
-        }
-        outgoing.confirmAcknowledged()
+        outgoing.confirmSignOfLife(upTo: confirmable)
     }
 
-    private func queryAcknowledged(now: Int64) {
+    /// `release`: the frames acknowledged are let go (`OutgoingFrames.acknowledged`).
+    private func queryAcknowledged(now: Int64, release: Bool = true) {
         guard let unacknowledged = SocketQueue.unacknowledgedBytes(stream.fd) else { return }
         queriedAtNanos = now
-        outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection)
+        readAtQuery = bytesRead
+        outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection, release: release)
+    }
+
+    /// The channel stops writing and reading (or wrote another `checkStep`):
+    /// it asks the kernel what the peer's TCP acknowledged if that may have
+    /// moved (unless `queried` just now), then, if every input has been read
+    /// (none in the kernel, in TLS, or as part of a frame), lets a later sign
+    /// of life confirm that much (`OutgoingFrames.sawInputEmpty`). At most
+    /// two system calls, and none while nothing is in flight: a
+    /// request/response exchange confirms its request at its answer or the
+    /// next one.
+    private func lookAtInput(queried: Bool) {
+        if !queried && outgoing.hasUnacknowledged {
+            let now = monotonicNanos()
+            if bytesRead != readAtQuery || now - queriedAtNanos >= Self.queryInterval {
+                queryAcknowledged(now: now, release: false)
+            }
+        }
+        markInputEmpty()
+    }
+
+    private func markInputEmpty() {
+        // Mid-read, the buffer being handled may hold the start of a frame
+        // that arrived before the look.
+        guard outgoing.hasNewConfirmable, case .idle = receiveState, connection.isBetweenMessages,
+              !stream.holdsUnreadInput else { return }
+        outgoing.sawInputEmpty()
+    }
+
+    /// A sign of life confirms only what was acknowledged at the last look
+    /// before it arrived: without a look while the channel sleeps in poll
+    /// (everything written, the peer reading at its pace), a message would
+    /// confirm nothing acknowledged since the last time it woke.
+    private func armLookTimer() {
+        guard lookTimer == nil, !ended, outgoing.hasUnacknowledged else { return }
+        lookTimer = loop.schedule(afterNanos: lookInterval) { [weak self] in self?.lookTimerFired() }
+    }
+
+    private func lookTimerFired() {
+        lookTimer = nil
+        guard !ended else { return }
+        let before = outgoing.acknowledgedAtQuery
+        queryAcknowledged(now: monotonicNanos(), release: false)
+        markInputEmpty()
+        let moved = outgoing.acknowledgedAtQuery > before
+        lookInterval = moved ? Self.fastLook : min(lookInterval * 2, Self.slowLook)
+        armLookTimer()
     }
 
     /// Did the peer take anything (read it: bytes acknowledged or written to
@@ -428,6 +479,12 @@ final class WebSocketChannel {
         // Only a flush that empties a non-empty output reports `onDrained`,
         // so a drain handler that flushes again cannot recurse.
         let hadOutput = outputBytes > 0
+        defer {
+            if !ended {
+                lookAtInput(queried: false)
+                armLookTimer()
+            }
+        }
         while !ended {
             if outputBytes == 0 {
                 // Everything is written: a Pong held back for the latest Ping
@@ -489,7 +546,10 @@ final class WebSocketChannel {
         }
         if case .bytes(let n) = result {
             if !recoversUnsent { connection.consumeOutput(n) }
-            if outgoing.didWrite(n) { queryAcknowledged(now: monotonicNanos()) }
+            if outgoing.didWrite(n) {
+                queryAcknowledged(now: monotonicNanos())
+                lookAtInput(queried: true)
+            }
         }
         return result
     }
@@ -539,6 +599,8 @@ final class WebSocketChannel {
     private func finish(_ reason: EndReason) {
         guard !ended else { return }
         if phases.handle(.end).contains(.unwatch) { loop.unwatch(stream.fd) }
+        if let lookTimer { loop.cancel(lookTimer) }
+        lookTimer = nil
         // Asked before the close: the kernel still knows what the peer never acknowledged.
         unacknowledgedAtEnd = SocketQueue.unacknowledgedBytes(stream.fd)
         stream.close()

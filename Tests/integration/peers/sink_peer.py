@@ -34,6 +34,14 @@ JSON object; every key is optional:
                      afterwards the log holds exactly what the client wrote
   pongs              answer pings (default true)
   progress_every     note {"ev":"progress"} every this many data messages
+  cued_message       [N, K]: after N data messages, stop reading; once the
+                     client's kernel holds 128 KiB for it, note "waiting"
+                     until the file DIR/cue-I-send exists (I: the
+                     connection's index); then send {"hello":1}, read K more
+                     data messages, stop reading, and once its kernel holds
+                     unread bytes, acknowledged, note "stalled" and wait
+                     until DIR/cue-I-die exists, then die (the test decides
+                     when, e.g. while its client is stopped)
 
 A connection without die_after reads everything, answers pings, echoes the
 client's Close and closes: the well-behaved sink the client reconnects to.
@@ -65,6 +73,9 @@ import time
 import zlib
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+# cued_message waits until its client's kernel holds this much for it: more
+# than the sink reads after its message plus its receive buffer.
+CUED_CLIENT_QUEUE = 128 << 10
 OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 
 
@@ -240,6 +251,40 @@ class Connection(threading.Thread):
             os.close(self.raw)
             os.close(self.log)
 
+    def wait_for_cue(self, name: str) -> None:
+        path = os.path.join(self.args.log_dir, f"cue-{self.index}-{name}")
+        deadline = time.monotonic() + 60
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def wait_for_client_queue(self, minimum: int) -> None:
+        """Waits (reading nothing) until the client's kernel holds at least
+        `minimum` bytes our TCP has not acknowledged (its socket's tx_queue
+        in /proc/net/tcp): what it can send while its process is stopped."""
+        host, port = self.sock.getpeername()[:2]
+        local = "%08X:%04X" % (struct.unpack("<I", socket.inet_aton(host))[0], port)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with open("/proc/net/tcp") as f:
+                for row in f.read().splitlines()[1:]:
+                    fields = row.split()
+                    if fields[1] == local and int(fields[4].split(":")[0], 16) >= minimum:
+                        return
+            time.sleep(0.005)
+
+    def hold_acknowledged(self) -> None:
+        """Waits until the kernel holds bytes this sink has not read, then
+        has them acknowledged at once (TCP_QUICKACK: no delayed ACK), so
+        that its death loses bytes its TCP acknowledged."""
+        fd = self.sock.fileno()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            unread = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+            if unread > 0:
+                break
+            time.sleep(0.005)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+
     def quiet(self) -> bool:
         die = self.b.get("die_after")
         return die is not None and self.frames.messages >= die - self.b.get("quiet_last", 0)
@@ -256,6 +301,7 @@ class Connection(threading.Thread):
         read_bytes = 0
         burst, burst_read = b.get("burst"), 0
         stall_after = b.get("stall_after")
+        cued, cued_until = b.get("cued_message"), None
         self.sock.settimeout(0.005)
         pending = rest
         while True:
@@ -309,6 +355,19 @@ class Connection(threading.Thread):
                     self.note("close")   # before the echo: the client may be gone right after it
                     self.send(self.frame(OP_CLOSE, payload[:2]))
                     return
+            if cued is not None and cued_until is None and self.frames.messages >= cued[0]:
+                self.wait_for_client_queue(CUED_CLIENT_QUEUE)
+                self.note("waiting")
+                self.wait_for_cue("send")
+                self.send(self.frame(OP_TEXT, b'{"hello":1}'))
+                self.note("message")
+                cued_until = self.frames.messages + cued[1]
+            elif cued_until is not None and self.frames.messages >= cued_until:
+                self.hold_acknowledged()
+                self.note("stalled")
+                self.wait_for_cue("die")
+                self.note("die")
+                return
             if die_after is not None and self.frames.messages >= die_after:
                 self.note("die")
                 return   # the socket closes with unread bytes in its kernel: an RST
