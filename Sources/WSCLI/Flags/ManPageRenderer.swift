@@ -264,6 +264,14 @@ public enum ManPageRenderer {
             + "is reported with its stdin line and the code, counted as not sent (exit status 6) and not sent "
             + "again; the lines after it still go out. When several were in flight, wspipe takes the largest "
             + "(1009) or the first binary one (1003) since the server last sent anything.",
+        "A server that closes first, with the closing handshake completed, had every message wspipe wrote "
+            + "before its Close reach its TCP ahead of wspipe's answer: those are not sent again (they are "
+            + "confirmed or unconfirmed as above), and only lines never written go on the next connection. A "
+            + "connection the server refuses (it closes within 5 seconds with a code that counts toward the three "
+            + "refusals) confirms nothing: every line written to it is reported unconfirmed (N message(s) "
+            + "(stdin:A-B) unconfirmed: written to a connection the server refused (CODE) ...), even after a "
+            + "message from the server, since a greeting is no receipt. So echo LINE | wspipe URL against a server "
+            + "that refuses at once makes one attempt, reports the line unconfirmed and exits 7, every time.",
     ]
 
     static func interactiveMode(_ page: inout RoffPage) {
