@@ -177,13 +177,18 @@ final class ClientSender {
     /// never written stays queued, to be reported as not sent).
     /// `reachedPeer`: the closing handshake completed, so every frame
     /// written reached the peer's TCP ahead of the last Close (TCP keeps the
-    /// order, and a server that closed first reads until it has ours): it
-    /// counts as acknowledged, whatever the kernel said at the end. (A peer
-    /// that closes at once acknowledges what crossed its Close only with
-    /// its FIN, or a delayed ACK: asked as the socket closes, the kernel
-    /// answered either way, and the run ended after one attempt or three.)
+    /// order, and a server that closed first reads until it has ours). Then
+    /// only what was never written is still owed: `isLast` is asked with
+    /// whether any is (else with whether the kernel still held any frame),
+    /// and on the last connection what was written counts as acknowledged,
+    /// whatever the kernel said at the end. (A peer that closes at once
+    /// acknowledges what crossed its Close only with a delayed ACK or its
+    /// FIN: asked as the socket closed, the kernel answered either way, and
+    /// the run ended after one attempt or three.) When a connection follows
+    /// anyway, what the kernel did not see acknowledged goes again, as after
+    /// a drop: at least once.
     func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?, confirmed: Bool,
-                       reachedPeer: Bool = false, last: Bool) -> Recovery {
+                       reachedPeer: Bool = false, isLast: (_ leavesFrames: Bool) -> Bool) -> Recovery {
         // The server answered wspipe's Close, so it read every frame before:
         // nothing goes again, nothing was refused or is unconfirmed. (At the
         // end of an upload the kernel may still hold thousands of frames;
@@ -192,6 +197,8 @@ final class ClientSender {
             channel.discardUnsentMessages()
             return Recovery()
         }
+        // Asked before the frames are taken (they go with them).
+        let unacknowledged = channel.holdsUnacknowledgedFrames
         var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
         // A connection's own messages (`connectionOnlyTag`) are kept here
         // (a refusal may name one) and never sent again (`sendAgain`).
@@ -200,6 +207,8 @@ final class ClientSender {
             if case .text(let bytes) = message { held = replay.isHeld(bytes) }
             kept.append((OutboundQueue.copy(message, line: unsent.tag), unsent, held))
         }
+        let unwritten = kept.contains { !$0.unsent.written && !$0.held && $0.unsent.tag != MessageTag.uncounted }
+        let last = isLast(reachedPeer ? unwritten : unacknowledged)
         var recovery = Recovery()
         let candidates = kept.map { RefusedMessage.Candidate(size: $0.message.bytes.count, isBinary: $0.message.isBinary,
                                                              afterSignOfLife: !$0.unsent.confirmed) }
@@ -228,7 +237,7 @@ final class ClientSender {
                 continue
             }
             if confirmed || entry.unsent.confirmed { continue }
-            let acknowledged = entry.unsent.acknowledged || (reachedPeer && entry.unsent.written)
+            let acknowledged = entry.unsent.acknowledged || (reachedPeer && last && entry.unsent.written)
             if acknowledged || (last && entry.unsent.written) {
                 recovery.unconfirmed.add(tag: entry.unsent.tag)
                 if !acknowledged { recovery.unacknowledged.add(tag: entry.unsent.tag) }

@@ -124,12 +124,16 @@ extension ClientSession {
         // arrived. Every line the connection carried is in doubt.
         let refused = !byClient && refusal == nil && lifecycle.isRefusal(cause, now: now)
         // Asked before the recovery, which queues again what the peer never
-        // acknowledged: as if it had (the lifecycle's answer is the same then).
-        var ahead = progress()
-        if channel?.holdsUnacknowledgedFrames == true { ahead.queueEmpty = false }
-        let last = !lifecycle.reconnects(after: cause, now: now, progress: ahead)
+        // got: as if it had (the lifecycle's answer is the same then).
+        let before = progress()
+        let isLast = { [lifecycle] (leavesFrames: Bool) -> Bool in
+            var ahead = before
+            if leavesFrames { ahead.queueEmpty = false }
+            return !lifecycle.reconnects(after: cause, now: now, progress: ahead)
+        }
         var recovery = channel.map {
-            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, reachedPeer: reachedPeer, last: last)
+            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, reachedPeer: reachedPeer,
+                                 isLast: isLast)
         } ?? .init()
         if refused && channel != nil { recovery.unconfirmed = sender.carried.droppingLast(recovery.requeuedLines) }
         channel = nil
