@@ -265,8 +265,10 @@ public enum ManPageRenderer {
             + "again; the lines after it still go out. When several were in flight, wspipe takes the largest "
             + "(1009) or the first binary one (1003) since the server last sent anything.",
         "A server that closes first, with the closing handshake completed, had every message wspipe wrote "
-            + "before its Close reach its TCP ahead of wspipe's answer: those are not sent again (they are "
-            + "confirmed or unconfirmed as above), and only lines never written go on the next connection. A "
+            + "before its Close reach its TCP ahead of wspipe's answer. So with stdin over, only lines never "
+            + "written make wspipe connect again, to send them; the written ones are confirmed or unconfirmed as "
+            + "above (when a connection follows anyway, those the server's TCP had not acknowledged go again on "
+            + "it, as after a drop). A "
             + "connection the server refuses (it closes within 5 seconds with a code that counts toward the three "
             + "refusals) confirms nothing: every line written to it is reported unconfirmed (N message(s) "
             + "(stdin:A-B) unconfirmed: written to a connection the server refused (CODE) ...), even after a "
