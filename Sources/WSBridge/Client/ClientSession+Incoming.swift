@@ -105,17 +105,9 @@ extension ClientSession {
         if byClient, case .closedByServer(let echo, let reason) = cause { cause = .closedByClient(code: echo, reason: reason) }
         var refusal: CloseCode?
         if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
-        // The server answered wspipe's Close: it had read every frame before
-        // it. Not when its Close carried an error code of its own: that one
-        // crossed ours, and is no answer to it.
         var closeReceived = false
-        var ownErrorClose = false
-        if case .closedByServer(let code, let reason)? = disconnect {
-            closeReceived = true
-            ownErrorClose = code != lifecycle.closeSent
-                && Disconnect.closedByServer(code: code, reason: reason).errorCloseCode != nil
-        }
-        let confirmed = byClient && closeReceived && !ownErrorClose
+        if case .closedByServer? = disconnect { closeReceived = true }
+        let confirmed = byClient && serverAnsweredClose
         let reachedPeer = ended(reason, withHandshake: channel)
         let now = monotonicNanos()
         // A server that refuses the connection (wspipe(1): RECONNECT AND
@@ -148,6 +140,13 @@ extension ClientSession {
         observer?.disconnected(cause, byClient: byClient)
         report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil)
         handle(.connectionEnded(cause, now: now, progress: progress()))
+    }
+
+    /// The server's Close answered wspipe's: it had read every frame before
+    /// it. Not one with an error code of its own, which crossed ours.
+    private var serverAnsweredClose: Bool {
+        guard case .closedByServer(let code, let reason)? = disconnect else { return false }
+        return code == lifecycle.closeSent || Disconnect.closedByServer(code: code, reason: reason).errorCloseCode == nil
     }
 
     /// The channel ended with its closing handshake complete (both Closes
