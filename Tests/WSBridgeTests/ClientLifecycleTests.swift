@@ -225,6 +225,21 @@ final class ClientLifecycleTests: XCTestCase {
         XCTAssertEqual(L.Outcome.gaveUp(attempts: 3, cause).exitStatus, .closedWithError)
     }
 
+    /// What the session asks before it reports a refused connection's
+    /// lines: the same rule that counts refusals.
+    func testIsRefusalIsARefusalCodeBeforeTheConnectionIsStable() {
+        let m = open()
+        let refusal = Disconnect.closedByServer(code: 4004, reason: "not allowed")
+        XCTAssertTrue(m.isRefusal(refusal, now: 0))
+        XCTAssertTrue(m.isRefusal(refusal, now: 5 * second - 1))
+        XCTAssertFalse(m.isRefusal(refusal, now: 5 * second), "a connection that stayed open 5 s was accepted")
+        for cause in [Disconnect.closedByServer(code: .normal, reason: ""), .closedByServer(code: .goingAway, reason: ""),
+                      .closedByServer(code: 1012, reason: ""), .closedByServer(code: 1013, reason: ""),
+                      .closedByServer(code: nil, reason: ""), .dropped("reset")] {
+            XCTAssertFalse(m.isRefusal(cause, now: 0), "\(cause)")
+        }
+    }
+
     func testCodesThatAskToComeBackAndStableConnectionsAreNoRefusals() {
         for code: CloseCode in [.goingAway, 1012, 1013] {
             var m = machine()

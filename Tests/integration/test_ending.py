@@ -4,12 +4,14 @@ SIGINT and the exit statuses that go with them."""
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import signal
 
 import pytest
 
 import helpers
-from helpers import received_messages
+from helpers import FAST_BACKOFF, events, received_messages, write_lines
 from peers.raw_peer import OP_CLOSE, OP_TEXT, close_frame, frame
 
 
@@ -145,3 +147,108 @@ def test_messages_arriving_while_closing_are_still_printed(spawn, raw_peer):
     res = proc.finish()
     assert res.code == 0, res
     assert res.stdout == b'{"late":1}\n{"late":2}\n'
+
+
+# -- a server that refuses the connection right after the upgrade --------------------------
+#
+# A Close with an error code (4004 here) right after the 101 refuses the
+# connection. The ending must not depend on timing: whether the server's TCP
+# had acknowledged the line when the socket closed (a delayed ACK), or
+# whether a greeting was read after the line went out, once made the same run
+# end after one attempt or three, and report the line unconfirmed, or not at
+# all. The rules (wspipe(1): RECONNECT AND REPLAY): a line written before the
+# server's Close reached the server ahead of wspipe's answer, so it is not
+# owed again (stdin is over: the Close ends the run, exit 7); the server
+# refused the connection, so no greeting confirms it: it is reported
+# unconfirmed, with its line. A line never written is owed: it goes on the
+# next attempt.
+
+REFUSAL_RUNS = 20
+
+
+def refuses(after: str):
+    """Closes with 4004 right after the upgrade ("upgrade"), after a
+    greeting ("greeting"), or after reading one message ("first line")."""
+    async def handler(ws, log):
+        log.put("open")
+        if after == "greeting":
+            await ws.send('{"hello":1}')
+        elif after == "first line":
+            log.put("msg", await ws.recv())
+        await ws.close(4004, "not allowed")
+    return handler
+
+
+def stdin_file(tmp_path, lines: str) -> int:
+    """stdin from a file: the lines are there before wspipe starts, so each
+    run writes them on its first connection (a pipe written by a thread
+    could bring them after the server's Close, a different case)."""
+    path = tmp_path / "stdin.ndjson"
+    path.write_text(lines)
+    return os.open(path, os.O_RDONLY)
+
+
+def connections(srv) -> int:
+    opened = 0
+    while True:
+        try:
+            if srv.log.get(timeout=0.3)[0] == "open":
+                opened += 1
+        except AssertionError:
+            return opened
+
+
+@pytest.mark.parametrize("after,lines", [("upgrade", 1), ("greeting", 1), ("first line", 2)])
+def test_a_server_that_refuses_at_once_ends_the_run_once_with_the_lines_unconfirmed(spawn, ws_server, tmp_path,
+                                                                                   after, lines):
+    srv = ws_server(refuses(after))
+    text = "".join(f'{{"n":{i}}}\n' for i in range(1, lines + 1))
+    for i in range(REFUSAL_RUNS):
+        fd = stdin_file(tmp_path, text)
+        try:
+            res = spawn(["--events", *FAST_BACKOFF, srv.url()], stdin=None, stdin_fd=fd).finish()
+        finally:
+            os.close(fd)
+        run = f"run {i}: {res}"
+        assert res.code == 7, run
+        # One connection: the lines went out on it, nothing is owed again.
+        assert [e["attempt"] for e in events(res.stderr, "connecting")] == [1], run
+        dis = events(res.stderr, "disconnected")
+        assert dis == [{"$event": "disconnected", "code": 4004, "reason": "not allowed", "clean": True,
+                        "by": "server", "unconfirmed": lines, "unconfirmed_lines": [1, lines]}], run
+        said = [l for l in res.stderr.split("\n") if l.startswith("wspipe: ")]
+        where = "stdin:1" if lines == 1 else f"stdin:1-{lines}"
+        assert said == [f"wspipe: {lines} message(s) ({where}) unconfirmed: written to a connection the server "
+                        "refused (4004), which does not say whether it read them (--ack confirms and re-sends)",
+                        "wspipe: closed by the server with 4004: not allowed"], run
+        if after == "greeting":
+            assert res.stdout == b'{"hello":1}\n', run
+    assert connections(srv) == REFUSAL_RUNS
+
+
+def test_a_line_that_was_never_written_to_a_refused_connection_goes_on_the_next_one(spawn, ws_server):
+    """The server refuses the first connection before stdin has a line: the
+    line is owed, and the next attempt (within the refusal limit) carries it.
+    That server refuses the next connection once it has read the line, so
+    the run ends the same way whenever the line comes."""
+    opened = []
+
+    async def handler(ws, log):
+        opened.append(ws)
+        log.put("open")
+        if len(opened) > 1:
+            log.put("msg", await ws.recv())
+        await ws.close(4004, "not allowed")
+
+    srv = ws_server(handler)
+    proc = spawn(["--events", "--backoff", "1s", "--jitter", "0", srv.url()], stdin=b"", close_stdin=False)
+    helpers.wait_events(proc, "disconnected")
+    write_lines(proc, {"n": 1})
+    proc.close_stdin()
+    res = proc.finish()
+    assert res.code == 7, res
+    assert [e["attempt"] for e in events(res.stderr, "connecting")] == [1, 2], res
+    dis = events(res.stderr, "disconnected")
+    assert [(e["code"], e["unconfirmed"], e.get("unconfirmed_lines")) for e in dis] == [(4004, 0, None), (4004, 1, [1, 1])], res
+    assert "not sent" not in res.stderr, res
+    assert [i for i in srv.log.until("msg") if i[0] == "msg"] == [("msg", '{"n":1}')]

@@ -1,7 +1,7 @@
 """Server mode hardening (wspipe(1): OPTIONS, Server mode): --max-clients
-(503 past it), --allow-origin (403 otherwise), and --cacert with --listen
-(mutual TLS: a client certificate from another CA, or none, is refused).
-Every refusal is a client_refused event."""
+(503 past it), --max-programs (503 past it, saying why), --allow-origin (403
+otherwise), and --cacert with --listen (mutual TLS: a client certificate from
+another CA, or none, is refused). Every refusal is a client_refused event."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from websockets.sync.client import connect
 
 import helpers
 from helpers import events, wait_events
+from test_exec import children, wait_until
 from test_server_mode import client_id, listen, ws_client
 
 
@@ -59,6 +60,49 @@ def test_max_clients_still_refuses_while_many_connections_are_in_their_handshake
     # stdio, the signal pipe, the listener, one client and one handshake slot:
     # the other idle connections stayed in the kernel's queue.
     assert open_fds < 15, f"{open_fds} descriptors open with --max-clients 1 and 20 idle connections"
+
+
+# -- --max-programs --------------------------------------------------------------------
+
+WHY = "1 program running, the --max-programs limit"
+
+
+def test_max_programs_says_why_to_the_client_and_once_to_the_operator(spawn, run):
+    """A client refused because --max-programs run reads why in the body (curl,
+    a browser's network tab, wspipe's own rejection line); the operator gets
+    one stderr line without -v for a crowd of them, and the client_refused
+    event says why too. Once there is room, the next refusal is said again."""
+    server, port = listen(spawn, ["--events", "--exec", "cat", "--max-programs", "1"])
+
+    def refused_body() -> bytes:
+        with pytest.raises(InvalidStatus) as err:
+            ws_client(port).close()
+        assert err.value.response.status_code == 503
+        return err.value.response.body
+
+    def said(text: str) -> list[str]:
+        return [l for l in text.split("\n") if l.startswith("wspipe: client")]
+
+    with ws_client(port) as a:
+        client_id(server, 1)
+        assert refused_body() == f"503 Service Unavailable: {WHY}; try again later\n".encode()
+        res = run([f"ws://127.0.0.1:{port}/"], stdin=b'{"n":1}\n')
+        assert res.code == 4, res
+        assert (f"wspipe: handshake rejected by the server: HTTP/1.1 503 Service Unavailable: {WHY}; "
+                "try again later") in res.stderr, res
+        assert [(e["status"], e["reason"]) for e in refused(server, 2)] == [(503, WHY)] * 2
+        a.send('{"still":"served"}')
+        assert a.recv(timeout=5) == '{"still":"served"}'
+    first = said(server.err.data().decode())
+    assert len(first) == 1 and first[0].endswith(
+        f"refused: 503 Service Unavailable: {WHY} (so are the next clients until a program ends; -v names them)"), first
+    # Its client gone, the program ends and is reaped: room again, then full again.
+    wait_until(lambda: not children(server.proc.pid), what="the program reaped")
+    with ws_client(port):
+        client_id(server, 2)
+        refused_body()
+        refused(server, 3)
+    assert len(said(server.err.data().decode())) == 2, server.err.data()
 
 
 # -- --allow-origin -------------------------------------------------------------------

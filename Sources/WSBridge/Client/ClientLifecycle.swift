@@ -68,7 +68,7 @@ struct ClientLifecycle {
     /// a code that refuses (`Disconnect.isRefusal`).
     private var refusals = 0
     /// The code of the Close wspipe sent on the current connection.
-    private var closeSent: CloseCode?
+    private(set) var closeSent: CloseCode?
     /// The server's Close the pending retry follows. Should the input turn
     /// out to be over with nothing left to send (stdin's end read just
     /// after the Close came), the run ends with it instead of a connection
@@ -127,7 +127,7 @@ struct ClientLifecycle {
             refusals = 0
             return decide(after: cause, wasOpen: false)
         case .connectionEnded(let cause, let now, let progress):
-            let stable = connectedAt.map { now - $0 >= policy.stableNanos } ?? false
+            let stable = staysOpen(now: now)
             if stable { backoff.reset() }
             connectedAt = nil
             return connectionEnded(cause, stable: stable, progress)
@@ -164,6 +164,18 @@ struct ClientLifecycle {
             default: return false
             }
         }
+    }
+
+    /// Does the open connection's ending with `cause` now count as a
+    /// refusal (`refusalLimit`): a Close with a refusal code
+    /// (`Disconnect.isRefusal`) before it stayed open `stableNanos`?
+    func isRefusal(_ cause: Disconnect, now: Int64) -> Bool {
+        cause.isRefusal && !staysOpen(now: now)
+    }
+
+    /// The connection has been open `stableNanos`: it resets the backoff.
+    private func staysOpen(now: Int64) -> Bool {
+        connectedAt.map { now - $0 >= policy.stableNanos } ?? false
     }
 
     /// The server's Close a retry follows, when the input is over and

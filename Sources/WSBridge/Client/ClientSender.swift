@@ -17,7 +17,12 @@ final class ClientSender {
     private let queueLimit: Int
     private var queue = OutboundQueue()
     /// The connection being written to, while there is one.
-    var channel: WebSocketChannel?
+    var channel: WebSocketChannel? {
+        didSet { if channel !== oldValue { carried = LineTally() } }
+    }
+    /// The counted messages sent on the current connection, confirmed or
+    /// not: what a server that refuses the connection leaves in doubt.
+    private(set) var carried = LineTally()
     /// Messages sent and received, for the reply linger (set by the session).
     var replies = ReplyTracker()
     /// A held message went out again (the interactive transcript shows it).
@@ -77,6 +82,7 @@ final class ClientSender {
             shell.sent(bytes: bytes.count)
         }
         channel.send(message, tag: tag)
+        carried.add(tag: tag)
         replies.sent(message, now: monotonicNanos())
         if recording { onSent?(message, source) }
     }
@@ -155,6 +161,9 @@ final class ClientSender {
         var unacknowledged = LineTally()
         /// The message a 1009/1003 refused; not sent again.
         var refused: OutboundQueue.Message?
+        /// The counted ones of the `requeued`, which are the last the
+        /// connection carried (its peer acknowledges in order).
+        var requeuedLines = LineTally()
     }
 
     /// After a drop: every message the peer's TCP never acknowledged goes
@@ -166,8 +175,20 @@ final class ClientSender {
     /// `last`: no connection follows, so what was written and not
     /// acknowledged is unconfirmed rather than queued again (and what was
     /// never written stays queued, to be reported as not sent).
+    /// `reachedPeer`: the closing handshake completed, so every frame
+    /// written reached the peer's TCP ahead of the last Close (TCP keeps the
+    /// order, and a server that closed first reads until it has ours). Then
+    /// only what was never written is still owed: `isLast` is asked with
+    /// whether any is (else with whether the kernel still held any frame),
+    /// and on the last connection what was written counts as acknowledged,
+    /// whatever the kernel said at the end. (A peer that closes at once
+    /// acknowledges what crossed its Close only with a delayed ACK or its
+    /// FIN: asked as the socket closed, the kernel answered either way, and
+    /// the run ended after one attempt or three.) When a connection follows
+    /// anyway, what the kernel did not see acknowledged goes again, as after
+    /// a drop: at least once.
     func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?, confirmed: Bool,
-                       last: Bool) -> Recovery {
+                       reachedPeer: Bool = false, isLast: (_ leavesFrames: Bool) -> Bool) -> Recovery {
         // The server answered wspipe's Close, so it read every frame before:
         // nothing goes again, nothing was refused or is unconfirmed. (At the
         // end of an upload the kernel may still hold thousands of frames;
@@ -176,6 +197,8 @@ final class ClientSender {
             channel.discardUnsentMessages()
             return Recovery()
         }
+        // Asked before the frames are taken (they go with them).
+        let unacknowledged = channel.holdsUnacknowledgedFrames
         var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
         // A connection's own messages (`connectionOnlyTag`) are kept here
         // (a refusal may name one) and never sent again (`sendAgain`).
@@ -184,6 +207,8 @@ final class ClientSender {
             if case .text(let bytes) = message { held = replay.isHeld(bytes) }
             kept.append((OutboundQueue.copy(message, line: unsent.tag), unsent, held))
         }
+        let unwritten = kept.contains { !$0.unsent.written && !$0.held && $0.unsent.tag != MessageTag.uncounted }
+        let last = isLast(reachedPeer ? unwritten : unacknowledged)
         var recovery = Recovery()
         let candidates = kept.map { RefusedMessage.Candidate(size: $0.message.bytes.count, isBinary: $0.message.isBinary,
                                                              afterSignOfLife: !$0.unsent.confirmed) }
@@ -212,14 +237,16 @@ final class ClientSender {
                 continue
             }
             if confirmed || entry.unsent.confirmed { continue }
-            if entry.unsent.acknowledged || (last && entry.unsent.written) {
+            let acknowledged = entry.unsent.acknowledged || (reachedPeer && last && entry.unsent.written)
+            if acknowledged || (last && entry.unsent.written) {
                 recovery.unconfirmed.add(tag: entry.unsent.tag)
-                if !entry.unsent.acknowledged { recovery.unacknowledged.add(tag: entry.unsent.tag) }
+                if !acknowledged { recovery.unacknowledged.add(tag: entry.unsent.tag) }
                 continue
             }
             sendAgain(entry)
         }
         recovery.requeued = again.count
+        for message in again { recovery.requeuedLines.add(tag: message.line) }
         if !again.isEmpty { shell.log.debug("\(again.count) message(s) did not reach the server; queued again") }
         // Counted as sent when they go out again; the written ones went out once.
         shell.stats.messagesOut -= again.count + (recovery.refused == nil ? 0 : 1)

@@ -59,8 +59,10 @@ extension ClientSession {
 
     /// A refused message is reported with its line and counts as not sent
     /// (exit 6); unconfirmed ones are said, since only --ack can tell.
-    func report(_ recovery: ClientSender.Recovery, refusal: CloseCode?) {
-        reportUnconfirmed(recovery.unconfirmed, unacknowledged: recovery.unacknowledged)
+    /// `refusedConnection`: the server's Close that refused the connection
+    /// the unconfirmed ones were written to.
+    func report(_ recovery: ClientSender.Recovery, refusal: CloseCode?, refusedConnection: Disconnect? = nil) {
+        reportUnconfirmed(recovery.unconfirmed, unacknowledged: recovery.unacknowledged, refusedBy: refusedConnection)
         guard let refusal else { return }
         let name = refusal.name.map { " (\($0))" } ?? ""
         guard let refused = recovery.refused else {
@@ -108,10 +110,13 @@ extension ClientSession {
     /// --stats. Those the server's TCP acknowledged were delivered as far as
     /// wspipe can tell without --ack; those it never acknowledged by the end
     /// were not, and make the exit status 6 (wspipe(1): RECONNECT AND REPLAY).
-    func reportUnconfirmed(_ tally: LineTally, unacknowledged: LineTally) {
+    func reportUnconfirmed(_ tally: LineTally, unacknowledged: LineTally, refusedBy refusal: Disconnect? = nil) {
         guard !tally.isEmpty else { return }
         shell.stats.addUnconfirmed(tally)
-        if unacknowledged.isEmpty {
+        if let code = refusal?.errorCloseCode, unacknowledged.isEmpty {
+            log.warning("\(tally.phrase) unconfirmed: written to a connection the server refused (\(code)), "
+                        + "which does not say whether it read them (--ack confirms and re-sends)")
+        } else if unacknowledged.isEmpty {
             log.warning("\(tally.phrase) unconfirmed: sent since the server last showed it was reading, they "
                         + "reached its machine, but maybe not the server itself: if it went down, they are lost "
                         + "(--ack confirms and re-sends)")

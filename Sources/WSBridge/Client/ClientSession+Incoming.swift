@@ -105,19 +105,29 @@ extension ClientSession {
         if byClient, case .closedByServer(let echo, let reason) = cause { cause = .closedByClient(code: echo, reason: reason) }
         var refusal: CloseCode?
         if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
-        // The server answered wspipe's Close: it had read every frame before it.
         var closeReceived = false
         if case .closedByServer? = disconnect { closeReceived = true }
-        let confirmed = byClient && closeReceived
+        let confirmed = byClient && serverAnsweredClose
+        let reachedPeer = ended(reason, withHandshake: channel)
         let now = monotonicNanos()
+        // A server that refuses the connection (wspipe(1): RECONNECT AND
+        // REPLAY) says nothing of what it read before: a greeting is no
+        // receipt, and one that came with the 101 was sent before any line
+        // arrived. Every line the connection carried is in doubt.
+        let refused = !byClient && refusal == nil && lifecycle.isRefusal(cause, now: now)
         // Asked before the recovery, which queues again what the peer never
-        // acknowledged: as if it had (the lifecycle's answer is the same then).
-        var ahead = progress()
-        if channel?.holdsUnacknowledgedFrames == true { ahead.queueEmpty = false }
-        let last = !lifecycle.reconnects(after: cause, now: now, progress: ahead)
-        let recovery = channel.map {
-            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, last: last)
+        // got: as if it had (the lifecycle's answer is the same then).
+        let before = progress()
+        let isLast = { [lifecycle] (leavesFrames: Bool) -> Bool in
+            var ahead = before
+            if leavesFrames { ahead.queueEmpty = false }
+            return !lifecycle.reconnects(after: cause, now: now, progress: ahead)
+        }
+        var recovery = channel.map {
+            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, reachedPeer: reachedPeer,
+                                 isLast: isLast)
         } ?? .init()
+        if refused && channel != nil { recovery.unconfirmed = sender.carried.droppingLast(recovery.requeuedLines) }
         channel = nil
         sender.channel = nil
         // Clean only when the server's Close came (RFC 6455 §7.1.5: 1006 otherwise).
@@ -128,7 +138,21 @@ extension ClientSession {
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
         scriptEnded()
         observer?.disconnected(cause, byClient: byClient)
-        report(recovery, refusal: refusal)
+        report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil)
         handle(.connectionEnded(cause, now: now, progress: progress()))
+    }
+
+    /// The server's Close answered wspipe's: it had read every frame before
+    /// it. Not one with an error code of its own, which crossed ours.
+    private var serverAnsweredClose: Bool {
+        guard case .closedByServer(let code, let reason)? = disconnect else { return false }
+        return code == lifecycle.closeSent || Disconnect.closedByServer(code: code, reason: reason).errorCloseCode == nil
+    }
+
+    /// The channel ended with its closing handshake complete (both Closes
+    /// went, whoever sent the first), not by a drop or a timeout.
+    private func ended(_ reason: WebSocketChannel.EndReason, withHandshake channel: WebSocketChannel?) -> Bool {
+        guard case .closed = reason, let channel else { return false }
+        return channel.peerClosedFirst || channel.peerAnsweredClose
     }
 }

@@ -47,6 +47,17 @@ public struct LineTally: Equatable, Sendable {
         if other.last > last { last = other.last }
     }
 
+    /// This tally without `suffix`, the last messages it counted (lines
+    /// only grow along a connection). The range then ends just before the
+    /// suffix's first line: lines in between that were never counted (an
+    /// invalid line) make `count` smaller than the range, as allowed.
+    func droppingLast(_ suffix: LineTally) -> LineTally {
+        guard suffix.count < count else { return LineTally() }
+        guard suffix.first > 0 else { return LineTally(count: count - suffix.count, first: first, last: last) }
+        let end = suffix.first - 1
+        return LineTally(count: count - suffix.count, first: end >= first ? first : 0, last: end >= first ? end : 0)
+    }
+
     /// `stdin:15259-16290`, `stdin:12`, or nil when no stdin line is counted.
     public var lines: String? {
         guard first > 0 else { return nil }

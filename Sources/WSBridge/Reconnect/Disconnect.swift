@@ -39,7 +39,8 @@ extension Disconnect: CustomStringConvertible {
         case .unreachable(let text), .tlsFailed(let text), .dropped(let text): return text
         case .handshakeRejected(_, let line, let body):
             // One line: the body's lines joined (`details` keeps them apart).
-            let said = body.isEmpty ? "" : ": " + bodyLines(body).filter { !$0.isEmpty }.joined(separator: " ")
+            let lines = bodyLines(Self.withoutStatus(body, of: line)).filter { !$0.isEmpty }
+            let said = lines.isEmpty ? "" : ": " + lines.joined(separator: " ")
             return "handshake rejected by the server: \(TerminalEscaping.escaping(line))\(said)"
         case .invalidHandshake(let text): return "invalid handshake response: \(text)"
         case .redirectRefused(_, let reason): return reason
@@ -59,8 +60,23 @@ extension Disconnect: CustomStringConvertible {
     /// The final report of the run's last failure: a headline, and lines to
     /// show below it (a rejection's body of several lines, as lines).
     var report: (headline: String, details: [String]) {
-        guard case .handshakeRejected(_, let line, let body) = self, body.contains("\n") else { return (description, []) }
+        guard case .handshakeRejected(_, let line, let full) = self else { return (description, []) }
+        let body = Self.withoutStatus(full, of: line)
+        guard body.contains("\n") else { return (description, []) }
         return ("handshake rejected by the server: \(TerminalEscaping.escaping(line)):", bodyLines(body))
+    }
+
+    /// A body that starts by repeating the status ("503 Service
+    /// Unavailable: why", as Go's http.Error and wspipe's own server write
+    /// them) says only what follows, so the status is said once.
+    static func withoutStatus(_ body: String, of statusLine: String) -> String {
+        guard let space = statusLine.firstIndex(of: " ") else { return body }
+        let status = statusLine[statusLine.index(after: space)...]
+        guard !status.isEmpty, body.hasPrefix(status) else { return body }
+        var rest = body.dropFirst(status.count)
+        if rest.hasPrefix(":") { rest = rest.dropFirst() }
+        guard rest.isEmpty || rest.first == " " || rest.first?.isNewline == true else { return body }
+        return String(rest.drop { $0 == " " || $0.isNewline })
     }
 
     private func bodyLines(_ body: String) -> [String] {

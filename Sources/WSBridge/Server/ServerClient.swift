@@ -57,7 +57,22 @@ final class ServerClient {
     var script: ConnectionScript?
 
     /// Why a request is refused before the upgrade.
-    struct HTTPRefusal: Error { var status: Int; var reason: String }
+    struct HTTPRefusal: Error {
+        var status: Int
+        /// The status line's reason phrase.
+        var reason: String
+        /// Why, when the status alone does not say (a limit of the
+        /// server's): in the body the client reads, the `client_refused`
+        /// event and the stderr line.
+        var detail: String? = nil
+        /// Said on stderr without -v too, with this after it: a program
+        /// that cannot start, the first refusal at a limit (the next ones
+        /// only with -v). nil: only with -v.
+        var warning: String? = nil
+
+        /// "503 Service Unavailable: 2 programs running, the --max-programs limit".
+        var description: String { "\(status) \(reason)" + (detail.map { ": \($0)" } ?? "") }
+    }
 
     /// Why a connection never became a WebSocket client.
     enum UpgradeFailure: CustomStringConvertible {
@@ -71,7 +86,7 @@ final class ServerClient {
 
         var description: String {
             switch self {
-            case .refused(let refusal): return "\(refusal.status) \(refusal.reason)"
+            case .refused(let refusal): return refusal.description
             case .tls(let text), .abandoned(let text): return text
             }
         }
@@ -162,8 +177,11 @@ final class ServerClient {
     private func refuse(_ refusal: HTTPRefusal) {
         // The reason may quote the request (its method): no control byte goes back in the status line.
         let reason = TerminalEscaping.escaping(refusal.reason)
+        // A 503 is temporary (RFC 9110 §15.6.4): its body says so, after why.
+        let later = refusal.status == 503 && refusal.detail != nil ? "; try again later" : ""
+        let said = refusal.detail.map { ": " + TerminalEscaping.escaping($0) + later } ?? ""
         let response = ServerHandshake.errorResponse(status: refusal.status, reason: reason,
-                                                     body: "\(refusal.status) \(reason)\n")
+                                                     body: "\(refusal.status) \(reason)\(said)\n")
         _ = response.withUnsafeBytes { stream.write($0) }   // best effort: a few hundred bytes
         abandon(.refused(refusal))
     }

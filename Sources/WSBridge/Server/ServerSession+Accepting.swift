@@ -105,14 +105,19 @@ extension ServerSession {
         switch why {
         case .refused(let refusal):
             shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: refusal.status,
-                                                         reason: refusal.reason))
+                                                         reason: refusal.detail ?? refusal.reason))
         case .tls(let text):
             shell.events.emit(ServerEvents.clientRefused(id: client.id, peer: client.peer, status: nil, reason: text))
         case .abandoned:
             break
         }
         // A malformed request's reason may quote the request.
-        log.info("client \(client.id) (\(client.peer)) refused: \(TerminalEscaping.escaping(why.description))")
+        let line = "client \(client.id) (\(client.peer)) refused: \(TerminalEscaping.escaping(why.description))"
+        if case .refused(let refusal) = why, let after = refusal.warning {
+            log.warning(line + after)
+        } else {
+            log.info(line)
+        }
     }
 
     func stopAccepting() {

@@ -986,7 +986,10 @@ public let flagTable: [Flag] = [
              A program counts from its client's upgrade until it is reaped, also while it winds \
              down after its client left. A program that cannot be started (no process or \
              descriptor left) is a 503 too: the client never gets a 101 that is closed at once. \
-             The default fits the usual limit of 1024 open files (each --exec client takes three: \
+             The 503's body says why (503 Service Unavailable: 4 programs running, the \
+             --max-programs limit; try again later), and so does the client_refused event's \
+             reason; stderr says it once, without -v, each time the limit is reached (-v names \
+             every client refused). The default fits the usual limit of 1024 open files (each --exec client takes three: \
              its socket and two pipes) and a small machine: 256 shells take about 400 MB.
              """,
          ],

@@ -267,6 +267,16 @@ public enum ManPageRenderer {
             + "is reported with its stdin line and the code, counted as not sent (exit status 6) and not sent "
             + "again; the lines after it still go out. When several were in flight, wspipe takes the largest "
             + "(1009) or the first binary one (1003) since the server last sent anything.",
+        "A server that closes first, with the closing handshake completed, had every message wspipe wrote "
+            + "before its Close reach its TCP ahead of wspipe's answer. So with stdin over, only lines never "
+            + "written make wspipe connect again, to send them; the written ones are confirmed or unconfirmed as "
+            + "above (when a connection follows anyway, those the server's TCP had not acknowledged go again on "
+            + "it, as after a drop). A "
+            + "connection the server refuses (it closes within 5 seconds with a code that counts toward the three "
+            + "refusals) confirms nothing: every line written to it is reported unconfirmed (N message(s) "
+            + "(stdin:A-B) unconfirmed: written to a connection the server refused (CODE) ...), even after a "
+            + "message from the server, since a greeting is no receipt. So echo LINE | wspipe URL against a server "
+            + "that refuses at once makes one attempt, reports the line unconfirmed and exits 7, every time.",
     ]
 
     static func interactiveMode(_ page: inout RoffPage) {

@@ -22,6 +22,8 @@ final class ExecTable {
     /// report says how to send them (a program that prints plain text is
     /// the commonest case: websocketd's scripts do).
     private(set) var rejectedLines = 0
+    /// A refusal at --max-programs was said on stderr since there was last room.
+    private var saidFull = false
 
     init(command: String, shell: SessionShell, tls: Bool, maxPrograms: Int, serverPort: @escaping () -> UInt16) {
         self.command = command
@@ -41,11 +43,16 @@ final class ExecTable {
     /// Starts the program of client `id`, whose upgrade request was just
     /// admitted; the refusal (503) when --max-programs are running or the
     /// program cannot be started (no process, no pipe: EAGAIN, EMFILE).
+    /// The refusal says why, to the client and the operator (who is told
+    /// once each time the limit is reached: a crowd of clients is one line).
     func prepare(id: Int, peer: String, request: UpgradeRequest) -> ServerClient.HTTPRefusal? {
         guard programCount < maxPrograms else {
-            shell.log.info("client \(id) (\(peer)): \(programCount) programs running (--max-programs); answered 503")
-            return .init(status: 503, reason: "Service Unavailable")
+            defer { saidFull = true }
+            return .init(status: 503, reason: "Service Unavailable",
+                         detail: "\(programCount) program\(programCount == 1 ? "" : "s") running, the --max-programs limit",
+                         warning: saidFull ? nil : " (so are the next clients until a program ends; -v names them)")
         }
+        saidFull = false
         let environment = CGIEnvironment.variables(for: request, id: id, peer: peer, serverPort: serverPort(), tls: tls)
         let dropped = CGIEnvironment.droppedHeaderNames(request.headers)
         if !dropped.isEmpty {
@@ -55,8 +62,8 @@ final class ExecTable {
             starting[id] = try Subprocess.spawn(command, .init(input: .pipe, output: .pipe, environment: environment))
             return nil
         } catch {
-            shell.log.warning("client \(id) (\(peer)): \(error.message); answered 503")
-            return .init(status: 503, reason: "Service Unavailable")
+            return .init(status: 503, reason: "Service Unavailable", detail: "cannot start the program (\(error.message))",
+                         warning: "")
         }
     }
 
