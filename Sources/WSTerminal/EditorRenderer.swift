@@ -39,7 +39,7 @@ public struct EditorRenderer {
     public mutating func erase(into out: inout [UInt8]) {
         guard !drawnWidths.isEmpty else { return }
         Self.cursorUp(cursorRow, into: &out)
-        out.append(contentsOf: [0x0D] + Self.clearToEnd)
+        out.append(contentsOf: Self.clearFromRowStart)
         drawnWidths = []
         cursorRow = 0
         cursorColumn = 0
@@ -121,7 +121,14 @@ public struct EditorRenderer {
         return top..<(top + room)
     }
 
-    private static let clearToEnd = Array("\u{1B}[J".utf8)
+    /// From the start of the cursor's row to the end of the screen: the row
+    /// (EL), then the rest from its second column (ED), then back to the
+    /// row's start. Not one ED from column 0: on the screen's first row that
+    /// is a clear of the whole screen, which tmux (scroll-on-clear, on by
+    /// default) first copies into the scrollback, so that each redraw of an
+    /// area at the top (after Ctrl-L, at start, after a narrower window
+    /// pushed its first rows off the screen) left a copy of the line there.
+    static let clearFromRowStart = Array("\r\u{1B}[K\u{1B}[C\u{1B}[J\r".utf8)
 
     private static func cursorUp(_ n: Int, into out: inout [UInt8]) {
         guard n > 0 else { return }
