@@ -82,18 +82,23 @@ public struct EditorRenderer {
 
     private mutating func paint(_ view: EditorView, into out: inout [UInt8]) {
         let layout = EditorLayout(view: view, columns: columns, colors: colors)
-        let status = view.status.map { EditorLayout.statusRow($0, columns: columns, colors: colors) }
         let footer = view.footer.map {
             EditorLayout.statusRow($0, columns: columns, colors: colors, style: EditorLayout.footerStyle)
         }
-        let visible = visibleRows(layout, reserving: (status == nil ? 0 : 1) + (footer == nil ? 0 : 1))
+        // A long message takes the rows it needs, up to half the screen (the
+        // line it is about keeps the rest).
+        let statusLimit = screenRows > 0 ? max(1, (screenRows - (footer == nil ? 0 : 1)) / 2) : Int.max
+        let status = view.status.map {
+            EditorLayout.statusRows($0, columns: columns, colors: colors, maxRows: statusLimit)
+        } ?? []
+        let visible = visibleRows(layout, reserving: status.count + (footer == nil ? 0 : 1))
         var widths: [Int] = []
         for (k, row) in visible.enumerated() {
             if k > 0 { out.append(contentsOf: [0x0D, 0x0A]) }
             out.append(contentsOf: layout.rows[row])
             widths.append(layout.widths[row])
         }
-        for row in [status, footer].compactMap({ $0 }) {
+        for row in status + [footer].compactMap({ $0 }) {
             out.append(contentsOf: [0x0D, 0x0A])
             out.append(contentsOf: row.bytes)
             widths.append(row.width)

@@ -81,10 +81,11 @@ final class InteractiveConsoleTests: XCTestCase {
         _ = c.start()
         let (screen, actions) = feed(c, "{\"a\" 1}\r")
         XCTAssertEqual(actions, [])
+        // The whole error, wrapped: where, why, and that /text would send it.
         XCTAssertEqual(screen, "\(erase)> {\"a\" 1}\r\n"
-                       + "invalid JSON at 1:6: expected ':' after object key; not sent (/text sends text as is)"
-                           .prefix(58) + "…"
-                       + "\(esc)[1A\r\(esc)[9C", "the cursor stays after the last character")
+                       + "invalid JSON at 1:6: expected ':' after object key; not\r\n"
+                       + "sent (/text sends text as is)"
+                       + "\(esc)[2A\r\(esc)[9C", "the cursor stays after the last character")
         // Ctrl-U (what a shell user presses to start over) clears the whole line.
         XCTAssertEqual(feed(c, "\u{15}").0, "\(erase)> \r\(esc)[2C")
         XCTAssertEqual(feed(c, "{\"a\":1}\r").1, [.sendText(Array(#"{"a":1}"#.utf8))])

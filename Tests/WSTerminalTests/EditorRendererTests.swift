@@ -69,8 +69,23 @@ final class EditorRendererTests: XCTestCase {
         var r = EditorRenderer(columns: 20, screenRows: 24, colors: false)
         XCTAssertEqual(draw(&r, view("{x}", cursor: 1, status: "invalid JSON")),
                        "> {x}\r\ninvalid JSON\(esc)[1A\r\(esc)[3C")
+        // Wrapped, not cut: "not sent (/text ...)" ends the message, and is read.
         XCTAssertEqual(draw(&r, view("{x}", cursor: 1, status: "a message far too long for the row")),
-                       "\(erase)> {x}\r\na message far too …\(esc)[1A\r\(esc)[3C")
+                       "\(erase)> {x}\r\na message far too\r\nlong for the row\(esc)[2A\r\(esc)[3C")
+        XCTAssertEqual(r.drawnWidths, [5, 17, 16])
+    }
+
+    func testAStatusWordLongerThanARowIsCutWhereTheRowEnds() {
+        var r = EditorRenderer(columns: 10, screenRows: 24, colors: false)
+        XCTAssertEqual(draw(&r, view("x", status: "at 1:1 abcdefghijklmn end")),
+                       "> x\r\nat 1:1 ab\r\ncdefghijk\r\nlmn end\(esc)[3A\r\(esc)[3C")
+    }
+
+    func testAStatusTallerThanHalfTheScreenIsCutWithAnEllipsis() {
+        var r = EditorRenderer(columns: 10, screenRows: 6, colors: false)
+        // Three rows at most (half of 6): the third ends in "…".
+        XCTAssertEqual(draw(&r, view("x", status: "one two three four five six seven eight")),
+                       "> x\r\none two\r\nthree\r\nfour fiv…\(esc)[3A\r\(esc)[3C")
     }
 
     func testPrintAboveKeepsTheLineBeingTyped() {
