@@ -2,10 +2,18 @@
 /// (Unicode 15 East Asian Width and general categories; no wcwidth(3),
 /// whose answer depends on the C locale).
 ///
-/// A grapheme cluster takes the width of its first scalar (what grapheme-aware
-/// terminals do and what wcwidth gives for a base plus combining marks), made
-/// 2 by an emoji presentation selector (U+FE0F) or a regional-indicator pair
-/// (a flag). Terminals disagree about ZWJ emoji sequences; this counts one.
+/// A grapheme cluster takes the columns its scalars take side by side, the
+/// way a terminal that draws scalar by scalar puts them in cells (tmux 3.3,
+/// the terminal the interactive tests run in, measured there): a
+/// zero-width scalar (a combining mark, a variation selector, a tag) goes in
+/// the cell before it, and so does the scalar after a zero width joiner. So
+/// a skin tone modifier adds its own two columns (👍🏽 takes 4), a ZWJ
+/// sequence takes its first emoji's (👩‍💻: 2), a flag its two regional
+/// indicators' (🇫🇷: 2), and a keycap or a text-default symbol with U+FE0F
+/// the one of its base (1️⃣, ❤️: 1). Terminals that lay out whole clusters
+/// draw some of these otherwise (👍🏽 or ❤️ in two columns): no one answer
+/// fits every terminal, and the editor must agree with one to put the
+/// cursor where the text is.
 enum DisplayWidth {
     /// Columns for one grapheme cluster as the editor displays it (see
     /// `EditorLayout.cell`): C0 controls and DEL in caret notation (^A) and a
@@ -14,13 +22,26 @@ enum DisplayWidth {
         let scalars = c.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if isControl(first) { return first.value < 0x80 ? 2 : 1 }
-        let width = of(first)
-        if width == 1 && scalars.count > 1 {
-            if scalars.contains("\u{FE0F}") { return 2 }
-            if isRegionalIndicator(first) { return 2 }
+        guard scalars.count > 1 else { return of(first) }
+        var width = 0
+        var afterJoiner = false
+        for scalar in scalars {
+            if scalar == zeroWidthJoiner {
+                afterJoiner = true
+                continue
+            }
+            // Joined to the cell before (ASCII never is: terminals draw it on its own).
+            if afterJoiner && !scalar.isASCII {
+                afterJoiner = false
+                continue
+            }
+            afterJoiner = false
+            width += of(scalar)
         }
         return width
     }
+
+    private static let zeroWidthJoiner: Unicode.Scalar = "\u{200D}"
 
     /// Columns for one scalar on its own: 0 for combining and invisible
     /// format characters, 2 for East Asian Wide and Fullwidth, else 1.
@@ -40,10 +61,6 @@ enum DisplayWidth {
     /// C0 controls, DEL and C1 controls: never written raw to the terminal.
     static func isControl(_ s: Unicode.Scalar) -> Bool {
         s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0)
-    }
-
-    private static func isRegionalIndicator(_ s: Unicode.Scalar) -> Bool {
-        s.value >= 0x1F1E6 && s.value <= 0x1F1FF
     }
 
     /// Binary search in sorted, disjoint, inclusive ranges.

@@ -47,7 +47,54 @@ struct EditorLayout: Equatable {
         if view.cursor >= view.text.count { markCursor(before: 1) }
     }
 
-    /// The status line: one row, cut with "…" when wider than the terminal.
+    /// A message under the edit area (why a line was not sent): wrapped at
+    /// blanks onto rows one column short of the edge, a word longer than a
+    /// row cut where the row ends. Whole, so that the reason and the hint
+    /// after it are both read; only past `maxRows` (a screen too short for
+    /// it and the line) is it cut, its last row ending in "…".
+    static func statusRows(_ message: String, columns: Int, colors: Bool,
+                           maxRows: Int) -> [(bytes: [UInt8], width: Int)] {
+        let room = max(columns - 1, 1)
+        var rows: [[([UInt8], Int)]] = [[]]
+        var widths = [0]
+        func newRow() {
+            rows.append([])
+            widths.append(0)
+        }
+        func add(_ cell: ([UInt8], Int)) {
+            if widths[widths.count - 1] + cell.1 > room && widths[widths.count - 1] > 0 { newRow() }
+            rows[rows.count - 1].append(cell)
+            widths[widths.count - 1] += cell.1
+        }
+        for (k, word) in message.split(separator: " ", omittingEmptySubsequences: false).enumerated() {
+            let cells = word.map(cell)
+            let width = cells.reduce(0) { $0 + $1.1 }
+            let used = widths[widths.count - 1]
+            if k > 0 && used > 0 {
+                // The blank between words, unless the word then starts a row:
+                // it fits on one, or the blank would end this one.
+                if used + 1 + width <= room || (width > room && used + 1 < room) { add(([0x20], 1)) } else { newRow() }
+            }
+            for c in cells { add(c) }
+        }
+        if rows.count > max(maxRows, 1) {
+            rows.removeLast(rows.count - max(maxRows, 1))
+            var last = rows[rows.count - 1]
+            var width = last.reduce(0) { $0 + $1.1 }
+            while let end = last.last, width + 1 > room { last.removeLast(); width -= end.1 }
+            last.append((Array("…".utf8), 1))
+            rows[rows.count - 1] = last
+        }
+        return rows.map { row in
+            var bytes = colors ? statusStyle : []
+            for (cellBytes, _) in row { bytes += cellBytes }
+            if colors { bytes += reset }
+            return (bytes, row.reduce(0) { $0 + $1.1 })
+        }
+    }
+
+    /// The status line (`EditorView.footer`): one row, cut with "…" when
+    /// wider than the terminal.
     static func statusRow(_ message: String, columns: Int, colors: Bool,
                           style: [UInt8]? = nil) -> (bytes: [UInt8], width: Int) {
         var bytes = colors ? style ?? statusStyle : []

@@ -39,7 +39,7 @@ public struct EditorRenderer {
     public mutating func erase(into out: inout [UInt8]) {
         guard !drawnWidths.isEmpty else { return }
         Self.cursorUp(cursorRow, into: &out)
-        out.append(contentsOf: [0x0D] + Self.clearToEnd)
+        out.append(contentsOf: Self.clearFromRowStart)
         drawnWidths = []
         cursorRow = 0
         cursorColumn = 0
@@ -82,18 +82,23 @@ public struct EditorRenderer {
 
     private mutating func paint(_ view: EditorView, into out: inout [UInt8]) {
         let layout = EditorLayout(view: view, columns: columns, colors: colors)
-        let status = view.status.map { EditorLayout.statusRow($0, columns: columns, colors: colors) }
         let footer = view.footer.map {
             EditorLayout.statusRow($0, columns: columns, colors: colors, style: EditorLayout.footerStyle)
         }
-        let visible = visibleRows(layout, reserving: (status == nil ? 0 : 1) + (footer == nil ? 0 : 1))
+        // A long message takes the rows it needs, up to half the screen (the
+        // line it is about keeps the rest).
+        let statusLimit = screenRows > 0 ? max(1, (screenRows - (footer == nil ? 0 : 1)) / 2) : Int.max
+        let status = view.status.map {
+            EditorLayout.statusRows($0, columns: columns, colors: colors, maxRows: statusLimit)
+        } ?? []
+        let visible = visibleRows(layout, reserving: status.count + (footer == nil ? 0 : 1))
         var widths: [Int] = []
         for (k, row) in visible.enumerated() {
             if k > 0 { out.append(contentsOf: [0x0D, 0x0A]) }
             out.append(contentsOf: layout.rows[row])
             widths.append(layout.widths[row])
         }
-        for row in [status, footer].compactMap({ $0 }) {
+        for row in status + [footer].compactMap({ $0 }) {
             out.append(contentsOf: [0x0D, 0x0A])
             out.append(contentsOf: row.bytes)
             widths.append(row.width)
@@ -121,7 +126,14 @@ public struct EditorRenderer {
         return top..<(top + room)
     }
 
-    private static let clearToEnd = Array("\u{1B}[J".utf8)
+    /// From the start of the cursor's row to the end of the screen: the row
+    /// (EL), then the rest from its second column (ED), then back to the
+    /// row's start. Not one ED from column 0: on the screen's first row that
+    /// is a clear of the whole screen, which tmux (scroll-on-clear, on by
+    /// default) first copies into the scrollback, so that each redraw of an
+    /// area at the top (after Ctrl-L, at start, after a narrower window
+    /// pushed its first rows off the screen) left a copy of the line there.
+    static let clearFromRowStart = Array("\r\u{1B}[K\u{1B}[C\u{1B}[J\r".utf8)
 
     private static func cursorUp(_ n: Int, into out: inout [UInt8]) {
         guard n > 0 else { return }

@@ -4,6 +4,8 @@ import WSTransport
 
 final class InteractiveConsoleTests: XCTestCase {
     private let esc = "\u{1B}"
+    /// How the renderer clears from its first row down (EditorRenderer.clearFromRowStart).
+    private let erase = "\r\u{1B}[K\u{1B}[C\u{1B}[J\r"
     private var directory = ""
 
     override func tearDown() {
@@ -51,8 +53,8 @@ final class InteractiveConsoleTests: XCTestCase {
     func testTypingRedrawsOncePerRead() {
         let c = console()
         _ = c.start()
-        XCTAssertEqual(feed(c, "{}").0, "\r\(esc)[J> {}\r\(esc)[4C")
-        XCTAssertEqual(feed(c, "\(esc)[D").0, "\r\(esc)[J> {}\r\(esc)[3C")
+        XCTAssertEqual(feed(c, "{}").0, "\(erase)> {}\r\(esc)[4C")
+        XCTAssertEqual(feed(c, "\(esc)[D").0, "\(erase)> {}\r\(esc)[3C")
         XCTAssertEqual(feed(c, "\(esc)[2~").0, "", "a key that changes nothing draws nothing")
     }
 
@@ -61,7 +63,7 @@ final class InteractiveConsoleTests: XCTestCase {
         _ = c.start()
         let (screen, actions) = feed(c, "\(esc)[200~{\r  \"a\": [1, 2]\r}\(esc)[201~\r")
         XCTAssertEqual(actions, [.sendText(Array(#"{"a":[1,2]}"#.utf8))])
-        XCTAssertTrue(screen.hasSuffix("\r\(esc)[J> 09:08:07.006 {\"a\":[1,2]}\r\n> \r\(esc)[2C"), screen)
+        XCTAssertTrue(screen.hasSuffix("\(erase)> 09:08:07.006 {\"a\":[1,2]}\r\n> \r\(esc)[2C"), screen)
         XCTAssertEqual(c.history, ["{\n  \"a\": [1, 2]\n}"], "the history keeps what was typed")
     }
 
@@ -79,12 +81,13 @@ final class InteractiveConsoleTests: XCTestCase {
         _ = c.start()
         let (screen, actions) = feed(c, "{\"a\" 1}\r")
         XCTAssertEqual(actions, [])
-        XCTAssertEqual(screen, "\r\(esc)[J> {\"a\" 1}\r\n"
-                       + "invalid JSON at 1:6: expected ':' after object key; not sent (/text sends text as is)"
-                           .prefix(58) + "…"
-                       + "\(esc)[1A\r\(esc)[9C", "the cursor stays after the last character")
+        // The whole error, wrapped: where, why, and that /text would send it.
+        XCTAssertEqual(screen, "\(erase)> {\"a\" 1}\r\n"
+                       + "invalid JSON at 1:6: expected ':' after object key; not\r\n"
+                       + "sent (/text sends text as is)"
+                       + "\(esc)[2A\r\(esc)[9C", "the cursor stays after the last character")
         // Ctrl-U (what a shell user presses to start over) clears the whole line.
-        XCTAssertEqual(feed(c, "\u{15}").0, "\r\(esc)[J> \r\(esc)[2C")
+        XCTAssertEqual(feed(c, "\u{15}").0, "\(erase)> \r\(esc)[2C")
         XCTAssertEqual(feed(c, "{\"a\":1}\r").1, [.sendText(Array(#"{"a":1}"#.utf8))])
         XCTAssertEqual(c.history, [#"{"a":1}"#], "only what was sent is remembered")
     }
@@ -143,7 +146,7 @@ final class InteractiveConsoleTests: XCTestCase {
         _ = c.start()
         _ = feed(c, "{\"par")
         _ = feed(c, "\(esc)[D")
-        XCTAssertEqual(receive(c, #"{"n":1}"#), "\r\(esc)[J< 09:08:07.006 {\"n\":1}\r\n> {\"par\r\(esc)[6C")
+        XCTAssertEqual(receive(c, #"{"n":1}"#), "\(erase)< 09:08:07.006 {\"n\":1}\r\n> {\"par\r\(esc)[6C")
         let (_, actions) = feed(c, "\(esc)[F\":1}\r")
         XCTAssertEqual(actions, [.sendText(Array(#"{"par":1}"#.utf8))], "the line went on where it was")
     }
@@ -153,16 +156,16 @@ final class InteractiveConsoleTests: XCTestCase {
         _ = c.start()
         _ = feed(c, String(repeating: "x", count: 30))
         let note = String(decoding: c.show(.reconnecting(attempt: 2, delayMillis: 1000)), as: UTF8.self)
-        XCTAssertEqual(note, "\(esc)[1A\r\(esc)[J- 09:08:07.006 reconnecting in\r\n               1.0 s (attempt\r\n"
+        XCTAssertEqual(note, "\(esc)[1A\(erase)- 09:08:07.006 reconnecting in\r\n               1.0 s (attempt\r\n"
                        + "               2)\r\n> xxxxxxxxxxxxxxxxxxxxxxxxxxxx\r\nxx\r\(esc)[2C", "wrapped at 15 columns")
         let resized = String(decoding: c.resize(columns: 40, rows: 24), as: UTF8.self)
-        XCTAssertEqual(resized, "\(esc)[1A\r\(esc)[J> xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\r\(esc)[32C")
+        XCTAssertEqual(resized, "\(esc)[1A\(erase)> xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\r\(esc)[32C")
         // Messages are laid out for the new width: 25 columns.
         XCTAssertEqual(receive(c, #"{"a":"0123456789012345678901234"}"#),
-                       "\r\(esc)[J< 09:08:07.006 {\r\n                 \"a\": \"01234567890123456\r\n"
+                       "\(erase)< 09:08:07.006 {\r\n                 \"a\": \"01234567890123456\r\n"
                        + "                   78901234\"\r\n               }\r\n"
                        + "> xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\r\(esc)[32C")
-        XCTAssertEqual(String(decoding: c.finish(), as: UTF8.self), "\r\(esc)[J")
+        XCTAssertEqual(String(decoding: c.finish(), as: UTF8.self), "\(erase)")
     }
 
     func testEscapeCancelsSearchAfterTheTimeout() {
@@ -172,7 +175,7 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertTrue(feed(c, "\(esc)").0.isEmpty)
         XCTAssertTrue(c.isHoldingEscape)
         let out = c.escapeTimeout()
-        XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), "\r\(esc)[J> \r\(esc)[2C")
+        XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), "\(erase)> \r\(esc)[2C")
         XCTAssertFalse(c.isHoldingEscape)
     }
 
@@ -274,7 +277,7 @@ final class InteractiveConsoleTests: XCTestCase {
         let drawn = String(decoding: tall.start(), as: UTF8.self)
         XCTAssertEqual(drawn, "> \r\nstarting · in 0 · out 0\(esc)[1A\r\(esc)[2C")
         XCTAssertEqual(String(decoding: tall.resize(columns: 80, rows: 5), as: UTF8.self),
-                       "\r\(esc)[J> \r\(esc)[2C", "gone at 5 rows")
+                       "\(erase)> \r\(esc)[2C", "gone at 5 rows")
         XCTAssertTrue(String(decoding: tall.resize(columns: 80, rows: 30), as: UTF8.self).contains("starting · in 0"))
         XCTAssertEqual(String(decoding: console(rows: 30, statusLine: false).start(), as: UTF8.self), "> \r\(esc)[2C",
                        "off with --no-status-line or WSPIPE_PLAIN=1")
@@ -432,7 +435,7 @@ final class InteractiveConsoleTests: XCTestCase {
         }
         _ = c.start()
         _ = feed(c, "/save greet [1]\r/save gone [2]\r")
-        XCTAssertEqual(feed(c, "/sen\t").0, "\r\(esc)[J> /send \r\(esc)[8C")
+        XCTAssertEqual(feed(c, "/sen\t").0, "\(erase)> /send \r\(esc)[8C")
         XCTAssertTrue(feed(c, "g\t").0.hasSuffix("> /send g\r\(esc)[9C"), "two names start with g")
         XCTAssertTrue(feed(c, "\t").0.contains("gone  greet"), "a second Tab lists them")
         XCTAssertTrue(feed(c, "r\t").0.hasSuffix("> /send greet\r\(esc)[13C"))
@@ -447,7 +450,7 @@ final class InteractiveConsoleTests: XCTestCase {
         _ = feed(c, "\u{15}")
         XCTAssertTrue(feed(c, "/binary ~/.\t").0.hasSuffix("> /binary ~/.hidden\r\(esc)[19C"), "hidden only when asked")
         _ = feed(c, "\u{15}")
-        XCTAssertEqual(feed(c, "{\"a\":\t").0, "\r\(esc)[J> {\"a\":\r\(esc)[7C", "nothing to complete in a message")
+        XCTAssertEqual(feed(c, "{\"a\":\t").0, "\(erase)> {\"a\":\r\(esc)[7C", "nothing to complete in a message")
     }
 }
 

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+import WSTerminal
 import WSTransport
 
 final class TranscriptFormatterTests: XCTestCase {
@@ -188,5 +189,54 @@ final class TranscriptFormatterTests: XCTestCase {
         XCTAssertTrue(help.contains("/show N                              Print message N in full, pretty-printed."), help)
         let narrow = String(decoding: TranscriptFormatter(colors: false, columns: 50).help(at: time), as: UTF8.self)
         XCTAssertTrue(narrow.contains("/show N\r\n                   Print message N in full,"), narrow)
+    }
+
+    // MARK: narrow terminals
+
+    /// Every row within the screen, from 30 columns down to 8: a row wider
+    /// than the terminal is wrapped by it, and what is drawn after it lands
+    /// on the wrong rows.
+    func testEveryRowFitsANarrowTerminal() {
+        let json = #"{"type":"order","id":"needle-42","lines":[{"sku":"A-1","qty":2,"note":"deliver to the back door"},"#
+            + #"{"sku":"B-22","qty":10,"deep":{"a":{"b":{"c":[true,null]}}}}],"n":[1,2,3,4,5,6,7,8,9,10,11,12],"#
+            + #""text":"café 世界 👍🏽","big":12345678901234567890}"#
+        let entries = [
+            Transcript.Entry(number: 3, time: time, direction: .sent, binary: false, payload: Array(json.utf8)),
+            Transcript.Entry(number: 120, time: time, direction: .received, binary: true, payload: Array(0..<40)),
+        ]
+        for columns in 8...30 {
+            var f = TranscriptFormatter(colors: false, columns: columns, screenRows: 60)
+            var shown: [[UInt8]] = []
+            for mode in [TranscriptMode.pretty, .compact] {
+                f.mode = mode
+                shown.append(Array(json.utf8).withUnsafeBytes { f.message($0, binary: false, direction: .received, at: time) })
+                shown.append(Array("plain text, not JSON, long enough to wrap".utf8).withUnsafeBytes {
+                    f.message($0, binary: false, direction: .sent, at: time)
+                })
+                shown.append([UInt8](0..<40).withUnsafeBytes { f.message($0, binary: true, direction: .received, at: time) })
+            }
+            shown.append([UInt8](0..<40).withUnsafeBytes {
+                f.message($0, binary: true, direction: .received, at: time, number: 4, full: true)
+            })
+            shown.append(f.note(.connected(url: "ws://127.0.0.1:8765/chat", status: 101, subprotocol: nil, extensions: nil),
+                                at: time))
+            shown.append(f.help(at: time))
+            shown.append(f.listing(heading: "2 messages:", entries: entries, at: time))
+            for out in shown {
+                let text = String(decoding: out, as: UTF8.self)
+                for row in text.components(separatedBy: "\r\n") {
+                    XCTAssertLessThanOrEqual(TextUnits.columns(Array(row.utf8)), columns, "at \(columns) columns: \(row)")
+                }
+            }
+        }
+    }
+
+    func testUnder25ColumnsTheBodyGoesUnderTheMarkAndTheTime() {
+        XCTAssertEqual(message(#"{"a":1,"b":[1,2]}"#, columns: 24), "< 12:01:02.003\r\n  {\"a\":1,\"b\":[1,2]}\r\n")
+        XCTAssertEqual(message(#"{"a":1,"b":[1,2]}"#, columns: 16), "< 12:01:02.003\r\n  {\r\n    \"a\": 1,\r\n    \"b\": [1, 2]\r\n  }\r\n")
+        XCTAssertEqual(message("[1,2]", columns: 25), "< 12:01:02.003 [1,2]\r\n", "25 columns: beside them")
+        XCTAssertEqual(message("[1,2]", columns: 13), "< [1,2]\r\n", "too narrow for the time")
+        XCTAssertEqual(String(decoding: TranscriptFormatter(colors: false, columns: 20).note(.info("a note wraps"), at: time),
+                              as: UTF8.self), "- 12:01:02.003\r\n  a note wraps\r\n")
     }
 }

@@ -20,11 +20,29 @@ final class DisplayWidthTests: XCTestCase {
 
     func testEmoji() {
         XCTAssertEqual(DisplayWidth.of(Character("😀")), 2)
-        XCTAssertEqual(DisplayWidth.of(Character("👍🏽")), 2, "skin tone modifier joins")
-        XCTAssertEqual(DisplayWidth.of(Character("👨‍👩‍👧")), 2, "ZWJ sequence counted once")
-        XCTAssertEqual(DisplayWidth.of(Character("🇫🇷")), 2, "a flag")
         XCTAssertEqual(DisplayWidth.of(Character("❤")), 1, "text presentation by default")
-        XCTAssertEqual(DisplayWidth.of(Character("❤\u{FE0F}")), 2, "VS16 asks for emoji presentation")
+    }
+
+    /// Emoji sequences take what tmux 3.3 draws them in (measured with
+    /// printf and #{cursor_x}; test_interactive_edges.py checks the editor's
+    /// cursor against the same terminal): the scalars side by side, the
+    /// zero-width ones and the one after a ZWJ in the cell before.
+    func testEmojiSequencesAsTheTerminalDrawsThem() {
+        XCTAssertEqual(DisplayWidth.of(Character("👍🏽")), 4, "a skin tone modifier takes two columns of its own")
+        XCTAssertEqual(DisplayWidth.of(Character("\u{270C}\u{1F3FD}")), 3, "after a narrow base too")
+        XCTAssertEqual(DisplayWidth.of(Character("👩‍💻")), 2, "ZWJ sequence: the first emoji's width")
+        XCTAssertEqual(DisplayWidth.of(Character("👨‍👩‍👧")), 2)
+        XCTAssertEqual(DisplayWidth.of(Character("👩🏽‍💻")), 4, "modifier, then a joined emoji")
+        XCTAssertEqual(DisplayWidth.of(Character("🏳️‍🌈")), 1, "joined onto a narrow base")
+        XCTAssertEqual(DisplayWidth.of(Character("🏃‍♂️")), 2)
+        XCTAssertEqual(DisplayWidth.of(Character("🇫🇷")), 2, "a flag: two regional indicators of one column")
+        XCTAssertEqual(DisplayWidth.of(Character("🏴󠁧󠁢󠁥󠁮󠁧󠁿")), 2, "tag sequence: the tags take nothing")
+        XCTAssertEqual(DisplayWidth.of(Character("1\u{FE0F}\u{20E3}")), 1, "a keycap: its digit's column")
+        XCTAssertEqual(DisplayWidth.of(Character("#\u{20E3}")), 1)
+        XCTAssertEqual(DisplayWidth.of(Character("❤\u{FE0F}")), 1, "VS16 widens nothing in tmux 3.3")
+        XCTAssertEqual(DisplayWidth.of(Character("\u{231A}\u{FE0E}")), 2, "nor does VS15 narrow")
+        XCTAssertEqual(DisplayWidth.of(Character("👩\u{200D}\u{200D}💻")), 2, "joiners in a row")
+        XCTAssertEqual(DisplayWidth.of(Array("a\u{200D}b")), 2, "ASCII after a joiner keeps its cell")
     }
 
     func testZeroWidthAndControls() {

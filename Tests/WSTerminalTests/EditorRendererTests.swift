@@ -15,13 +15,15 @@ final class EditorRendererTests: XCTestCase {
     }
 
     private let esc = "\u{1B}"
+    /// How the renderer clears from its first row down (EditorRenderer.clearFromRowStart).
+    private let erase = "\r\u{1B}[K\u{1B}[C\u{1B}[J\r"
 
     func testPromptAndCursorColumn() {
         var r = EditorRenderer(columns: 20, screenRows: 24, colors: false)
         XCTAssertEqual(draw(&r, view("hello")), "> hello\r\(esc)[7C")
-        XCTAssertEqual(draw(&r, view("hello!", cursor: 1)), "\r\(esc)[J> hello!\r\(esc)[3C",
+        XCTAssertEqual(draw(&r, view("hello!", cursor: 1)), "\(erase)> hello!\r\(esc)[3C",
                        "a redraw starts by erasing the row")
-        XCTAssertEqual(draw(&r, view("")), "\r\(esc)[J> \r\(esc)[2C")
+        XCTAssertEqual(draw(&r, view("")), "\(erase)> \r\(esc)[2C")
     }
 
     func testLongLinesWrap() {
@@ -29,7 +31,7 @@ final class EditorRendererTests: XCTestCase {
         XCTAssertEqual(draw(&r, view("abcdefghij")), "> abcdefgh\r\nij\r\(esc)[2C")
         XCTAssertEqual(r.cursorRow, 1)
         // The next drawing goes up to the first row first.
-        XCTAssertEqual(draw(&r, view("abcdefghij", cursor: 0)), "\(esc)[1A\r\(esc)[J> abcdefgh\r\nij\(esc)[1A\r\(esc)[2C")
+        XCTAssertEqual(draw(&r, view("abcdefghij", cursor: 0)), "\(esc)[1A\(erase)> abcdefgh\r\nij\(esc)[1A\r\(esc)[2C")
         XCTAssertEqual(r.cursorRow, 0)
     }
 
@@ -67,8 +69,23 @@ final class EditorRendererTests: XCTestCase {
         var r = EditorRenderer(columns: 20, screenRows: 24, colors: false)
         XCTAssertEqual(draw(&r, view("{x}", cursor: 1, status: "invalid JSON")),
                        "> {x}\r\ninvalid JSON\(esc)[1A\r\(esc)[3C")
+        // Wrapped, not cut: "not sent (/text ...)" ends the message, and is read.
         XCTAssertEqual(draw(&r, view("{x}", cursor: 1, status: "a message far too long for the row")),
-                       "\r\(esc)[J> {x}\r\na message far too …\(esc)[1A\r\(esc)[3C")
+                       "\(erase)> {x}\r\na message far too\r\nlong for the row\(esc)[2A\r\(esc)[3C")
+        XCTAssertEqual(r.drawnWidths, [5, 17, 16])
+    }
+
+    func testAStatusWordLongerThanARowIsCutWhereTheRowEnds() {
+        var r = EditorRenderer(columns: 10, screenRows: 24, colors: false)
+        XCTAssertEqual(draw(&r, view("x", status: "at 1:1 abcdefghijklmn end")),
+                       "> x\r\nat 1:1 ab\r\ncdefghijk\r\nlmn end\(esc)[3A\r\(esc)[3C")
+    }
+
+    func testAStatusTallerThanHalfTheScreenIsCutWithAnEllipsis() {
+        var r = EditorRenderer(columns: 10, screenRows: 6, colors: false)
+        // Three rows at most (half of 6): the third ends in "…".
+        XCTAssertEqual(draw(&r, view("x", status: "one two three four five six seven eight")),
+                       "> x\r\none two\r\nthree\r\nfour fiv…\(esc)[3A\r\(esc)[3C")
     }
 
     func testPrintAboveKeepsTheLineBeingTyped() {
@@ -77,7 +94,7 @@ final class EditorRendererTests: XCTestCase {
         var out: [UInt8] = []
         r.printAbove(Array("< 12:00:00.000 {}\r\n".utf8), view: view("abcdefghij", cursor: 3), into: &out)
         XCTAssertEqual(String(decoding: out, as: UTF8.self),
-                       "\r\(esc)[J< 12:00:00.000 {}\r\n> abcdefgh\r\nij\(esc)[1A\r\(esc)[5C")
+                       "\(erase)< 12:00:00.000 {}\r\n> abcdefgh\r\nij\(esc)[1A\r\(esc)[5C")
     }
 
     func testEraseLeavesTheCursorWhereTheAreaStarted() {
@@ -85,7 +102,7 @@ final class EditorRendererTests: XCTestCase {
         _ = draw(&r, view("abcdefghijklmnop"))
         var out: [UInt8] = []
         r.erase(into: &out)
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), "\(esc)[1A\r\(esc)[J")
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "\(esc)[1A\(erase)")
         out = []
         r.erase(into: &out)
         XCTAssertEqual(out, [], "nothing drawn, nothing to erase")
@@ -96,9 +113,9 @@ final class EditorRendererTests: XCTestCase {
         let text = "1\n2\n3\n4\n5"
         XCTAssertEqual(draw(&r, view(text)), "  3\r\n  4\r\n  5\r\(esc)[3C")
         // Moving up inside the window does not scroll it.
-        XCTAssertEqual(draw(&r, view(text, cursor: 4)), "\(esc)[2A\r\(esc)[J  3\r\n  4\r\n  5\(esc)[2A\r\(esc)[2C")
+        XCTAssertEqual(draw(&r, view(text, cursor: 4)), "\(esc)[2A\(erase)  3\r\n  4\r\n  5\(esc)[2A\r\(esc)[2C")
         // Above it, it does.
-        XCTAssertEqual(draw(&r, view(text, cursor: 0)), "\r\(esc)[J> 1\r\n  2\r\n  3\(esc)[2A\r\(esc)[2C")
+        XCTAssertEqual(draw(&r, view(text, cursor: 0)), "\(erase)> 1\r\n  2\r\n  3\(esc)[2A\r\(esc)[2C")
     }
 
     func testNarrowerTerminalErasesTheRowsItReflowed() {
@@ -108,7 +125,7 @@ final class EditorRendererTests: XCTestCase {
         var out: [UInt8] = []
         r.erase(into: &out)
         // The first row became 2 rows and the cursor (column 8) is on the 2nd of its own.
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), "\(esc)[3A\r\(esc)[J")
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "\(esc)[3A\(erase)")
         XCTAssertEqual(draw(&r, view("abcdefghijklmnop")), "> abc\r\ndefgh\r\nijklm\r\nnop\r\(esc)[3C")
     }
 
@@ -118,7 +135,7 @@ final class EditorRendererTests: XCTestCase {
         r.resize(columns: 40, screenRows: 24)
         var out: [UInt8] = []
         r.erase(into: &out)
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), "\(esc)[1A\r\(esc)[J")
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "\(esc)[1A\(erase)")
     }
 
     func testColoursOnThePromptAndStatus() {

@@ -70,6 +70,20 @@ class TmuxPane:
         """The visible screen; with trailing_blanks, each row keeps the blanks at its end (-N)."""
         return self.tmux("capture-pane", "-p", *(["-N"] if trailing_blanks else []), "-t", "t")
 
+    def screen_joined(self) -> str:
+        """The visible screen with the rows the terminal wrapped joined again
+        (-J): a line longer than the pane is one written wider than it."""
+        return self.tmux("capture-pane", "-p", "-J", "-t", "t")
+
+    def everything(self) -> str:
+        """The scrollback and the screen, rows the terminal wrapped joined again (-J)."""
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
+
+    def cursor(self) -> tuple[int, int]:
+        """Where the terminal's cursor is: (column, row), from 0."""
+        x, y = self.tmux("display-message", "-p", "-t", "t", "#{cursor_x} #{cursor_y}").split()
+        return int(x), int(y)
+
     def lines(self) -> list[str]:
         """The screen's lines, trailing blanks removed, without the empty rows below."""
         rows = [line.rstrip() for line in self.screen().split("\n")]

@@ -12,7 +12,8 @@ import WSTransport
 ///
 /// The file is created with mode 0600 (a saved message may hold a token) in
 /// a directory made with 0700, and replaced whole through a temporary file
-/// and rename(2), so that a reader never sees half of it.
+/// and rename(2), so that a reader never sees half of it, under a lock on
+/// the file (FileLock), so that a save never undoes another's.
 struct SavedMessages {
     let path: String
     /// A file larger than this is not read (it is not one a person wrote).
@@ -106,7 +107,19 @@ struct SavedMessages {
 
     /// Saves `message` under `name`: a line of that name is replaced in
     /// place (the first; later ones of the same name go), else one is added.
+    /// The file is read and replaced under its lock (FileLock), so that two
+    /// sessions saving at the same moment both keep their message: the
+    /// second reads the file the first wrote.
     func save(name: String, message: String) -> SavedMessagesError? {
+        if let error = makeDirectory() { return .cannotWrite(path: path, reason: error.reason) }
+        switch FileLock.whileLocked(path, creatingWithMode: 0o600, { replace(name: name, message: message) }) {
+        case .success(let error): return error
+        case .failure(let error): return .cannotWrite(path: path, reason: error.reason)
+        }
+    }
+
+    /// The read-modify-write of `save`, the lock held.
+    private func replace(name: String, message: String) -> SavedMessagesError? {
         let contents: Contents
         switch load() {
         case .success(let loaded): contents = loaded
@@ -125,7 +138,6 @@ struct SavedMessages {
             out.append(0x0A)
         }
         if !replaced { out += new }
-        if let error = makeDirectory() { return .cannotWrite(path: path, reason: error.reason) }
         if let error = FileReplacement.write(path, out, mode: 0o600) {
             return .cannotWrite(path: path, reason: error.reason)
         }

@@ -20,7 +20,8 @@ enum TranscriptMode: Equatable, Sendable {
 /// `- …` for a note; further rows are indented under the first.
 ///
 /// The body of a message is laid out for the terminal's width (`columns`
-/// less the 15 of the mark and the time): JSON by `JSONLayout`, text that is
+/// less the 15 of the mark and the time; see `Header` for a narrow
+/// terminal, where no row may be wider than the screen): JSON by `JSONLayout`, text that is
 /// not JSON as a quoted JSON string after `text`, binary as its size and
 /// its first bytes in hex. Nothing is ever written raw: what a terminal
 /// would act on is escaped (TerminalEscaping). A message of more rows than
@@ -49,7 +50,33 @@ struct TranscriptFormatter {
 
     /// Width of "> 12:01:02.123 ": where the body starts, and the indent of its later lines.
     static let margin = 15
-    private static let lineBreak: [UInt8] = [0x0D, 0x0A] + Array(repeating: 0x20, count: margin)
+    /// Fewer columns than this leave a body beside the mark and the time too
+    /// narrow to read (10): the body goes under them (`Header`).
+    static let inlineHeaderColumns = margin + 10
+    /// Where a narrow terminal's body starts: under the mark.
+    static let narrowIndent = 2
+
+    /// Where a message's mark and time go, for the terminal's width: every
+    /// row, theirs included, within the screen (a row wider than it would
+    /// be wrapped by the terminal, and the rows after it misplaced).
+    enum Header: Equatable {
+        /// "> 12:01:02.123 " then the body, continued 15 columns in.
+        case inline
+        /// Under 25 columns: "> 12:01:02.123" on a row of its own, the body
+        /// on the rows under it, 2 columns in.
+        case above
+        /// Under the 14 columns of the mark and the time: "> " and the body
+        /// after it, 2 columns in; no time.
+        case markOnly
+    }
+
+    var headerLayout: Header {
+        if columns >= Self.inlineHeaderColumns { return .inline }
+        return columns >= Self.margin - 1 ? .above : .markOnly
+    }
+
+    /// Columns before a body row.
+    var bodyIndent: Int { headerLayout == .inline ? Self.margin : Self.narrowIndent }
 
     init(colors: Bool, columns: Int = 80, screenRows: Int = 24) {
         self.colors = colors
@@ -58,11 +85,11 @@ struct TranscriptFormatter {
     }
 
     /// Columns for a message's body.
-    var bodyWidth: Int { max(columns - Self.margin, 10) }
+    var bodyWidth: Int { max(columns - bodyIndent, 1) }
 
     /// Rows a message may take before it is folded (the prompt and the
-    /// status line keep theirs).
-    var foldRows: Int { max(screenRows - 3, 4) }
+    /// status line keep theirs, and a header of its own its row).
+    var foldRows: Int { max(screenRows - 3 - (headerLayout == .above ? 1 : 0), 4) }
 
     // MARK: messages
 
@@ -151,19 +178,23 @@ struct TranscriptFormatter {
         if !writer.writeCut(bytes, columns: TextUnits.columns(bytes), style: .plain) { writer.writeEllipsis() }
     }
 
-    /// `/show` of a binary message: its size, then 16 bytes a row with their offset.
+    /// `/show` of a binary message: its size, then 16 bytes a row with their
+    /// offset (8, 4, 2 or 1 on a terminal too narrow for 16).
     private func writeHexDump(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter) {
         let size = Array("binary \(payload.count) byte\(payload.count == 1 ? "" : "s")".utf8)
-        writer.write(size, columns: size.count)
+        if !writer.writeCut(size, columns: size.count, style: .plain) { writer.writeEllipsis() }
+        // "00000010  " then "xx " a byte, the last without its blank.
+        var perRow = 16
+        while perRow > 1 && 10 + 3 * perRow - 1 > writer.width { perRow /= 2 }
         var offset = 0
         while offset < payload.count {
-            let row = payload[offset..<min(offset + 16, payload.count)]
+            let row = payload[offset..<min(offset + perRow, payload.count)]
             let hexOffset = String(offset, radix: 16)
             let text = String(repeating: "0", count: max(0, 8 - hexOffset.count)) + hexOffset + "  "
                 + row.map { TerminalEscaping.hex($0) }.joined(separator: " ")
             writer.newRow()
-            writer.write(Array(text.utf8), columns: text.utf8.count, style: .plain)
-            offset += 16
+            writer.writeWrapping(Array(text.utf8), style: .plain, indent: 0)
+            offset += perRow
         }
     }
 
@@ -198,10 +229,12 @@ struct TranscriptFormatter {
         rows.append(writer.finish().rows[0])
     }
 
-    /// Appends the rows, each after the margin but the first, CR LF after each.
+    /// Appends the rows, each after the body's indent but the first (which
+    /// the header placed), CR LF after each.
     private func appendRows(_ rows: [[UInt8]], to out: inout [UInt8]) {
+        let lineBreak: [UInt8] = [0x0D, 0x0A] + Array(repeating: 0x20, count: bodyIndent)
         for (k, row) in rows.enumerated() {
-            if k > 0 { out.append(contentsOf: Self.lineBreak) }
+            if k > 0 { out.append(contentsOf: lineBreak) }
             out.append(contentsOf: row)
         }
         out.append(contentsOf: [0x0D, 0x0A])
@@ -250,23 +283,32 @@ struct TranscriptFormatter {
         writer.writeProse(Array(heading.utf8), style: .plain, indent: 0)
         for entry in entries {
             writer.newRow()
-            let label = Array("#\(entry.number) \(entry.direction == .sent ? ">" : "<") \(entry.time) ".utf8)
-            writer.write(label, columns: label.count, style: .dim)
+            let mark = "#\(entry.number) \(entry.direction == .sent ? ">" : "<") "
+            // The time only where it leaves room for some of the message.
+            var label = Array((mark + "\(entry.time) ").utf8)
+            if label.count + Self.summaryMinimum > writer.width { label = Array(mark.utf8) }
+            guard writer.writeCut(label, columns: label.count, style: .dim) else {
+                writer.writeEllipsis()
+                continue
+            }
             entry.payload.withUnsafeBytes { writeSummary($0, binary: entry.binary, into: &writer) }
         }
         return note(rows: writer.finish().rows, at: time)
     }
+
+    /// Columns of a message a /find row keeps for it before it drops the time.
+    static let summaryMinimum = 10
 
     /// `/help`: the commands, then the keys, the descriptions in a column
     /// of their own (below the usage on a narrow terminal).
     func help(at time: TimeOfDay) -> [UInt8] {
         var writer = RowWriter(width: bodyWidth, colors: colors)
         let usageWidth = (InteractiveHelp.commands + InteractiveHelp.keys).map(\.usage.count).max() ?? 0
-        let column = usageWidth + 2 <= bodyWidth / 2 ? usageWidth + 2 : 4
+        let column = usageWidth + 2 <= bodyWidth / 2 ? usageWidth + 2 : min(4, bodyWidth / 2)
         func write(_ entries: [InteractiveHelp.Entry]) {
             for entry in entries {
                 if writer.column > 0 { writer.newRow() }
-                writer.write(Array(entry.usage.utf8), columns: entry.usage.count, style: .punctuation)
+                writer.writeProse(Array(entry.usage.utf8), style: .punctuation, indent: 0)
                 if writer.column + 1 > column { writer.newRow(indent: column) } else { writer.blanks(column - writer.column) }
                 writer.writeProse(Array(entry.text.utf8), style: .plain, indent: column)
             }
@@ -329,16 +371,22 @@ struct TranscriptFormatter {
 
     // MARK: pieces
 
+    /// The mark and the time, up to where the body's first row starts.
     private func header(mark: String, style: [UInt8], time: TimeOfDay) -> [UInt8] {
         var out: [UInt8] = []
         if colors { out.append(contentsOf: style) }
         out.append(contentsOf: Array(mark.utf8))
         if colors { out.append(contentsOf: Self.reset) }
         out.append(0x20)
+        if headerLayout == .markOnly { return out }
         if colors { out.append(contentsOf: Self.dim) }
         out.append(contentsOf: Array(time.description.utf8))
         if colors { out.append(contentsOf: Self.reset) }
-        out.append(0x20)
+        if headerLayout == .above {
+            out.append(contentsOf: [0x0D, 0x0A] + Array(repeating: 0x20, count: Self.narrowIndent))
+        } else {
+            out.append(0x20)
+        }
         return out
     }
 }

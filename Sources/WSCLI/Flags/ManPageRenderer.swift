@@ -300,13 +300,15 @@ public enum ManPageRenderer {
             + "literals kept on one line when it fits; a line wider than the terminal continues on the next rows, "
             + "indented further, and breaks between tokens, or inside a string too long for a row of its own. A "
             + "message longer than the screen is folded: its first rows, then \"... N more lines, /show K\". "
-            + "/compact puts every message on one row, cut at the terminal's edge; /pretty goes back. Text that is "
+            + "/compact puts every message on one row, cut at the terminal's edge; /pretty goes back. On a "
+            + "terminal narrower than 25 columns, a message goes on the rows under its mark and time (under 14, "
+            + "without the time). Text that is "
             + "not JSON is shown as a quoted JSON string after text (the first time, a note suggests -t), and a "
             + "binary message as its size and its first bytes in hex. Whatever a peer sends, what would act on "
             + "the terminal is shown escaped.",
         "Each line typed is one message, as a stdin line would be: JSON by default, with the {\"$text\":...} "
             + "and {\"$binary\":...} envelopes; as it is with --text or --binary. "
-            + "A line that is not valid JSON is not sent: the error shows under it, naming the line and column, "
+            + "A line that is not valid JSON is not sent: the error shows under it, whole, naming the line and column, "
             + "the offending character is marked, and the cursor stays at the end (--lenient sends it as text "
             + "instead). A pasted value of several lines, such as the output of jq, is one message.",
         "The messages are numbered. The newest are kept in memory, up to --history-size bytes, for /find, "
@@ -329,7 +331,9 @@ public enum ManPageRenderer {
             + "type=chat type=join shows both types, and a minus sign before type=pong shows everything but pongs.",
         "Saved messages (/save, /send) are kept in $XDG_CONFIG_HOME/wspipe/messages.ndjson, one "
             + "{\"name\":NAME,\"message\":TEXT} a line, created with mode 0600; the file is read at every "
-            + "use and may be edited by hand. /save NAME keeps the last message sent; /save NAME MESSAGE keeps "
+            + "use and may be edited by hand; /save replaces it whole, under a lock on it, so that sessions "
+            + "saving at the same moment each keep their message. /save NAME keeps the last message sent; "
+            + "/save NAME MESSAGE keeps "
             + "MESSAGE as typed, which may be a template (see TEMPLATES): ${NAME}, the latest value of "
             + "--capture NAME; ${.KEYPATH}, the value at KEYPATH of the last JSON message received (${.} all "
             + "of it); ${seq} and ${now_ms}. /save refuses a template that could not be JSON once filled in; "
