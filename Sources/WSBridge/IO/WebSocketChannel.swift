@@ -416,9 +416,10 @@ final class WebSocketChannel {
 
     private func markInputEmpty() {
         // Mid-read, the buffer being handled may hold the start of a frame
-        // that arrived before the look.
-        guard outgoing.hasNewConfirmable, case .idle = receiveState, connection.isBetweenMessages,
-              !stream.holdsUnreadInput else { return }
+        // that arrived before the look; before `start`, what came with the
+        // handshake's response (a greeting) waits to be read.
+        guard outgoing.hasNewConfirmable, phases.read != .notStarted, case .idle = receiveState,
+              connection.isBetweenMessages, !stream.holdsUnreadInput else { return }
         outgoing.sawInputEmpty()
     }
 
