@@ -20,17 +20,21 @@ public enum FileLock {
     /// Runs `body` holding the lock on `path`, which is created (empty, with
     /// `mode` less the umask) when missing; the error when it cannot be
     /// opened or locked.
-    public static func whileLocked<T>(_ path: String, creatingWithMode mode: UInt32, _ body: () -> T) -> Result<T, IOError> {
+    ///
+    /// The wait is bounded (`waitNanos`, 3 s): the caller runs the event
+    /// loop, and a process that holds the lock for good (someone's `flock`
+    /// by hand) must not freeze it; it then says who is in the way.
+    public static func whileLocked<T>(_ path: String, creatingWithMode mode: UInt32, waitNanos: Int64 = 3_000_000_000,
+                                      _ body: () -> T) -> Result<T, IOError> {
         while true {
             let fd: Int32
             switch FD.open(path, O_RDONLY | O_CREAT, mode: mode_t(mode)) {
             case .success(let opened): fd = opened
             case .failure(let error): return .failure(error)
             }
-            let (locked, e) = FD.retryingEINTR { Int(flock(fd, LOCK_EX)) }
-            guard locked == 0 else {
+            if let error = lock(fd, waitingAtMost: waitNanos) {
                 FD.close(fd)
-                return .failure(IOError(call: "flock", errno: e))
+                return .failure(error)
             }
             guard isSameFile(fd, path) else {
                 FD.close(fd)   // replaced while we waited: lock the new one
@@ -39,6 +43,22 @@ public enum FileLock {
             let result = body()
             FD.close(fd)   // lets go of the lock
             return .success(result)
+        }
+    }
+
+    /// Takes the exclusive lock, trying again every 10 ms until `waitNanos`
+    /// have passed; the error then (EWOULDBLOCK: held by another process).
+    private static func lock(_ fd: Int32, waitingAtMost waitNanos: Int64) -> IOError? {
+        let deadline = monotonicNanos() + waitNanos
+        while true {
+            let (locked, e) = FD.retryingEINTR { Int(flock(fd, LOCK_EX | LOCK_NB)) }
+            if locked == 0 { return nil }
+            guard e == EWOULDBLOCK, monotonicNanos() < deadline else {
+                return IOError(call: "flock", message: e == EWOULDBLOCK
+                    ? "another process has held a lock on the file for \(waitNanos / 1_000_000_000) s" : errnoText(e))
+            }
+            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            _ = nanosleep(&pause, nil)
         }
     }
 

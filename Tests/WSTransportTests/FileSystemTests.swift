@@ -22,6 +22,19 @@ final class FileSystemTests: XCTestCase {
         XCTAssertNotNil(FileSystem.makeDirectories("/proc/version/x", permissions: 0o700))
     }
 
+    /// A lock held for good (someone's `flock` by hand) must not freeze the
+    /// event loop that asked for it: the wait ends, and says why.
+    func testALockHeldElsewhereIsWaitedForAWhileOnly() {
+        let path = directory + "/saved.ndjson"
+        let holder = open(path, O_RDONLY | O_CREAT, 0o600)
+        XCTAssertEqual(flock(holder, LOCK_EX), 0)
+        let result = FileLock.whileLocked(path, creatingWithMode: 0o600, waitNanos: 50_000_000) { true }
+        guard case .failure(let error) = result else { return XCTFail("the body ran under another's lock") }
+        XCTAssertTrue(error.reason.contains("another process has held a lock on the file"), error.reason)
+        close(holder)
+        XCTAssertEqual(try? FileLock.whileLocked(path, creatingWithMode: 0o600, waitNanos: 50_000_000) { true }.get(), true)
+    }
+
     func testListingADirectory() {
         XCTAssertNil(FileSystem.makeDirectories(directory + "/sub", permissions: 0o700))
         XCTAssertNil(FileReplacement.write(directory + "/file.bin", [1]))
