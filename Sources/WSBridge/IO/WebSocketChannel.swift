@@ -152,7 +152,11 @@ final class WebSocketChannel {
             var copy = leftover
             copy.withUnsafeMutableBytes { feed($0) }
         }
-        flush()
+        // What is there already is read now, not at poll's word: TLS may hold
+        // a record read with the handshake's last one (a session ticket) that
+        // poll does not announce, and until it is read no look sees the input
+        // empty (`markInputEmpty`), so no sign of life confirms anything.
+        readAvailable()
     }
 
     /// (Inside an event callback the connection is being mutated and must not
@@ -419,9 +423,26 @@ final class WebSocketChannel {
         // that arrived before the look; before `start`, what came with the
         // handshake's response (a greeting) waits to be read.
         guard outgoing.hasNewConfirmable, phases.read != .notStarted, case .idle = receiveState,
-              connection.isBetweenMessages, !stream.holdsUnreadInput else { return }
+              connection.isBetweenMessages else { return }
+        guard !stream.holdsUnreadInput else { return readSoon() }
         outgoing.sawInputEmpty()
     }
+
+    /// Input waits while the channel has what to confirm: it is read at the
+    /// next turn of the loop rather than at poll's next word, which does not
+    /// come for what TLS already holds (a session ticket read with the
+    /// handshake's last record), and may come only after a long write.
+    private func readSoon() {
+        guard !readScheduled, !readingStopped else { return }
+        readScheduled = true
+        loop.schedule(afterNanos: 0) { [weak self] in
+            guard let self else { return }
+            self.readScheduled = false
+            self.readAvailable()
+        }
+    }
+
+    private var readScheduled = false
 
     /// A sign of life confirms only what was acknowledged at the last look
     /// before it arrived: without a look while the channel sleeps in poll
