@@ -61,7 +61,12 @@ def test_stats_line_counts_both_ways_across_a_reconnect(spawn, fault_server):
                        "unacked", "not_sent", "unconfirmed", "unconfirmed_lines"}, st
     assert st["messages_out"] == 2 and st["bytes_out"] == len(first) + len(second), st
     assert st["messages_in"] == 2 and st["bytes_in"] == 2 * len('{"got":1}'), st
-    assert (st["reconnects"], st["invalid_lines"], st["unacked"], st["not_sent"], st["unconfirmed"]) == (1, 1, 0, 0, 0), st
+    assert (st["reconnects"], st["invalid_lines"], st["unacked"], st["not_sent"]) == (1, 1, 0, 0), st
+    # The first line's answer confirms it only if wspipe saw its TCP
+    # acknowledgement before the answer came (wspipe(1): RECONNECT AND
+    # REPLAY); with a delayed ACK riding on the answer, the drop finds it
+    # unconfirmed, and it says so with its line.
+    assert (st["unconfirmed"], st["unconfirmed_lines"]) in ((0, []), (1, [[1, 1]])), st
 
 
 def test_stats_not_sent_when_giving_up_with_queued_lines(spawn, fault_server):
