@@ -166,6 +166,9 @@ final class WebSocketChannel {
         if case .inProgress(let wasOpen) = receiveState { return wasOpen }
         return connection.state == .open
     }
+    /// Messages are compressed (permessage-deflate was agreed on).
+    var compresses: Bool { connection.compression != nil }
+
     /// Bytes queued for the socket and not yet written.
     var outputBytes: Int { preamble.readableBytes + connection.output.readableBytes - outgoing.unwrittenOffset }
     /// What this connection holds for its peer: output not yet written and
