@@ -104,9 +104,7 @@ struct OutgoingFrames {
     /// Our pings not answered yet: the payload and how many data frames had
     /// been queued before it.
     private var pings: [(payload: [UInt8], records: Int)] = []
-    /// `written` when the kernel was last asked what it still holds.
-    private(set) var writtenAtQuery = 0
-    /// The kernel's answer then: stream offset acknowledged.
+    /// The kernel's last answer: stream offset acknowledged.
     private(set) var acknowledgedAtQuery = 0
     private var nextAckCheck = checkStep
     /// Set by a message or an unsolicited pong in the read being processed.
@@ -163,7 +161,6 @@ struct OutgoingFrames {
     /// a refusal to be told apart among them (`RefusedMessage`), and only the
     /// answer is noted, for `sawInputEmpty`.
     mutating func acknowledged(unacknowledged: Int, in connection: inout Connection, release: Bool = true) {
-        writtenAtQuery = written
         acknowledgedAtQuery = max(acknowledgedAtQuery, written - unacknowledged)
         // Frames are in stream order: the first one not acknowledged in full.
         var low = min(max(firstRecord, acknowledgedRecords - recordBase), records.count), high = records.count
