@@ -28,6 +28,9 @@ public final class TLSStream: ByteStream {
     /// Server side: the TLS 1.3 session ticket still to send, ahead of our
     /// first application data (TLSContext.server says why not earlier).
     private var ticketDue = false
+    /// What OpenSSL reads and writes through (`SocketBIO`): the socket, its
+    /// kernel, and the bytes it wrote.
+    private let io: SocketBIO.Socket
 
     /// serverName nil for server side (a client context without a name skips
     /// SNI and hostname verification but still checks the chain). Takes
@@ -40,12 +43,12 @@ public final class TLSStream: ByteStream {
         self.ssl = ssl
         self.context = context
         self.peerName = serverName
-        // OpenSSL's socket BIO writes with write(2): SIGPIPE must be ignored.
-        ignoreSIGPIPE()
+        self.io = SocketBIO.Socket(fd: fd)
         do {
-            guard SSL_set_fd(ssl, fd) == 1 else {
+            guard let bio = SocketBIO.make(io) else {
                 throw TransportError("TLS: cannot attach socket: \(OpenSSLError.take() ?? "unknown error")")
             }
+            SSL_set_bio(ssl, bio, bio)
             if context.isClient { try configureClient(ssl) }
         } catch {
             self.fd = -1   // deinit frees the SSL but must leave the caller's fd open
@@ -74,8 +77,9 @@ public final class TLSStream: ByteStream {
         guard let ssl = ssl, !failed else { return .failed(handshakeMessage("connection already failed")) }
         if established { return .done }
         ERR_clear_error()   // SSL_get_error only works with an empty queue
+        io.errno = 0
         let rc = context.isClient ? SSL_connect(ssl) : SSL_accept(ssl)
-        let savedErrno = currentErrno()
+        let savedErrno = io.errno
         if rc == 1 {
             established = true
             ticketDue = !context.isClient
@@ -114,15 +118,42 @@ public final class TLSStream: ByteStream {
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         guard let ssl = ssl, !failed else { return .error(IOError(call: "TLS read", message: "connection failed earlier")) }
         ERR_clear_error()
+        io.errno = 0
         let n = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         if n > 0 { return .bytes(Int(n)) }
-        return ioFailure(n, errno: currentErrno(), reading: true)
+        return ioFailure(n, errno: io.errno, reading: true)
     }
 
     public var holdsUnreadInput: Bool {
         guard let ssl = ssl, !failed else { return true }
         return SSL_has_pending(ssl) == 1 || SocketQueue.unreadBytes(fd).map { $0 > 0 } ?? true
     }
+
+    // MARK: KernelQueue (the transport's bytes are the TLS records)
+
+    public func start() -> Bool {
+        io.written = 0
+        return io.kernel.start()
+    }
+
+    public var bytesWritten: Int { io.written }
+
+    public func unacknowledgedBytes() -> Int? { SocketQueue.unacknowledgedBytes(fd) }
+
+    @discardableResult
+    public func takeAcknowledgements(_ body: (Int, Int64) -> Void) -> Int {
+        io.kernel.takeAcknowledgements(written: io.written, body)
+    }
+
+    /// The stamp of the last segment OpenSSL read, when nothing it read
+    /// after the bytes returned waits in its buffer (else it arrived later
+    /// than they did, and nil is the answer).
+    public var lastArrival: Int64? {
+        guard let ssl, SSL_has_pending(ssl) == 0 else { return nil }
+        return io.kernel.lastArrival
+    }
+
+    public func receiveWindow() -> (acknowledged: Int, window: Int)? { io.kernel.receiveWindow() }
 
     public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         guard let ssl = ssl, !failed else { return .error(Self.peerGone) }
@@ -135,9 +166,10 @@ public final class TLSStream: ByteStream {
             ticketDue = false
             _ = SSL_new_session_ticket(ssl)
         }
+        io.errno = 0
         let n = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
         if n > 0 { return .bytes(Int(n)) }
-        return ioFailure(n, errno: currentErrno(), reading: false)
+        return ioFailure(n, errno: io.errno, reading: false)
     }
 
     /// A write after the peer closed or the session failed: EPIPE, as for plain sockets.

@@ -315,7 +315,7 @@ public final class ServerSession: SessionDriver {
     /// warning and --stats; lines its TCP never acknowledged or that were
     /// never written make the exit status 6, unless it closed the connection
     /// itself (it chose to stop reading) (wspipe(1): OPTIONS, Server mode).
-    private func account(_ client: ServerClient, _ fates: OutgoingFrames.Fates, leftByItself: Bool) {
+    private func account(_ client: ServerClient, _ fates: DeliveryAccount.Fates, leftByItself: Bool) {
         guard !fates.unconfirmed.isEmpty || !fates.notSent.isEmpty else { return }
         shell.stats.addUnconfirmed(fates.unconfirmed)
         shell.stats.notSent += fates.notSent.count
