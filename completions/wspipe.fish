@@ -52,6 +52,7 @@ complete -c wspipe -s 'U' -l unidirectional-reverse -d 'Only write incoming mess
 complete -c wspipe -l close-timeout -r -f -d 'At the end, wait this long for the peer\'s Close'
 complete -c wspipe -l linger -r -f -d 'At stdin EOF, wait up to this long for replies still owed before closing'
 complete -c wspipe -l reply -r -f -d 'Owe each sent message with a value at KEYPATH the incoming message with the same value there: at stdin EOF close as soon as all have come, and exit 1 naming those that did not'
+complete -c wspipe -l reply-match -r -f -d 'With --reply, only an incoming message with VALUE at KEYPATH (and the same --reply value) is the reply'
 complete -c wspipe -l until -r -f -d 'Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI'
 complete -c wspipe -l idle-timeout -r -f -d 'Exit 0 after this long without an incoming message, counted from each connection and each message'
 complete -c wspipe -l rate -r -f -d 'Send stdin messages at most N a second (N/s) or a minute (N/m), evenly spaced'

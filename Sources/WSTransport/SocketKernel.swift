@@ -33,7 +33,18 @@ struct SocketKernel {
 
     /// WSPIPE_KERNEL_TIMESTAMPS=0 turns the stamps off (the bound is then
     /// used, as on systems without them: a test forces it so).
-    static var stampsAllowed: Bool { ProcessEnvironment.variable("WSPIPE_KERNEL_TIMESTAMPS") == "1" }
+    static var stampsAllowed: Bool { ProcessEnvironment.variable("WSPIPE_KERNEL_TIMESTAMPS") != "0" }
+
+    /// Arrival stamps asked for as soon as the socket exists: Linux turns
+    /// them on for the whole system a moment after the first socket asks
+    /// (a deferred work item), and until then segments arrive unstamped. By
+    /// the time the connection carries frames (`start`), they are on.
+    static func turnOnArrivalStamps(_ fd: Int32) {
+        #if os(Linux)
+        guard stampsAllowed else { return }
+        setIntOption(fd, SOL_SOCKET, soTimestamping, rxSoftware | software)
+        #endif
+    }
 
     mutating func start() -> Bool {
         #if os(Linux)

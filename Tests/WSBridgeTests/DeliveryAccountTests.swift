@@ -327,6 +327,15 @@ final class DeliveryAccountTests: XCTestCase {
         XCTAssertEqual(released.unconfirmed.lines, "stdin:5-7")
     }
 
+    /// The server sent a message back as it was: it read it, and all before it.
+    func testAnEchoConfirmsTheMessageItEchoesAndThoseBefore() {
+        send(text("a", "b", "c"))
+        writeAll()
+        account.echoed(record: 1)
+        XCTAssertEqual(drain(unacknowledged: 0).map { $0.2.confirmed }, [false], "a and b confirmed and settled")
+        account.echoed(record: 99)   // not one of ours: nothing
+    }
+
     // MARK: the server's account
 
     func testAServerKeepsOnlyTheAccount() {

@@ -47,6 +47,7 @@ final class DeliveryMonitorTests: XCTestCase {
         monitor.canLookAtInput = { [unowned self] in self.canLook }
         monitor.readSoon = { [unowned self] in self.readsSoon += 1 }
         monitor.release = { [unowned self] in self.released.append($0) }
+        monitor.wallClock = { 0 }
         monitor.start()
     }
 
@@ -139,23 +140,26 @@ final class DeliveryMonitorTests: XCTestCase {
         start()
         XCTAssertTrue(monitor.exact)
         sendAndWrite(4)
-        kernel.acknowledgements = [(10, 1_000), (20, 2_000), (30, 3_000)]
+        kernel.acknowledgements = [(10, 1_000_000), (20, 2_000_000), (30, 3_000_000)]
         XCTAssertTrue(monitor.errorQueueReady(), "POLLERR: stamps waited")
         XCTAssertFalse(monitor.errorQueueReady(), "POLLERR with no stamp is the socket's own")
-        message(arrival: 2_500)
-        XCTAssertEqual(confirmed, 2, "acknowledged before 2.5 µs: two messages")
-        message(arrival: 3_000)
-        XCTAssertEqual(confirmed, 2, "an acknowledgement stamped with the message's own arrival came with it")
-        message(arrival: 3_001)
-        XCTAssertEqual(confirmed, 3)
+        message(arrival: 2_500_000)
+        XCTAssertEqual(confirmed, 2, "acknowledged before 2.5 ms: two messages")
+        XCTAssertEqual(monitor.account.readCredit, DeliveryAccount.ReadCredit(last: 2, others: 0))
+        message(arrival: 2_990_000)
+        XCTAssertEqual(confirmed, 3, "stamped 10 µs after it arrived: the acknowledgement its segment carried")
     }
 
-    func testStampsAreDrainedBeforeASignOfLifeIsCredited() {
+    func testAnAcknowledgementStampedLaterCameWithALaterSegment() {
         kernel.stamps = true
         start()
         sendAndWrite(2)
-        kernel.acknowledgements = [(20, 1_000)]   // not announced by POLLERR yet
-        message(arrival: 5_000)
+        kernel.acknowledgements = [(10, 1_000_000), (20, 2_000_000)]
+        message(arrival: 1_000_000)
+        XCTAssertEqual(confirmed, 1, "carried by the message's own segment: counted")
+        message(arrival: 2_000_000 - AckTimeline.carried - 1)
+        XCTAssertEqual(confirmed, 1, "stamped later than a segment's own acknowledgement is")
+        message(arrival: 2_000_000 - AckTimeline.carried)
         XCTAssertEqual(confirmed, 2)
     }
 
@@ -163,16 +167,16 @@ final class DeliveryMonitorTests: XCTestCase {
         kernel.stamps = true
         start()
         sendAndWrite(2)
-        message(arrival: 1_000)
-        kernel.acknowledgements = [(10, 1_500), (20, 2_500)]
-        kernel.lastArrival = 3_000
+        message(arrival: 1_000_000)
+        kernel.acknowledgements = [(10, 1_500_000), (20, 2_500_000)]
+        kernel.lastArrival = 3_000_000
         monitor.arrived()
         monitor.readBegins()
         monitor.update { $0.signOfLife() }
         monitor.update { $0.otherEvent() }   // a ping after the message, in the same read
         monitor.readEnded(endsBetweenMessages: true, peerGone: false)
-        XCTAssertEqual(confirmed, 0, "it arrived after 1 µs, perhaps before the acknowledgements")
-        message(arrival: 4_000)
+        XCTAssertEqual(confirmed, 0, "it arrived after 1 ms, perhaps before the acknowledgements")
+        message(arrival: 4_000_000)
         XCTAssertEqual(confirmed, 2)
     }
 
@@ -180,24 +184,85 @@ final class DeliveryMonitorTests: XCTestCase {
         kernel.stamps = true
         start()
         sendAndWrite(2)
-        kernel.acknowledgements = [(20, 1_500)]
+        kernel.acknowledgements = [(20, 1_500_000)]
         message(arrival: nil)
         XCTAssertEqual(confirmed, 0, "no stamp yet: nothing is known of its arrival")
-        message(arrival: 1_000)
+        message(arrival: 1_000_000)
         XCTAssertEqual(confirmed, 0)
         message(arrival: nil)
-        XCTAssertEqual(confirmed, 0, "it came after 1 µs, no more is known")
-        message(arrival: 2_000)
+        XCTAssertEqual(confirmed, 0, "it came after 1 ms, no more is known")
+        message(arrival: 2_000_000)
         XCTAssertEqual(confirmed, 2)
     }
 
-    func testWithStampsTheChannelNeitherAsksNorLooksWhenItStops() {
+    /// Issue 30 item 2: what the peer's TCP took and its application may not
+    /// have read, by its window, is unread, not confirmed.
+    func testTheWindowKeepsWhatMayBeUnreadFromBeingConfirmed() {
+        kernel.stamps = true
+        kernel.window = (0, 1000)
+        start()
+        sendAndWrite(10)   // 100 bytes
+        kernel.acknowledgements = [(100, 1_000_000)]
+        kernel.window = (100, 985)   // 15 bytes wait in its buffer: taken twice
+        message(arrival: 2_000_000)
+        XCTAssertEqual(monitor.account.spokenRecords, 10)
+        XCTAssertEqual(confirmed, 7, "its window says 30 bytes may be unread")
+        monitor.end()
+        let fates = monitor.account.fates(confirmedAll: false)
+        XCTAssertEqual(fates.unread.lines, "stdin:8-10")
+        XCTAssertTrue(fates.unconfirmed.isEmpty)
+        kernel.window = (100, 1000)
+    }
+
+    func testTheWindowLaterOpenConfirmsWhatWasUnread() {
+        kernel.stamps = true
+        kernel.window = (0, 1000)
+        start()
+        sendAndWrite(10)
+        kernel.acknowledgements = [(100, 1_000_000)]
+        kernel.window = (100, 900)
+        message(arrival: 2_000_000)
+        XCTAssertEqual(confirmed, 0)
+        kernel.window = (100, 1000)
+        message(arrival: 3_000_000)
+        XCTAssertEqual(confirmed, 10, "read since")
+    }
+
+    func testWithStampsTheChannelNeverAsksTheKernelWhenItStops() {
         kernel.stamps = true
         start()
         sendAndWrite(1)
+        message(arrival: 1_000)
         clock.advance(by: DeliveryAccount.queryInterval)
         monitor.stopped()
         XCTAssertEqual(kernel.asked, 0)
-        XCTAssertEqual(clock.pendingCount, 0)
+        XCTAssertEqual(clock.pendingCount, 0, "no look timer")
+    }
+
+    /// Linux turns arrival stamps on for the whole system a moment after a
+    /// socket asks: until a read brings one, a look at the input when the
+    /// channel stops gives an unstamped read a time it arrived after.
+    func testWhileStampsAreMissingALookGivesUnstampedReadsAFloor() {
+        kernel.stamps = true
+        start()
+        monitor.wallClock = { 5_000 }
+        sendAndWrite(2)
+        kernel.acknowledgements = [(20, 4_000)]
+        monitor.stopped()
+        message(arrival: nil)
+        XCTAssertEqual(confirmed, 2, "acknowledged before the input was seen empty at 5 µs")
+    }
+
+    func testALookThatFindsInputWaitingGivesNoFloor() {
+        kernel.stamps = true
+        start()
+        monitor.wallClock = { 5_000 }
+        sendAndWrite(2)
+        kernel.acknowledgements = [(20, 4_000)]
+        kernel.holdsUnreadInput = true
+        monitor.stopped()
+        XCTAssertEqual(readsSoon, 1)
+        message(arrival: nil)
+        XCTAssertEqual(confirmed, 0)
     }
 }

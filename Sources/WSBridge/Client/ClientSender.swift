@@ -83,7 +83,7 @@ final class ClientSender {
         }
         channel.send(message, tag: tag)
         carried.add(tag: tag)
-        replies.sent(message, now: monotonicNanos())
+        replies.sent(message, now: monotonicNanos(), record: channel.queuedRecords - 1)
         if recording { onSent?(message, source) }
     }
 
@@ -91,7 +91,7 @@ final class ClientSender {
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
         channel.send(.text(text))
         if recording { onSent?(.text(text), .input) }
-        replies.sent(.text(text), now: monotonicNanos())
+        replies.sent(.text(text), now: monotonicNanos(), record: channel.queuedRecords - 1)
         shell.sent(bytes: text.count)
     }
 

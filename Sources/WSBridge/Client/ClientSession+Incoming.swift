@@ -16,7 +16,7 @@ extension ClientSession {
             channel?.setReadPaused(shell.output.routes.isBackedUp)
             // Acks release held messages: stdin may read on.
             if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
-            sender.replies.processed(now: monotonicNanos())
+            sender.replies.processed(now: monotonicNanos(), credit: channel?.readCredit)
             reportProgress()
         case .ended(let reason):
             if opening { endedWhileOpening = reason; return }
@@ -29,6 +29,7 @@ extension ClientSession {
         case .text(let payload, let verdict):
             metrics.messageArrived()
             sender.replies.received(text: payload, verdict: verdict)
+            if let echoed = sender.replies.takeEchoedRecord() { channel?.confirmEchoed(record: echoed) }
             received(text: payload, verdict: verdict)
             if watchesMessages { watch(text: payload, verdict: verdict) }
         case .binary(let payload):
@@ -127,19 +128,25 @@ extension ClientSession {
             sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, reachedPeer: reachedPeer,
                                  isLast: isLast)
         } ?? .init()
-        if refused && channel != nil { recovery.unconfirmed = sender.carried.droppingLast(recovery.requeuedLines) }
+        if refused && channel != nil {
+            recovery.unconfirmed = sender.carried.droppingLast(recovery.requeuedLines)
+            recovery.unread = LineTally()
+        }
         channel = nil
-        sender.channel = nil
         // Clean only when the server's Close came (RFC 6455 §7.1.5: 1006 otherwise).
         var (code, clean) = cause.closeCode
         if !closeReceived && clean { (code, clean) = (.abnormal, false) }
         metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
-                                                 by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+                                                 by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed,
+                                                 unread: recovery.unread))
         scriptEnded()
         observer?.disconnected(cause, byClient: byClient)
-        report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil)
+        let say = report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil,
+                         canLose: !reachedPeer || cause.errorCloseCode != nil)
+        sender.channel = nil
         handle(.connectionEnded(cause, now: now, progress: progress()))
+        say()
     }
 
     /// The server's Close answered wspipe's: it had read every frame before

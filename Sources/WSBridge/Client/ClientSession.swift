@@ -72,7 +72,7 @@ public final class ClientSession: SessionDriver {
         replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence)
         script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
-        sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,
+        sender.replies = ReplyTracker(replyPath: policy.replyPath, match: policy.replyMatch, lingerNanos: policy.lingerNanos,
                                       readsJSON: bridge.format == .json)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
         interactive = client.interactive.map { [shell, replay] in
@@ -224,7 +224,7 @@ public final class ClientSession: SessionDriver {
         observer?.connected(url: opened.url.display, subprotocol: opened.subprotocol,
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
-                                       compression: opened.compression,
+                                       compression: opened.compression, leftover: opened.leftover,
                                        loop: loop) { [session = unretainedSelf] event in
             session.use { $0.channelEvent(event) }
         }
@@ -254,7 +254,7 @@ public final class ClientSession: SessionDriver {
         }
         guard lifecycle.phase != .ended else { return }
         ending.connected()
-        channel.start(leftover: opened.leftover)
+        channel.start()
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
         // The --replay takes the place of stdin from the first connection on.

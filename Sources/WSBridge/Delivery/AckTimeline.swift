@@ -36,6 +36,24 @@ struct AckTimeline {
         return floor
     }
 
+    /// What was acknowledged before a segment that arrived at `nanos`, or
+    /// by that segment itself: a reply's segment carries the acknowledgement
+    /// of what came before it (a delayed ACK rides on it), which the kernel
+    /// stamps just after the segment's arrival. So the first stamp within
+    /// `carried` after it counts too. (One that came with a later segment
+    /// can count only if that segment followed within `carried` and this one
+    /// carried none: it acknowledged what arrived after the reply was sent,
+    /// which the peer's window says is unread if it is.)
+    func acknowledged(arrivingAt nanos: Int64) -> Int {
+        var index = 0
+        while index < times.count && times[index] < nanos { index += 1 }
+        if index < times.count && times[index] - nanos <= Self.carried { return offsets[index] }
+        return index > 0 ? offsets[index - 1] : floor
+    }
+
+    /// How soon after a segment's arrival the kernel stamps the acknowledgement it carried.
+    static let carried: Int64 = 20_000
+
     /// No time before `nanos` will be asked about again: the stamps before
     /// it become the floor.
     mutating func forget(before nanos: Int64) {

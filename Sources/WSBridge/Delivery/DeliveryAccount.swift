@@ -270,16 +270,23 @@ struct DeliveryAccount {
     }
 
     /// TCP_INFO: the peer's TCP acknowledged `acknowledgedTransport` bytes
-    /// and advertises `window` bytes now. What its buffer may hold unread
-    /// is bounded by the largest window it ever advertised less this one
-    /// (its buffer's size, once seen open, less its free space), so its
-    /// application read at least what it acknowledged less that.
+    /// and advertises `window` bytes now. Its window is its buffer's free
+    /// space: what waits unread there closed it from the largest window it
+    /// advertised. That is a bound the kernel does not promise, so it is
+    /// taken twice (`windowMargin`): the window shrinks by a little less than
+    /// the bytes that wait (Linux counts their memory, not their bytes:
+    /// 0.92 of them on loopback), and it grows with the first bytes that
+    /// arrive even while none is read (measured: 100 KB unread closed it by
+    /// 74 KB from its largest). Its application read at least what its TCP
+    /// acknowledged less that.
     mutating func window(acknowledgedTransport: Int, window: Int) {
         largestWindow = max(largestWindow, window)
-        let read = acknowledgedTransport - (largestWindow - window)
+        let read = acknowledgedTransport - Self.windowMargin * (largestWindow - window)
         windowRead = read > 0 ? wire.frames(atTransport: read) : 0
         acknowledge(upTo: wire.frames(atTransport: acknowledgedTransport))
     }
+
+    static let windowMargin = 2
 
     // MARK: looking at the input (without timestamps)
 
@@ -288,7 +295,7 @@ struct DeliveryAccount {
     /// something since, or `queryInterval` went by), then looks at the
     /// input; the look timer runs while bytes are in flight.
     mutating func stopped(now: Int64, bytesRead: Int) -> Actions {
-        guard !exact else { return [] }
+        guard !exact else { return stampsMissing && wantsConfirmation ? .lookAtInput : [] }
         var actions: Actions = .lookAtInput
         if hasUnacknowledged && (bytesRead != readAtAsk || now - askedAt >= Self.queryInterval) {
             actions.insert(.askKernel)
@@ -310,14 +317,16 @@ struct DeliveryAccount {
 
     /// Acknowledged frames a sign of life would now confirm that none
     /// confirmed yet: only then is the input worth a look.
-    var wantsLook: Bool { !exact && acknowledgedRecords > confirmableRecords }
+    var wantsLook: Bool { exact ? stampsMissing && wantsConfirmation : acknowledgedRecords > confirmableRecords }
 
     /// Every input was read (nothing in the kernel, in TLS, or half a frame)
     /// after the kernel last said what was acknowledged: anything read from
     /// now on was sent later, when the peer's TCP had acknowledged at least
-    /// that.
-    mutating func inputSeenEmpty() {
+    /// that. With stamps, it arrived after `wallClock` (the reads that come
+    /// without a stamp are credited so).
+    mutating func inputSeenEmpty(wallClock: Int64 = 0) {
         confirmableRecords = max(confirmableRecords, acknowledgedRecords)
+        if exact { arrivalFloor = max(arrivalFloor ?? wallClock, wallClock) }
     }
 
     // MARK: reading
@@ -326,7 +335,25 @@ struct DeliveryAccount {
     /// the kernel's stamp (nil: not known).
     mutating func arrived(_ arrival: Int64?) {
         readArrival = arrival
+        stampsMissing = arrival == nil
     }
+
+    /// Bytes that came with the handshake's response are handled: they
+    /// arrived before anything the account knows of.
+    mutating func arrivedBeforeStart() {
+        readArrival = nil
+        beforeStart = true
+    }
+
+    private var beforeStart = false
+
+    /// The last read came without the kernel's stamp (the first reads after
+    /// the stamps are turned on may: Linux turns arrival stamps on for the
+    /// whole system a moment later, when no socket had them): until one
+    /// comes, the channel looks at its input when it stops, so that an
+    /// unstamped read is credited with what was acknowledged before the
+    /// input was last seen empty, as without stamps.
+    private(set) var stampsMissing = true
 
     /// The read's bytes are about to be handled.
     mutating func readBegins() {
@@ -359,6 +386,17 @@ struct DeliveryAccount {
         if normal && windowRead != nil { signOfLife() } else { otherEvent() }
     }
 
+    /// What the messages of the read just handled can answer (the reply
+    /// rule: `ReplyTracker`): the records the peer's TCP had acknowledged
+    /// before the last of them arrived, when it ended the read, and before
+    /// the others. Nil where the kernel gives no stamps.
+    struct ReadCredit: Equatable {
+        var last: Int
+        var others: Int
+    }
+
+    private(set) var readCredit: ReadCredit?
+
     /// The read was handled. `endsBetweenMessages`: it ended on a message's
     /// last byte (no frame under way). `peerGone`: it was read after the
     /// peer went (a reset, a hang-up): sent before, but its TCP went on
@@ -370,16 +408,21 @@ struct DeliveryAccount {
             if let arrivalFloor { timeline.forget(before: arrivalFloor) }
             spoke = false
         }
-        guard spoke, !peerGone else { return }
-        if exact {
-            // The sign of life arrived with the read's last byte when it ended
-            // the read, else after everything read before it.
-            let arrival = spokeLast && endsBetweenMessages ? readArrival ?? arrivalFloor : arrivalFloor
-            guard let arrival else { return }
-            spokeAt(records(upTo: timeline.acknowledged(before: arrival)))
-        } else {
-            spokeAt(confirmableAtRead)
+        readCredit = nil
+        let early = beforeStart
+        beforeStart = false
+        guard spoke else { return }
+        guard !early else { return readCredit = ReadCredit(last: confirmedRecords, others: confirmedRecords) }
+        guard exact else { return peerGone ? () : spokeAt(confirmableAtRead) }
+        // A sign of life arrived with the read's last byte when it ended the
+        // read, else after everything read before it.
+        let others = arrivalFloor.map { max(records(upTo: timeline.acknowledged(before: $0)), confirmedRecords) }
+        var last = others
+        if spokeLast && endsBetweenMessages, let readArrival {
+            last = max(records(upTo: timeline.acknowledged(arrivingAt: readArrival)), confirmedRecords)
         }
+        readCredit = ReadCredit(last: last ?? confirmedRecords, others: others ?? confirmedRecords)
+        if let last, !peerGone { spokeAt(last) }
     }
 
     /// The peer spoke when its TCP had acknowledged `count` records: those
@@ -396,6 +439,13 @@ struct DeliveryAccount {
         spokenRecords = max(spokenRecords, count)
         runs.removeAll { $0.endRecord <= count }
         pings.removeAll { $0.records <= count }
+    }
+
+    /// The peer sent back record `number` as it was (an echo server): its
+    /// application read it, and everything before it.
+    mutating func echoed(record number: Int) {
+        guard number < queuedRecords else { return }
+        confirm(upTo: number + 1)
     }
 
     // MARK: pings

@@ -21,6 +21,8 @@ final class DeliveryMonitor {
     var readSoon: () -> Void = {}
     /// Frames the peer's TCP acknowledged, to let go (the client's copies).
     var release: (DeliveryAccount.Release) -> Void = { _ in }
+    /// The wall clock the kernel's stamps are on (a test sets its own).
+    var wallClock: () -> Int64 = wallClockNanos
 
     init(kernel: KernelQueue, scheduler: TimerScheduling) {
         self.kernel = kernel
@@ -70,6 +72,12 @@ final class DeliveryMonitor {
         if account.exact { account.arrived(kernel.lastArrival) }
     }
 
+    /// Bytes read before the connection started (with the handshake's
+    /// response): when they arrived is not known, and no look saw them.
+    func arrivedUnstamped() {
+        account.arrivedBeforeStart()
+    }
+
     /// Before the read's bytes are handled.
     @inline(__always)
     func readBegins() {
@@ -80,9 +88,9 @@ final class DeliveryMonitor {
     /// it is credited with what the kernel says was acknowledged before it
     /// arrived, and the peer's window says how much of that it read.
     func readEnded(endsBetweenMessages: Bool, peerGone: Bool) {
-        if account.spoke && account.wantsConfirmation && !peerGone {
+        if account.spoke && !peerGone && account.written > 0 {
             if account.exact { _ = kernel.takeAcknowledgements { account.acknowledgedAt(transport: $0, nanos: $1) } }
-            sampleWindow()
+            if account.wantsConfirmation { sampleWindow() }
         }
         account.readEnded(endsBetweenMessages: endsBetweenMessages, peerGone: peerGone)
     }
@@ -95,6 +103,9 @@ final class DeliveryMonitor {
         let count = kernel.takeAcknowledgements { account.acknowledgedAt(transport: $0, nanos: $1) }
         guard count > 0 else { return false }
         sampleWindow()
+        // While arrivals come unstamped, a look now gives the next read a
+        // floor after these acknowledgements.
+        lookAtInput()
         return true
     }
 
@@ -133,13 +144,13 @@ final class DeliveryMonitor {
         guard let unacknowledged = kernel.unacknowledgedBytes() else { return }
         let freed = account.kernelHolds(unacknowledged, transportTotal: kernel.bytesWritten, now: scheduler.nowNanos,
                                         bytesRead: bytesRead, release: release)
+        // Without stamps the window is followed here too, so that its largest is seen.
+        if !account.exact { sampleWindow() }
         if let freed { self.release(freed) }
     }
 
-    static let samplesWindow = false
-
     private func sampleWindow() {
-        guard Self.samplesWindow, let (acknowledged, window) = kernel.receiveWindow() else { return }
+        guard let (acknowledged, window) = kernel.receiveWindow() else { return }
         account.window(acknowledgedTransport: acknowledged, window: window)
     }
 
@@ -147,8 +158,11 @@ final class DeliveryMonitor {
     /// acknowledged. Input waiting is read soon instead.
     private func lookAtInput() {
         guard account.wantsLook, canLookAtInput() else { return }
+        // Stamps are missing: what is read after the look arrived after the
+        // clock read before it.
+        let now = account.exact ? wallClock() : 0
         if kernel.holdsUnreadInput { return readSoon() }
-        account.inputSeenEmpty()
+        account.inputSeenEmpty(wallClock: now)
     }
 
     private func armLookTimer() {

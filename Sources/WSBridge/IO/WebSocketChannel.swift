@@ -84,9 +84,11 @@ final class WebSocketChannel {
         UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
 
     /// `compression`: the permessage-deflate parameters the handshake agreed on.
+    /// `leftover`: what arrived right after the handshake, read at `start`.
     init(stream: ByteStream, role: Role, maxMessageSize: Int, compression: DeflateParameters? = nil,
-         loop: EventLoop, handler: @escaping (Event) -> Void) {
+         leftover: [UInt8] = [], loop: EventLoop, handler: @escaping (Event) -> Void) {
         self.stream = stream
+        self.leftover = leftover
         self.loop = loop
         self.handler = handler
         self.connection = Connection(role: role, maxMessageSize: maxMessageSize, compression: compression)
@@ -131,15 +133,28 @@ final class WebSocketChannel {
         preamble.append(contentsOf: bytes)
     }
 
-    /// Start reading; `leftover` is what arrived right after the handshake.
-    func start(leftover: [UInt8]) {
+    /// What arrived right after the handshake, until `start` reads it.
+    private var leftover: [UInt8]
+
+    /// Start reading; `leftover` is what arrived right after the handshake
+    /// (when not given at `init`).
+    func start(leftover more: [UInt8] = []) {
         guard !ended else { return }   // the peer went while the first frames were written
         if phases.handle(.start).contains(.watch) {
             loop.watch(stream.fd, .read) { [unowned self] readiness in self.ready(readiness) }
         }
+        leftover += more
         if !leftover.isEmpty {
+            // Traced as any read (the frames of a server that pings at once
+            // come with its 101), so the tracer starts at a frame's start.
+            // It came before any look or stamp: it confirms nothing.
             var copy = leftover
-            copy.withUnsafeMutableBytes { feed($0) }
+            leftover = []
+            delivery.arrivedUnstamped()
+            copy.withUnsafeMutableBytes {
+                tracer?.read(UnsafeRawBufferPointer($0))
+                feed($0)
+            }
         }
         // What is there already is read now, not at poll's word: TLS may hold
         // a record read with the handshake's last one (a session ticket) that
@@ -200,6 +215,16 @@ final class WebSocketChannel {
     func deliveryFates(confirmedAll: Bool) -> DeliveryAccount.Fates {
         delivery.account.fates(confirmedAll: confirmedAll)
     }
+
+    /// The peer sent back record `number` as it was (`ReplyTracker`).
+    func confirmEchoed(record number: Int) {
+        delivery.update { $0.echoed(record: number) }
+    }
+
+    /// Data frames queued so far (the next one's record number).
+    var queuedRecords: Int { delivery.account.queuedRecords }
+    /// What the messages of the read just handled can answer (`ReplyTracker`).
+    var readCredit: DeliveryAccount.ReadCredit? { delivery.account.readCredit }
 
     /// Memory the account of unacknowledged frames holds.
     var accountBytes: Int { delivery.account.recordBytes }
@@ -396,9 +421,10 @@ final class WebSocketChannel {
     /// The input may be looked at (`DeliveryMonitor`): mid-read, the buffer
     /// being handled may hold the start of a frame that arrived before the
     /// look; before `start`, what came with the handshake's response (a
-    /// greeting) waits to be read.
+    /// greeting) may wait to be read, in `leftover`: without any, a look
+    /// then counts (a server that answers at once is read at `start`).
     private var inputMayBeLookedAt: Bool {
-        guard phases.read != .notStarted, case .idle = receiveState else { return false }
+        guard phases.read != .notStarted || leftover.isEmpty, case .idle = receiveState else { return false }
         return connection.isBetweenMessages
     }
 

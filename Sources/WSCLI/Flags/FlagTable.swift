@@ -518,11 +518,23 @@ public let flagTable: [Flag] = [
              --idle-timeout when given). The values still owed then, or when the run ends another \
              way, are named on stderr and in an unreplied event, and the exit status is 1. A reply \
              owed when the connection drops stays owed on the next one. A server that acknowledges \
-             before it answers (an ack, then the result, both with the key) needs --until or \
-             -n --idle-timeout instead: the ack is the reply.
+             before it answers (an ack, then the result, both with the key) needs --reply-match, \
+             or the ack is the reply.
              """,
          ],
          apply: { o, v throws(UsageError) in o.replyPath = try FlagValue.keyPath("reply", v) }),
+    Flag(long: "reply-match", valueName: "KEYPATH=VALUE",
+         help: "With --reply, only an incoming message with VALUE at KEYPATH (and the same --reply value) is the reply.",
+         category: .ending, rules: [.requires("reply")],
+         doc: [
+             """
+             For a server that acknowledges a request before it answers it, both with the request's \
+             key: --reply id --reply-match type=result waits for {"id":7,"type":"result"} and not \
+             for {"id":7,"type":"ack"}, which is written as any other message. VALUE is compared as \
+             with --until.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.replyMatch = try FlagValue.until("reply-match", v) }),
     Flag(long: "until", valueName: "KEYPATH=VALUE",
          help: "Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI.",
          category: .ending, rules: [.clientOnly],
