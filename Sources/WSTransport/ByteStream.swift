@@ -9,6 +9,10 @@ public protocol ByteStream: KernelQueue {
     var wants: EventLoop.Interest { get }
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult
     func write(_ bytes: UnsafeRawBufferPointer) -> IOResult
+    /// Bytes at the front of the next write that must be the ones the last
+    /// write offered, which would block (TLS keeps a record of them half
+    /// written); 0 for plain TCP, and after a write that went through.
+    var heldBytes: Int { get }
     /// Half-close our side (TCP shutdown(SHUT_WR); TLS close_notify then shutdown).
     func shutdownWrite()
     func close()

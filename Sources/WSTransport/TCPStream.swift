@@ -26,6 +26,9 @@ public final class TCPStream: ByteStream {
 
     public var holdsUnreadInput: Bool { SocketQueue.unreadBytes(fd).map { $0 > 0 } ?? true }
 
+    /// The kernel takes what it takes: nothing is held half written.
+    public var heldBytes: Int { 0 }
+
     // MARK: KernelQueue
 
     public func start() -> Bool {

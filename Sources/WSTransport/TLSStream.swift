@@ -167,10 +167,25 @@ public final class TLSStream: ByteStream {
             _ = SSL_new_session_ticket(ssl)
         }
         io.errno = 0
-        let n = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
-        if n > 0 { return .bytes(Int(n)) }
-        return ioFailure(n, errno: io.errno, reading: false)
+        // One record at a time: what a write that would block leaves half
+        // written, and must be offered again as it was, is one record.
+        let count = min(bytes.count, Self.recordSize)
+        let n = SSL_write(ssl, bytes.baseAddress, Int32(count))
+        if n > 0 {
+            heldBytes = 0
+            return .bytes(Int(n))
+        }
+        let result = ioFailure(n, errno: io.errno, reading: false)
+        if case .wouldBlock = result { heldBytes = count }
+        return result
     }
+
+    /// The largest plaintext of a TLS record (RFC 8446 §5.1).
+    static let recordSize = 16 << 10
+
+    /// The length of the last write that would block: OpenSSL holds a
+    /// record of those bytes, which the next write must offer again.
+    public private(set) var heldBytes = 0
 
     /// A write after the peer closed or the session failed: EPIPE, as for plain sockets.
     private static let peerGone = IOError(call: "TLS write", errno: EPIPE)

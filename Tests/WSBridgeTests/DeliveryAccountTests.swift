@@ -406,10 +406,12 @@ final class DeliveryAccountTests: XCTestCase {
     func testTheBoundaryAfterAFrameWrittenInPart() {
         send(text("a", "b"))   // 7 bytes each
         wrote(3)
-        XCTAssertEqual(kept.boundary(after: account.written, in: connection), 7)
+        XCTAssertEqual(kept.boundary(from: 0, after: account.written, in: connection), 7)
         wrote(4)
-        XCTAssertEqual(kept.boundary(after: account.written, in: connection), 7)
-        XCTAssertEqual(kept.boundary(after: 0, in: connection), 0)
+        XCTAssertEqual(kept.boundary(from: 0, after: account.written, in: connection), 7)
+        XCTAssertEqual(kept.boundary(from: 0, after: 0, in: connection), 0)
+        XCTAssertEqual(kept.boundary(from: 7, after: 8, in: connection), 14, "past what TLS holds half written")
+        XCTAssertEqual(kept.boundary(from: 0, after: 99, in: connection), 14, "the end at most")
     }
 }
 

@@ -271,7 +271,8 @@ public final class ClientSession: SessionDriver {
         keepAlive = KeepAlive(
             scheduler: loop, intervalNanos: interval, timeoutNanos: policy.pingTimeoutNanos ?? interval,
             sendPing: { [weak channel] payload in channel?.sendPing(payload) },
-            onDead: { [unowned self] in self.peerSilent() })
+            onDead: { [unowned self] in self.peerSilent() },
+            progress: { [weak channel] in channel?.progressMark() })
         keepAlive?.onRoundTrip = { [unowned self] nanos in self.pongArrived(roundTrip: nanos) }
         keepAlive?.start()
     }

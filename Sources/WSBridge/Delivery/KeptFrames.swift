@@ -42,15 +42,19 @@ struct KeptFrames {
         }
     }
 
-    /// The first frame boundary at or after frame-stream offset `written`:
-    /// where a frame can be put ahead of those not written yet.
-    func boundary(after written: Int, in connection: Connection) -> Int {
-        connection.withOutput { all in
-            var offset = 0
-            while released + offset < written, let length = Self.frameLength(at: UnsafeRawBufferPointer(rebasing: all[offset...])) {
+    /// The first frame boundary at or after frame-stream offset `after`,
+    /// found from `from`, a boundary in the output (whose first byte is at
+    /// `outputStart`, the client's `released`): where a frame can be put
+    /// ahead of those not written yet.
+    func boundary(from: Int, after: Int, in connection: Connection, outputStart: Int? = nil) -> Int {
+        let start = outputStart ?? released
+        return connection.withOutput { all in
+            var offset = from - start
+            while start + offset < after, offset < all.count,
+                  let length = Self.frameLength(at: UnsafeRawBufferPointer(rebasing: all[offset...])) {
                 offset += length
             }
-            return released + offset
+            return start + offset
         }
     }
 

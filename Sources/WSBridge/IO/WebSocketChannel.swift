@@ -184,14 +184,46 @@ final class WebSocketChannel {
     /// a message still arriving.
     var bufferedBytes: Int { outputBytes + connection.bufferedInputBytes }
 
+    /// A ping goes ahead of the frames not written yet (issue 33: its pong
+    /// must not wait behind megabytes, or a slow but healthy peer is
+    /// declared dead): at the first frame boundary after what was written.
+    /// Its pong then confirms the frames before that boundary only.
     func sendPing(_ payload: [UInt8]) {
         guard isOpen else { return }
         payload.withUnsafeBytes { bytes in
             let sent = UnsafeRawBufferPointer(rebasing: bytes[..<min(bytes.count, 125)])   // as the core truncates it
-            connection.sendPing(sent)
-            delivery.update { $0.pinged(sent) }
+            let end = outputStart + connection.output.readableBytes
+            guard let at = pingBoundary, at < end else {
+                connection.sendPing(sent)
+                return delivery.update { $0.pinged(sent) }
+            }
+            let length = connection.insertPing(sent, at: at - outputStart)
+            delivery.update {
+                $0.inserted(length, at: at)
+                $0.pinged(sent, before: $0.records(upTo: at))
+            }
         }
         flush()
+    }
+
+    /// Where a frame can go ahead of those not written yet: the client keeps
+    /// whole frames from the first not acknowledged, the server follows the
+    /// end of the frame being written (`tracksFrames`); nil: not known.
+    private var pingBoundary: Int? {
+        // TLS holds a record of the last write that would block: those bytes go first.
+        let after = delivery.account.written + stream.heldBytes
+        if recoversUnsent { return kept.boundary(from: kept.released, after: after, in: connection) }
+        return frameEnd.map { kept.boundary(from: $0, after: after, in: connection, outputStart: outputStart) }
+    }
+
+    /// The server: the end of the frame being written, followed from the
+    /// first byte written (`pingsAhead`), for `sendPing`.
+    private var frameEnd: Int?
+
+    /// The server's pings go ahead of queued frames (its keepalive is on):
+    /// the frame boundaries are followed from now on, when nothing is written yet.
+    func pingsAhead() {
+        if !recoversUnsent && delivery.account.written == 0 { frameEnd = 0 }
     }
 
     /// After the channel ended: every data message still kept, in order,
@@ -562,10 +594,26 @@ final class WebSocketChannel {
             return result
         }
         if case .bytes(let n) = result {
+            if let end = frameEnd { frameEnd = frameEnd(from: end, written: delivery.account.written + n) }
             if !recoversUnsent { connection.consumeOutput(n) }
             delivery.wrote(n)
         }
         return result
+    }
+
+    /// The server's output before `consumeOutput`: the frames that start
+    /// before `written` (the frame-stream offset written after this write),
+    /// from `end`, a frame boundary.
+    private func frameEnd(from end: Int, written: Int) -> Int {
+        let start = delivery.account.written   // the output's first byte
+        return connection.withOutput { all in
+            var end = end
+            while end < written, end - start < all.count,
+                  let length = KeptFrames.frameLength(at: UnsafeRawBufferPointer(rebasing: all[(end - start)...])) {
+                end += length
+            }
+            return end
+        }
     }
 
     /// The peer is gone (a failed write, a hang-up or error from poll): what

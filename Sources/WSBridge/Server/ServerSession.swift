@@ -177,10 +177,12 @@ public final class ServerSession: SessionDriver {
     /// 1001 it may never read, and reported as client_disconnected.
     private func startKeepAlive(_ client: ServerClient) {
         guard let interval = options.pingIntervalNanos, let channel = client.channel, channel.isOpen else { return }
+        channel.pingsAhead()
         let keepAlive = KeepAlive(
             scheduler: loop, intervalNanos: interval, timeoutNanos: options.pingTimeoutNanos ?? interval,
             sendPing: { [weak channel] payload in channel?.sendPing(payload) },
-            onDead: { [unowned self, unowned client] in self.clientSilent(client) })
+            onDead: { [unowned self, unowned client] in self.clientSilent(client) },
+            progress: { [weak channel] in channel?.progressMark() })
         client.keepAlive = keepAlive
         keepAlive.start()
     }
