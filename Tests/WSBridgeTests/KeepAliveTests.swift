@@ -31,11 +31,12 @@ final class KeepAliveTests: XCTestCase {
         mark.unacknowledged = -10   // its TCP acknowledged 10 bytes meanwhile
         clock.advance(by: 50 * ms)
         XCTAssertEqual(deaths, 0, "it took something: as long again")
-        mark.read += 1   // it sent something
+        mark.written += 100   // more could be written: its TCP took more
         clock.advance(by: 50 * ms)
         XCTAssertEqual(deaths, 0)
+        mark.read += 1   // it sent something: no pong, and no progress toward one
         clock.advance(by: 50 * ms)
-        XCTAssertEqual(deaths, 1, "nothing for a whole timeout: dead")
+        XCTAssertEqual(deaths, 1, "nothing taken for a whole timeout: dead")
     }
 
     func testPingsEveryIntervalWithACountingPayload() {

@@ -2,10 +2,11 @@ import WSTransport
 
 /// --ping-interval / --ping-timeout (wspipe(1): RECONNECT AND REPLAY): sends a ping every interval and
 /// declares the connection dead when the pong to *our* ping (same payload,
-/// RFC 6455 §5.5.3) does not come back within the timeout, counted as
-/// --close-timeout is, from the peer's last progress (`progress`: bytes its
-/// TCP acknowledged or it sent): a slow but healthy peer that reads
-/// megabytes queued before the pong it owes is not cut off (issue 33).
+/// RFC 6455 §5.5.3) does not come back within the timeout, counted from
+/// the peer's last progress through what was sent before the ping
+/// (`progress`: bytes its TCP acknowledged): a slow but healthy peer that
+/// reads megabytes queued before the pong it owes is not cut off (issue
+/// 33). What it sends meanwhile is no pong: it does not count.
 /// Unsolicited pongs and pongs to older pings clear nothing. The pong to our
 /// ping says how long the round trip took (`onRoundTrip`: --stats, the pong
 /// event, -w's rtt_last).
@@ -84,11 +85,11 @@ final class KeepAlive {
         deadline = scheduler.schedule(afterNanos: timeoutNanos) { [weak self] in self?.deadlineReached() }
     }
 
-    /// No pong within the timeout: dead, unless the peer took or sent
+    /// No pong within the timeout: dead, unless the peer's TCP took
     /// something meanwhile; then it has as long again.
     private func deadlineReached() {
         deadline = nil
-        if let before = markAtDeadline, let now = progress(), now.moved(since: before) { return armDeadline() }
+        if let before = markAtDeadline, let now = progress(), now.took(since: before) { return armDeadline() }
         stop()
         onDead()
     }

@@ -485,7 +485,13 @@ final class WebSocketChannel {
 
         /// The peer took (acknowledged) or sent something since `earlier`.
         func moved(since earlier: ProgressMark) -> Bool {
-            read != earlier.read || written != earlier.written || unacknowledged < earlier.unacknowledged
+            read != earlier.read || took(since: earlier)
+        }
+
+        /// The peer's TCP took something since `earlier`: it acknowledged
+        /// bytes, so more could be written.
+        func took(since earlier: ProgressMark) -> Bool {
+            written != earlier.written || unacknowledged < earlier.unacknowledged
         }
     }
 
