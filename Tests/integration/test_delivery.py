@@ -445,8 +445,13 @@ def test_a_forced_end_reports_what_was_never_written_as_not_sent(spawn, sink):
     acknowledged is unconfirmed (exit status 6 before the signal's 143), what
     it never wrote is not sent. The sink then reads everything its kernel
     got: the lines reported as not sent are exactly the ones it never got,
-    and every line wspipe took from stdin is either read or reported."""
-    s = sink([{"stall_after": 300, "stall_for": 4}], rcvbuf=RCVBUF)
+    and every line wspipe took from stdin is either read or reported.
+
+    The sink reads nothing more until wspipe has exited (it used to resume
+    after 4 s: on a busy machine the signal came later than that, the sink
+    drained wspipe's output within the close timeout, and nothing was left
+    not sent, which the test took for a failure of wspipe's: issue 30)."""
+    s = sink([{"stall_after": 300, "stall_for": "cue"}], rcvbuf=RCVBUF)
     proc = spawn(["--events", "--stats", "--close-timeout", "300ms", s.url()], stdin=None, close_stdin=False)
     fed = [0]
 
@@ -460,9 +465,16 @@ def test_a_forced_end_reports_what_was_never_written_as_not_sent(spawn, sink):
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
-    helpers.wait_until_stalled(lambda: fed[0], 200_000)   # wspipe stopped reading stdin: everything is full
+    # wspipe stopped reading stdin: everything is full (the sink's buffer,
+    # wspipe's socket, some of its output, the pipe). A stall before that
+    # much was fed is wspipe descheduled, not full: wait on.
+    full = (RCV_WINDOW + SOCKET_BUFFER + (64 << 10) + (64 << 10)) // LINE_BYTES
+    deadline = time.monotonic() + TIMEOUT
+    while helpers.wait_until_stalled(lambda: fed[0], 200_000) < full:
+        assert time.monotonic() < deadline, f"wspipe read only {fed[0]} lines"
     proc.signal(signal.SIGTERM)
     res = proc.finish(TIMEOUT)
+    open(os.path.join(s.dir, "cue-0-resume"), "w").close()
     assert res.code == 143, res
     deadline = time.monotonic() + TIMEOUT
     while not any(e["ev"] in ("eof", "close", "error") for e in read_connection(s.dir, 0)[1]):
