@@ -10,9 +10,9 @@
 public protocol KernelQueue: AnyObject {
     /// Called once when the connection starts carrying frames: the offsets
     /// count from here. True when the kernel stamps acknowledgements and
-    /// arrivals (Linux SO_TIMESTAMPING), false where it cannot (another
-    /// system, a Unix socket, WSPIPE_KERNEL_TIMESTAMPS=0).
-    func start() -> Bool
+    /// arrivals (Linux SO_TIMESTAMPING; `stamps`: wanted), false where it
+    /// cannot (another system, a Unix socket, WSPIPE_KERNEL_TIMESTAMPS=0).
+    func start(stamps: Bool) -> Bool
     /// Transport bytes written since `start`.
     var bytesWritten: Int { get }
     /// Bytes written that the peer's TCP has not acknowledged (SIOCOUTQ;

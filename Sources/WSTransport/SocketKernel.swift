@@ -46,11 +46,11 @@ struct SocketKernel {
         #endif
     }
 
-    mutating func start() -> Bool {
+    mutating func start(stamps wanted: Bool) -> Bool {
         #if os(Linux)
         let unacknowledged = SocketQueue.unacknowledgedBytes(fd) ?? 0
         if let info = Self.tcpInfo(fd) { writtenBefore = info.acknowledged + unacknowledged }
-        guard Self.stampsAllowed, Self.isTCP(fd) else { return false }
+        guard wanted, Self.stampsAllowed, Self.isTCP(fd) else { return false }
         let flags = Self.txAck | Self.software | Self.optID | Self.tsOnly | Self.rxSoftware
         if setIntOption(fd, SOL_SOCKET, Self.soTimestamping, flags | Self.optIDTCP) {
             keyOrigin = 0

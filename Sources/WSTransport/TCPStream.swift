@@ -31,9 +31,9 @@ public final class TCPStream: ByteStream {
 
     // MARK: KernelQueue
 
-    public func start() -> Bool {
+    public func start(stamps: Bool) -> Bool {
         bytesWritten = 0
-        return kernel.start()
+        return kernel.start(stamps: stamps)
     }
 
     public func unacknowledgedBytes() -> Int? { SocketQueue.unacknowledgedBytes(fd) }

@@ -131,9 +131,9 @@ public final class TLSStream: ByteStream {
 
     // MARK: KernelQueue (the transport's bytes are the TLS records)
 
-    public func start() -> Bool {
+    public func start(stamps: Bool) -> Bool {
         io.written = 0
-        return io.kernel.start()
+        return io.kernel.start(stamps: stamps)
     }
 
     public var bytesWritten: Int { io.written }

@@ -15,7 +15,7 @@ final class ScriptedKernel: KernelQueue {
     var window: (acknowledged: Int, window: Int)?
     private(set) var asked = 0
 
-    func start() -> Bool { stamps }
+    func start(stamps wanted: Bool) -> Bool { stamps && wanted }
 
     func unacknowledgedBytes() -> Int? {
         asked += 1

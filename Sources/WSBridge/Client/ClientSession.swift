@@ -225,7 +225,7 @@ public final class ClientSession: SessionDriver {
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
                                        compression: opened.compression, leftover: opened.leftover,
-                                       loop: loop) { [session = unretainedSelf] event in
+                                       tunneled: opened.tunneled, loop: loop) { [session = unretainedSelf] event in
             session.use { $0.channelEvent(event) }
         }
         self.channel = channel

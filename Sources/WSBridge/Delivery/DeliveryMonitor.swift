@@ -29,9 +29,10 @@ final class DeliveryMonitor {
         self.scheduler = scheduler
     }
 
-    /// The connection starts carrying frames.
-    func start() {
-        if kernel.start() { account.startExact() }
+    /// The connection starts carrying frames. `stamps`: the kernel's stamps
+    /// are wanted (not through a proxy, whose TCP is no server's).
+    func start(stamps: Bool = true) {
+        if kernel.start(stamps: stamps) { account.startExact() }
         sampleWindow()
     }
 

@@ -85,8 +85,10 @@ final class WebSocketChannel {
 
     /// `compression`: the permessage-deflate parameters the handshake agreed on.
     /// `leftover`: what arrived right after the handshake, read at `start`.
+    /// `tunneled`: through a proxy, whose TCP acknowledges for the server:
+    /// the kernel's stamps would say nothing of it (the bound is used).
     init(stream: ByteStream, role: Role, maxMessageSize: Int, compression: DeflateParameters? = nil,
-         leftover: [UInt8] = [], loop: EventLoop, handler: @escaping (Event) -> Void) {
+         leftover: [UInt8] = [], tunneled: Bool = false, loop: EventLoop, handler: @escaping (Event) -> Void) {
         self.stream = stream
         self.leftover = leftover
         self.loop = loop
@@ -97,7 +99,7 @@ final class WebSocketChannel {
         self.delivery = DeliveryMonitor(kernel: stream, scheduler: loop)
         let (bound, overflow) = maxMessageSize.addingReportingOverflow(8 << 20)
         self.outputHighWater = overflow ? Int.max : bound
-        delivery.start()
+        delivery.start(stamps: !tunneled)
         delivery.canLookAtInput = { [unowned self] in self.inputMayBeLookedAt }
         delivery.readSoon = { [unowned self] in self.readSoon() }
         if recoversUnsent { delivery.release = { [unowned self] in self.kept.apply($0, in: &self.connection) } }
