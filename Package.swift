@@ -1,7 +1,12 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The wspipe authors (LICENSE).
 // wspipe: stdin/stdout <-> WebSocket bridge for JSON protocols.
 // No package dependencies: C libraries come from the system through
 // systemLibrary targets (OpenSSL for TLS and SHA-1, zlib for deflate).
+// The version is not here (a manifest has none: a package's version is its
+// git tag, vVERSION): it is written once, in Sources/WSCLI/Flags/Version.swift,
+// and packaging/release.sh refuses a tag that does not match it.
 import PackageDescription
 
 // Release builds skip the run-time exclusivity checks: the event loop is

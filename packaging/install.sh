@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs wspipe from this release directory (README, "Install a release"):
+# Installs wspipe from this release directory (README, "Install"):
 #   PREFIX/bin/wspipe                                   the program (one static executable)
 #   PREFIX/share/man/man1/wspipe.1                      man wspipe
 #   PREFIX/share/bash-completion/completions/wspipe     bash completion

@@ -132,3 +132,14 @@ def tls_cert(tmp_path_factory) -> str:
 def tls_cert_other(tmp_path_factory) -> str:
     """Directory with cert.pem/key.pem for CN/SAN other.example (wrong host)."""
     return helpers.make_cert(str(tmp_path_factory.mktemp("tls-other")), "other.example")
+
+
+@pytest.fixture(scope="session")
+def release(wspipe_bin, tmp_path_factory):
+    """The release folder packaging/release.sh makes of the binary under test
+    (release_folder.py): made once for the packaging and release tests."""
+    import release_folder
+    missing = release_folder.missing_tools()
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (Tests/run installs them with apt-get when it can)")
+    return release_folder.make_release(wspipe_bin, tmp_path_factory.mktemp("release"))
