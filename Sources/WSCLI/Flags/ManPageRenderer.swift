@@ -118,20 +118,26 @@ public enum ManPageRenderer {
     }
 
     /// Where a flag is refused, for the reader of the man page; nil when it
-    /// works in every mode.
+    /// works in every mode (and for the flags of --check itself, whose
+    /// section says where they work).
     static func sentence(_ modes: FlagModes) -> String? {
-        if modes == .all { return nil }
-        if modes.isDisjoint(with: .servers) {
-            return modes.contains(.client) ? "Client mode only: refused with --listen."
-                : "Interactive mode only: refused in a pipe and with --listen."
+        if modes == .check { return nil }
+        let check = modes.contains(.check)
+        let stdio = modes.subtracting(.check)
+        if stdio == .all { return check ? nil : "Refused with --check, which would ignore it." }
+        if stdio.isDisjoint(with: .servers) {
+            if !stdio.contains(.client) { return "Interactive mode only: refused in a pipe, with --listen and with --check." }
+            return check ? "Client mode and --check only: refused with --listen." : "Client mode only: refused with --listen and --check."
         }
-        if modes.isDisjoint(with: .clients) {
-            return modes.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
+        if stdio.isDisjoint(with: .clients) {
+            return stdio.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
         }
         var not: [String] = []
-        if !modes.contains(.interactive) { not.append("in interactive mode") }
-        if !modes.contains(.exec) { not.append("with --exec") }
-        return "Refused " + not.joined(separator: " and ") + ", which would ignore it."
+        if !stdio.contains(.interactive) { not.append("in interactive mode") }
+        if !stdio.contains(.exec) { not.append("with --exec") }
+        if !check { not.append("with --check") }
+        let list = not.count > 2 ? not.dropLast().joined(separator: ", ") + " and " + not.last! : not.joined(separator: " and ")
+        return "Refused " + list + ", which would ignore it."
     }
 
     static let description = [
