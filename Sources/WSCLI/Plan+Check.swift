@@ -20,19 +20,15 @@ extension Plan {
         if o.harCredentials && !c.scripts.contains(where: { $0.format == .har }) {
             throw UsageError("--har-credentials: none of the --check files is a HAR file")
         }
+        for script in c.scripts where o.url == nil && script.requests.contains(where: { $0?.url == nil }) {
+            throw UsageError("--check \(script.path): the recording holds no URL (no connected event); give the server's URL")
+        }
         // One cookie jar and one -w for the run: the options of the first
         // connection, made again for every other one's URL and request.
-        let first = c.scripts.first?.requests.first ?? nil
-        let base = try clientOptions(o, environment, recorded: first)
+        let base = try clientOptions(o, environment, recorded: c.scripts.first?.requests.first ?? nil)
         for script in c.scripts {
             var connections: [ClientOptions] = []
-            for request in script.requests {
-                guard o.url != nil || request?.url != nil else {
-                    throw UsageError("--check \(script.path): the recording holds no URL (no connected event); "
-                                     + "give the server's URL")
-                }
-                connections.append(try retarget(base, to: request, o, environment))
-            }
+            for request in script.requests { connections.append(try retarget(base, to: request, o, environment)) }
             c.connections.append(connections)
         }
         c.timeoutNanos = o.checkTimeoutNanos

@@ -183,8 +183,8 @@ public struct Flag: Sendable {
         rules.compactMap { if case .conflicts(let other) = $0 { other } else { nil } }
     }
 
-    /// Refused with --listen.
-    public var clientOnly: Bool { modes.isDisjoint(with: .servers) }
+    /// Works with a URL (client or interactive mode) and is refused with --listen.
+    public var clientOnly: Bool { !modes.isDisjoint(with: .clients) && modes.isDisjoint(with: .servers) }
     /// Refused without --listen.
     public var serverOnly: Bool { modes.isSubset(of: .servers) }
 

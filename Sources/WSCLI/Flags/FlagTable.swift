@@ -1133,6 +1133,12 @@ public let flagTable: [Flag] = [
                 unconfirmed_lines and not_sent_lines). See RECONNECT AND REPLAY. \
                 With --reply, an unreplied event lists the values no reply came for.
                 """,
+                """
+                Each reply matched to its request (--reply, the one-shot rule, --check) is a reply event with \
+                ms, the time since the request went out, and its key (its --reply value) or, with --check, \
+                the recording's file and line. --check adds a check event for each recording, with file, \
+                result (passed or failed), time_ms and, when it failed, line, path and reason.
+                """,
             ],
             apply: { $0.events = true }),
     .toggle("stats", nil, .output,
@@ -1145,6 +1151,11 @@ public let flagTable: [Flag] = [
                 that left were never sent), unconfirmed (taken by a connection and never confirmed, \
                 see RECONNECT AND REPLAY; in server mode, by clients that left) and unconfirmed_lines \
                 (the stdin lines of each report, as [first, last] pairs).
+                """,
+                """
+                When replies were matched to their requests (--reply, the one-shot rule, --check), \
+                reply_ms holds their latencies in milliseconds: {"count":N,"p50":..,"p90":..,"p99":..,"max":..}, \
+                from a histogram of fixed size, each percentile within 1%.
                 """,
             ],
             apply: { $0.stats = true }),

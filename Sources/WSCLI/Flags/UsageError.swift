@@ -70,7 +70,7 @@ extension UsageError {
         if mode == .check {
             return UsageError("--\(flag.long) does nothing with --check (the recordings say what is sent and expected)")
         }
-        if flag.modes == .check { return requires(flag.long, "check") }
+        if flag.modes == .check { return flag.long == "check" ? conflict("listen", "check") : requires(flag.long, "check") }
         switch mode {
         // (A `where` binds to the one pattern before it: each pattern has its own.)
         case .server where flag.clientOnly, .exec where flag.clientOnly:
