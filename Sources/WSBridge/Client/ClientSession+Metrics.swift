@@ -25,7 +25,7 @@ extension ClientSession {
     /// for --stats and -w, told as a reply event, shown beside it interactively.
     func replied(_ reply: ReplyTracker.Reply) {
         shell.stats.replyLatency.record(nanos: reply.nanos)
-        shell.events.emit(EventLine.reply(nanos: reply.nanos, key: reply.key))
+        shell.events.emit(EventLine.reply(nanos: reply.nanos, key: reply.key), recorded: false)
         observer?.replied(reply.nanos)
     }
 

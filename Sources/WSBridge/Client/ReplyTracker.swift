@@ -162,8 +162,10 @@ struct ReplyTracker {
             return latency.replied(serial: serial, key: key, now: now())
         }
         otherArrivals += 1
-        // The default rule counts this arrival as the reply to the oldest message sent without a key.
-        guard explicitPath == nil, otherArrivals <= sentWithoutKey else { return nil }
+        // Without a key, only an exact echo is known to answer a message (the
+        // oldest sent without a key): the count the default rule keeps is a
+        // guess for closing, which a push or a greeting would fool.
+        guard explicitPath == nil, lastWasEcho else { return nil }
         return latency.repliedWithoutKey(now: now())
     }
 
@@ -324,10 +326,10 @@ struct ReplyTracker {
 
 /// When the requests still owed a reply went out (wspipe(1): --stats
 /// reply_ms), kept beside `ReplyTracker`'s matching rule, which only says
-/// which request a reply answers: by its key's serial, or, under the default
-/// rule, the oldest of those sent without a key. Bounded: keyed requests are
-/// at most those owed; those without a key at most `ReplyTracker.trackedIDs`
-/// per connection (later ones are not measured).
+/// which request a reply answers: by its key's serial, or, for an echo, the
+/// oldest of those sent without a key. Bounded: keyed requests are at most
+/// those owed; those without a key at most `ReplyTracker.trackedIDs` per
+/// connection (later ones are not measured).
 struct ReplyLatency {
     private var keyed: [Int: Int64] = [:]
     private var withoutKey: [Int64] = []

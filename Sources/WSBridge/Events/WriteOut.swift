@@ -117,7 +117,7 @@ public enum WriteOutVariable: String, CaseIterable, Sendable {
         case .bytes_out: return "The payload bytes of the messages sent."
         case .reconnects: return "Connections after the first."
         case .rtt_last: return "The round trip of the last --ping-interval ping, in seconds (0 without one)."
-        case .time_reply_p50: return "The median reply latency, in seconds: replies matched by --reply, the one-shot rule or --check, each from its request (0 without any)."
+        case .time_reply_p50: return "The median reply latency, in seconds: replies matched by --reply, by the one-shot rule (an id, an echo) or by --check, each from its request (0 without any)."
         case .time_reply_p90: return "The 90th percentile of the reply latencies, in seconds."
         case .time_reply_p99: return "The 99th percentile of the reply latencies, in seconds."
         case .time_reply_max: return "The longest reply latency, in seconds."

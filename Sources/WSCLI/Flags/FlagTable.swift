@@ -863,7 +863,7 @@ public let flagTable: [Flag] = [
          help: "After the last message a recorded connection expects, watch this long for messages the recording does not have.",
          category: .check, defaultValue: "100ms", modes: .check,
          doc: [
-             "Such a message fails the check, unless --allow-extra names its type. With 0 the connection closes at once.",
+             "Such a message fails the check, unless --allow-extra names its type. With 0 the connection closes as soon as the last one expected has come.",
          ],
          apply: { o, v throws(UsageError) in o.checkSettleNanos = try FlagValue.duration("check-settle", v) }),
     Flag(long: "ignore", valueName: "KEYPATH",
@@ -928,8 +928,8 @@ public let flagTable: [Flag] = [
          doc: [
              """
              A latency budget for CI: with --check every reply the recordings expect counts, in client mode \
-             every reply --reply or the one-shot rule matched (see --linger). A run that measured no reply \
-             fails too.
+             every reply --reply or the one-shot rule matched by an id or an echo (see --linger). A run that \
+             measured no reply fails too.
              """,
          ],
          apply: { o, v throws(UsageError) in o.maxReplyP99Nanos = try FlagValue.positiveDuration("max-reply-p99", v) }),
@@ -1134,8 +1134,8 @@ public let flagTable: [Flag] = [
                 With --reply, an unreplied event lists the values no reply came for.
                 """,
                 """
-                Each reply matched to its request (--reply, the one-shot rule, --check) is a reply event with \
-                ms, the time since the request went out, and its key (its --reply value) or, with --check, \
+                Each reply matched to its request (by --reply, by the one-shot rule's id or an echo, by --check) \
+                is a reply event with ms, the time since the request went out, and its key (its --reply value) or, with --check, \
                 the recording's file and line. --check adds a check event for each recording, with file, \
                 result (passed or failed), time_ms and, when it failed, line, path and reason.
                 """,
@@ -1153,8 +1153,8 @@ public let flagTable: [Flag] = [
                 (the stdin lines of each report, as [first, last] pairs).
                 """,
                 """
-                When replies were matched to their requests (--reply, the one-shot rule, --check), \
-                reply_ms holds their latencies in milliseconds: {"count":N,"p50":..,"p90":..,"p99":..,"max":..}, \
+                When replies were matched to their requests (by --reply, by the one-shot rule's id or an echo, \
+                by --check), reply_ms holds their latencies in milliseconds: {"count":N,"p50":..,"p90":..,"p99":..,"max":..}, \
                 from a histogram of fixed size, each percentile within 1%.
                 """,
             ],

@@ -96,8 +96,8 @@ extension ManPageRenderer {
             + "out is its latency. --stats adds reply_ms (count, p50, p90, p99 and max, in milliseconds, kept "
             + "in a histogram of fixed size to within 1%), -w has time_reply_p50, time_reply_p90, time_reply_p99 "
             + "and time_reply_max, and --events a reply event for each, with its ms, file and line. The same is "
-            + "measured in client mode for every reply --reply or the one-shot rule (--linger) matches, and the "
-            + "interactive mode shows it beside the reply. --repeat N checks everything N times and reports the "
+            + "measured in client mode for every reply --reply matches, or the one-shot rule (--linger) by its "
+            + "\"id\" or as an echo of the message sent, and the interactive mode shows it beside the reply. --repeat N checks everything N times and reports the "
             + "percentiles of all runs before the summary; --max-reply-p99 fails the run (exit 8) when the 99th "
             + "percentile is above it. For example:",
     ]

@@ -314,8 +314,8 @@ public enum ManPageRenderer {
             + "without the time). Text that is "
             + "not JSON is shown as a quoted JSON string after text (the first time, a note suggests -t), and a "
             + "binary message as its size and its first bytes in hex. Whatever a peer sends, what would act on "
-            + "the terminal is shown escaped. A message that is the reply to one sent (matched by --reply, or the "
-            + "one-shot rule: see --linger) ends with the time it took, (reply in 12.3 ms).",
+            + "the terminal is shown escaped. A message that is the reply to one sent (matched by --reply, or by the "
+            + "one-shot rule's \"id\" or as an echo: see --linger) ends with the time it took, (reply in 12.3 ms).",
         "Each line typed is one message, as a stdin line would be: JSON by default, with the {\"$text\":...} "
             + "and {\"$binary\":...} envelopes; as it is with --text or --binary. "
             + "A line that is not valid JSON is not sent: the error shows under it, whole, naming the line and column, "
