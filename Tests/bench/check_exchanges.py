@@ -91,7 +91,7 @@ def main() -> None:
         print(f"{args.exchanges} exchanges, server answer delay {args.delay} ms, wspipe {args.wspipe}")
         for run in range(args.runs):
             start = time.monotonic()
-            result = subprocess.run([args.wspipe, "--check", path, "--events", "--route", "$event=stderr"],
+            result = subprocess.run([args.wspipe, "--check", path, "--events"],
                                     capture_output=True, text=True)
             wall = time.monotonic() - start
             replies = [json.loads(l) for l in result.stderr.splitlines() if l.startswith('{"$event":"reply"')]

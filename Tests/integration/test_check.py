@@ -330,3 +330,26 @@ def test_replay_plays_a_har_file(chat, run, tmp_path):
     result = run(["--replay", str(path), "--max-messages", "2"])
     assert result.code == 0, str(result)
     assert [json.loads(l)["type"] for l in result.lines] == ["welcome", "joined"]
+
+
+def test_one_fresh_connection_per_recorded_connection(chat, run, tmp_path):
+    def connection(number: int, room: str) -> list[dict]:
+        return [
+            {"t_ms": number, "dir": "event", "conn": number,
+             "msg": {"$event": "connected", "url": chat.url, "attempt": number}},
+            {"t_ms": number, "dir": "in", "conn": number, "msg": {"type": "welcome", "session": "${any}", "motd": "hi"}},
+            {"t_ms": number, "dir": "out", "conn": number, "msg": {"type": "join", "room": room, "name": f"u{number}"}},
+            {"t_ms": number, "dir": "in", "conn": number,
+             "msg": {"type": "joined", "room": {"name": room, "topic": "general chat", "users": 1}, "you": f"u{number}",
+                     "ts": "${number}"}},
+        ]
+    recording = write_recording(tmp_path / "two.ndjson", connection(1, "first") + connection(2, "second"))
+    result = run(["--check", recording, "--events"])
+    assert result.code == 0, str(result)
+    assert "PASS " + recording + " (2 connections, 6 messages," in result.stderr
+    assert len(events(result.stderr, "connected")) == 2
+    assert len([item for item in list(chat.ws.log.q.queue) if item[0] == "request"]) == 2
+    # Each closed by wspipe once its check was over, before the next one opened.
+    kinds = [e["$event"] for e in events(result.stderr) if e["$event"] in ("connected", "disconnected")]
+    assert kinds == ["connected", "disconnected", "connected", "disconnected"]
+    assert [e["by"] for e in events(result.stderr, "disconnected")] == ["client", "client"]

@@ -42,6 +42,10 @@ public struct CheckScript: Sendable {
     public init(path: String, recording: Recording, allowExtra: [String], typeKey: [String]) throws(RecordingError) {
         self.path = path
         format = recording.format
+        if recording.entries.contains(where: { $0.event == "client_connected" }) {
+            throw RecordingError(line: 0, reason: "a server's recording (--listen --record): --check plays what a "
+                                 + "client sent and compares what it received")
+        }
         var captures: Set<String> = []
         var connections: [ConnectionScript] = []
         let skippedTypes = Set(allowExtra.map { Array($0.utf8) })

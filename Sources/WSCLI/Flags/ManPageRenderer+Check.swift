@@ -30,7 +30,9 @@ extension ManPageRenderer {
             + "--check-timeout. Every message that comes is compared with the one the recording expects there. "
             + "After the last one, wspipe watches --check-settle more for messages the recording does not have, "
             + "then closes (with --close-code). A recorded connection the server ended with a Close (other "
-            + "than 1001) expects that Close, with its code. A message of a type --allow-extra names is "
+            + "than 1001) expects that Close, with its code. The messages wspipe had made from flags (\"src\": "
+            + "answers, heartbeats, on-connect messages) are sent again where they were, like the others. A "
+            + "message of a type --allow-extra names is "
             + "skipped wherever it comes, and those of the recording are not awaited. With --check-order any, "
             + "the messages expected between two sent ones may come in any order.",
         "JSON messages are compared as values: the order of keys, the whitespace and the spelling of numbers "
