@@ -99,7 +99,8 @@ public enum ManPageRenderer {
         if let valueName = flag.valueName { tag += " " + Roff.italic(valueName) }
         page.tagged(tag)
         page.text(flag.fullHelp)
-        if let modes = sentence(flag.modes) { page.text(modes) }
+        // (--check is the mode itself.)
+        if let modes = sentence(flag.modes), flag.long != "check" { page.text(modes) }
         for rule in flag.rules { if let text = sentence(rule) { page.text(text) } }
         for block in flag.doc {
             switch block {
@@ -121,10 +122,9 @@ public enum ManPageRenderer {
     }
 
     /// Where a flag is refused, for the reader of the man page; nil when it
-    /// works in every mode (and for the flags of --check itself, whose
-    /// section says where they work).
+    /// works in every mode.
     static func sentence(_ modes: FlagModes) -> String? {
-        if modes == .check { return nil }
+        if modes == .check { return "Needs --check." }
         let check = modes.contains(.check)
         let stdio = modes.subtracting(.check)
         if stdio == .all { return check ? nil : "Refused with --check, which would ignore it." }
