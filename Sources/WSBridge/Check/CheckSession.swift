@@ -101,7 +101,8 @@ public final class CheckSession: SessionDriver {
         let client = self.client
         shell.events.emit(EventLine.connecting(url: client.url.display, attempt: attempts))
         log.info("\(place): connecting to \(client.url.display)")
-        let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log, childErrors: { nil })
+        let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log,
+                                        childErrors: { [unowned self] in try? self.shell.output.routes.inheritedDestination(.stderr) })
         connector.onResponse = { [unowned self] status in self.metrics.httpCode = status }
         phase = .connecting(connector)
         connector.start { [unowned self] result in
