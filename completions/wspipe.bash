@@ -21,7 +21,7 @@ _wspipe() {
         cur=${cur#*=}
     fi
     case $prev in
-        --header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file|--record|--replay)
+        --header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file|--record|--replay|--check|--junit)
             compopt -o filenames 2>/dev/null
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             _wspipe_prefix "$prefix"
@@ -34,16 +34,20 @@ _wspipe() {
             mapfile -t COMPREPLY < <(compgen -W 'report ignore' -- "$cur")
             _wspipe_prefix "$prefix"
             return 0 ;;
+        --check-order)
+            mapfile -t COMPREPLY < <(compgen -W 'recorded any' -- "$cur")
+            _wspipe_prefix "$prefix"
+            return 0 ;;
         --generate)
             mapfile -t COMPREPLY < <(compgen -W 'man bash zsh fish' -- "$cur")
             _wspipe_prefix "$prefix"
             return 0 ;;
-        -H|--header|--header-command|--origin|--user-agent|--protocol|--connect-timeout|--proxy|--proxy-user|--noproxy|--max-message-size|--max-redirs|--user|--history-size|--type-key|--route|--max-messages|--close-timeout|--linger|--reply|--until|--idle-timeout|--rate|--close-code|--ping-interval|--ping-timeout|--backoff|--jitter|--max-retries|--queue-limit|--on-connect|--on-reconnect|--capture|--ack|--ack-timeout|--answer|--heartbeat|--heartbeat-interval|--heartbeat-timeout|--wrap|--replay-speed|--listen|--exec|--send-timeout|--max-clients|--max-programs|--allow-origin|-w|--write-out)
+        -H|--header|--header-command|--origin|--user-agent|--protocol|--connect-timeout|--proxy|--proxy-user|--noproxy|--max-message-size|--max-redirs|--user|--history-size|--type-key|--route|--max-messages|--close-timeout|--linger|--reply|--until|--idle-timeout|--rate|--close-code|--ping-interval|--ping-timeout|--backoff|--jitter|--max-retries|--queue-limit|--on-connect|--on-reconnect|--capture|--ack|--ack-timeout|--answer|--heartbeat|--heartbeat-interval|--heartbeat-timeout|--wrap|--replay-speed|--check-timeout|--check-settle|--ignore|--allow-extra|--repeat|--max-reply-p99|--listen|--exec|--send-timeout|--max-clients|--max-programs|--allow-origin|-w|--write-out)
             # A value only the user knows.
             return 0 ;;
     esac
     if [[ -z $prefix && $cur == -* ]]; then
-        mapfile -t COMPREPLY < <(compgen -W '--header -H --header-file --header-command --origin --user-agent --protocol --connect-timeout --proxy --proxy-user --proxy-user-file --noproxy --unix-socket --max-message-size --compress --location -L --max-redirs --location-downgrade --cookie --cookie-jar -c --user --user-file --ipv4 -4 --ipv6 -6 --insecure -k --cacert --cert --key --text -t --binary -b --nul -0 --no-line --binary-output --lenient --strict --interactive -i --history-size --no-status-line --type-key --route --route-errors --no-close -n --one-message -1 --max-messages --unidirectional -u --unidirectional-reverse -U --close-timeout --linger --reply --until --idle-timeout --rate --close-code --ping-interval --ping-timeout --backoff --jitter --max-retries --no-reconnect --wait --queue-limit --on-connect --on-connect-file --on-reconnect --capture --ack --ack-timeout --answer --heartbeat --heartbeat-interval --heartbeat-timeout --wrap --record --replay --replay-speed --listen --once --exec --relay --tag --send-timeout --max-clients --max-programs --allow-origin --events --stats --trace --write-out -w --help -h --version -V --generate --verbose -v --quiet -q' -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W '--header -H --header-file --header-command --origin --user-agent --protocol --connect-timeout --proxy --proxy-user --proxy-user-file --noproxy --unix-socket --max-message-size --compress --location -L --max-redirs --location-downgrade --cookie --cookie-jar -c --user --user-file --ipv4 -4 --ipv6 -6 --insecure -k --cacert --cert --key --text -t --binary -b --nul -0 --no-line --binary-output --lenient --strict --interactive -i --history-size --no-status-line --type-key --route --route-errors --no-close -n --one-message -1 --max-messages --unidirectional -u --unidirectional-reverse -U --close-timeout --linger --reply --until --idle-timeout --rate --close-code --ping-interval --ping-timeout --backoff --jitter --max-retries --no-reconnect --wait --queue-limit --on-connect --on-connect-file --on-reconnect --capture --ack --ack-timeout --answer --heartbeat --heartbeat-interval --heartbeat-timeout --wrap --record --replay --replay-speed --check --check-timeout --check-settle --ignore --check-order --allow-extra --junit --repeat --max-reply-p99 --har-credentials --listen --once --exec --relay --tag --send-timeout --max-clients --max-programs --allow-origin --events --stats --trace --write-out -w --help -h --version -V --generate --verbose -v --quiet -q' -- "$cur")
     fi
     return 0
 }

@@ -27,6 +27,9 @@ public enum App {
         case .client(let client, let policy, let bridge):
             return ClientSession(client: client, bridge: bridge, policy: policy,
                                  log: log(options), events: EventSink(enabled: options.events)).run()
+        case .check(let check, let bridge):
+            return CheckSession(options: check, bridge: bridge,
+                                log: log(options), events: EventSink(enabled: options.events)).run()
         case .server(let server, let bridge):
             return ServerSession(options: server, bridge: bridge,
                                  log: log(options), events: EventSink(enabled: options.events)).run()

@@ -13,6 +13,7 @@ enum Plan {
     case print(String)
     case client(ClientOptions, SessionPolicy, BridgeOptions)
     case server(ServerOptions, BridgeOptions)
+    case check(CheckOptions, BridgeOptions)
 
     /// A URL, `--listen` address or `--route` destination that does not
     /// parse, or a file that cannot be read, is a usage error.
@@ -31,7 +32,8 @@ enum Plan {
             if server.exec != nil { try execOnly(&bridge) }
             return .server(server, bridge)
         }
-        var client = try clientOptions(o, environment)
+        if !o.checks.isEmpty { return .check(try checkOptions(o, environment), bridge) }
+        var client = try clientOptions(o, environment, recorded: try replayedRequest(o, bridge.script.replay))
         client.interactive = try interactiveSettings(o, environment)
         if client.interactive != nil { interactiveOnly(&bridge) }
         return .client(client, try sessionPolicy(o), bridge)
@@ -156,13 +158,12 @@ enum Plan {
         return headers
     }
 
-    static func clientOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> ClientOptions {
-        let url: WebSocketURL
-        do {
-            url = try WebSocketURL(parsing: o.url ?? "")
-        } catch {
-            throw UsageError("\(error) (got '\(o.url ?? "")')")
-        }
+    /// `recorded`: how the recording played (--replay, --check) says the
+    /// connection was opened; the URL and what a HAR request holds are
+    /// taken from it where the command line does not say.
+    static func clientOptions(_ o: Options, _ environment: Environment,
+                              recorded: RecordedRequest? = nil) throws(UsageError) -> ClientOptions {
+        let url = try webSocketURL(o.url ?? recorded?.url ?? "", recorded: o.url == nil && recorded?.url != nil)
         var c = ClientOptions(url: url)
         c.headers = o.headers
         if let file = o.headerFile { c.headers += try OptionFiles.headers(fromFile: file) }
@@ -175,12 +176,24 @@ enum Plan {
         c.tls.caFile = o.cacert
         c.tls.certFile = o.cert
         c.tls.keyFile = o.key
-        var credentials = o.proxyUser
-        if let file = o.proxyUserFile { credentials = try OptionFiles.proxyUser(fromFile: file) }
-        c.route = try ProxySelection.route(for: url, o, credentials: credentials, environment: environment.variable)
+        c.route = try ProxySelection.route(for: url, o, credentials: try proxyCredentials(o), environment: environment.variable)
         c.compress = o.compress
         try curlHabits(o, environment, &c)
+        if let recorded { adopt(recorded, into: &c, o) }
         return c
+    }
+
+    static func webSocketURL(_ text: String, recorded: Bool) throws(UsageError) -> WebSocketURL {
+        do {
+            return try WebSocketURL(parsing: text)
+        } catch {
+            throw UsageError("\(error) (got '\(text)'\(recorded ? ", the recording's" : ""))")
+        }
+    }
+
+    static func proxyCredentials(_ o: Options) throws(UsageError) -> (user: String, password: String)? {
+        if let file = o.proxyUserFile { return try OptionFiles.proxyUser(fromFile: file) }
+        return o.proxyUser
     }
 
     /// -L, cookies, --user, -4/-6 and -w (wspipe(1): OPTIONS, Connection and
@@ -248,6 +261,7 @@ enum Plan {
         p.idleTimeoutNanos = o.idleTimeoutNanos
         p.lingerNanos = o.lingerNanos
         p.replyPath = o.replyPath
+        p.maxReplyP99Nanos = o.maxReplyP99Nanos
         return p
     }
 }

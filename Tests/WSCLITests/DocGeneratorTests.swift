@@ -136,7 +136,8 @@ final class DocGeneratorTests: XCTestCase {
     func testManPageSections() {
         let sections = man.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { $0.dropFirst(4) }
         XCTAssertEqual(sections, ["NAME", "SYNOPSIS", "DESCRIPTION", "\"LINES AND MESSAGES\"", "OPTIONS", "ROUTING",
-                                  "\"RECONNECT AND REPLAY\"", "\"SCRIPTED PEER\"", "TEMPLATES", "\"INTERACTIVE MODE\"",
+                                  "\"RECONNECT AND REPLAY\"", "\"SCRIPTED PEER\"", "TEMPLATES", "\"CHECKING A SERVER\"",
+                                  "\"INTERACTIVE MODE\"",
                                   "\"EXIT STATUS\"", "ENVIRONMENT",
                                   "EXAMPLES", "\"SEE ALSO\""])
         XCTAssertTrue(man.hasPrefix(".\\\" Generated from the flag table by `wspipe --generate man`"))
@@ -168,7 +169,8 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertTrue(man.contains("\nNeeds \\fB\\-\\-ack\\fR.\n"))
         XCTAssertTrue(man.contains("\nWith \\fB\\-\\-listen\\fR, needs \\fB\\-\\-key\\fR.\n"))
         XCTAssertTrue(man.contains("\nNot with \\fB\\-\\-strict\\fR.\n"))
-        XCTAssertTrue(man.contains("\nClient mode only: refused with \\fB\\-\\-listen\\fR.\n"))
+        XCTAssertTrue(man.contains("\nClient mode only: refused with \\fB\\-\\-listen\\fR and \\fB\\-\\-check\\fR.\n"))
+        XCTAssertTrue(man.contains("\nRefused with \\fB\\-\\-check\\fR, which would ignore it.\n"))
         // Option names inside help text are bold minus signs too.
         XCTAssertTrue(man.contains("replaced by its \\fB\\-\\-capture\\fR; repeat"))
     }
@@ -179,7 +181,7 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(flagTable.filter { !$0.doc.isEmpty }.count, 20)
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-jitter\\fR \\fIFRACTION\\fR\n"
                                    + "Vary each reconnect delay at random by up to this fraction either way (default: 0.2).\n"
-                                   + "Client mode only: refused with \\fB\\-\\-listen\\fR.\n"
+                                   + "Client mode and \\fB\\-\\-check\\fR only: refused with \\fB\\-\\-listen\\fR.\n"
                                    + ".IP\nWith 0.2, a delay of 10s becomes anything from 8s to 12s,"))
         XCTAssertTrue(man.contains("\n.IP\nDEST is one of:\n.RS\n.TP\n\\fBstdout, stderr\\fR\nThe standard streams.\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fBany other path\\fR\nA file, appended to, created if missing.\n.RE\n"))
@@ -347,7 +349,7 @@ final class DocGeneratorTests: XCTestCase {
     func testBashScriptShape() {
         XCTAssertTrue(bash.hasSuffix("\ncomplete -F _wspipe wspipe\n"))
         XCTAssertTrue(bash.contains("\n        --binary-output)\n            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- \"$cur\")\n"))
-        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file|--record|--replay)\n            compopt -o filenames"))
+        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file|--record|--replay|--check|--junit)\n            compopt -o filenames"))
     }
 
     func testBashSyntax() throws {

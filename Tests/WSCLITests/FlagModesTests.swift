@@ -21,6 +21,9 @@ final class FlagModesTests: XCTestCase {
             "jar": try temporaryFile(""),
             "recording": try temporaryFile(#"{"t_ms":1,"dir":"in","conn":1,"msg":{}}"# + "\n"
                                            + #"{"t_ms":2,"dir":"out","conn":1,"msg":{}}"# + "\n"),
+            "har": try temporaryFile(#"{"log":{"entries":[{"request":{"url":"wss://h.example/ws","headers":["#
+                                     + #"{"name":"Cookie","value":"sid=1"}]},"_webSocketMessages":["#
+                                     + #"{"type":"send","time":1,"opcode":1,"data":"{}"}]}]}}"#),
         ]
     }
 
@@ -33,7 +36,7 @@ final class FlagModesTests: XCTestCase {
     }
 
     /// The flags that decide the mode itself (tested on their own below).
-    private static let modeSwitches: Set<String> = ["listen", "exec", "interactive", "help", "version", "generate"]
+    private static let modeSwitches: Set<String> = ["listen", "exec", "interactive", "check", "help", "version", "generate"]
 
     /// A value other than the default for each flag, and what it needs
     /// given first (`before`) in the modes where it works.
@@ -126,6 +129,16 @@ final class FlagModesTests: XCTestCase {
         case "verbose": return ([], ["-v"])
         case "quiet": return ([], ["-q"])
         case "history-size": return ([], ["--history-size", "1M"])
+        case "check-timeout": return ([], ["--check-timeout", "2s"])
+        case "check-settle": return ([], ["--check-settle", "1s"])
+        case "ignore": return ([], ["--ignore", "items.*.ts"])
+        case "check-order": return ([], ["--check-order", "any"])
+        case "allow-extra": return ([], ["--allow-extra", "heartbeat"])
+        case "junit": return ([], ["--junit", "report.xml"])
+        case "repeat": return ([], ["--repeat", "3"])
+        case "max-reply-p99": return ([], ["--max-reply-p99", "250ms"])
+        case "har-credentials": return (mode == .check ? ["--check", files["har"]!] : ["--replay", files["har"]!],
+                                        ["--har-credentials"])
         case "no-status-line": return ([], ["--no-status-line"])
         default: return nil
         }
@@ -141,6 +154,7 @@ final class FlagModesTests: XCTestCase {
         case .interactive: return (["-i", url], terminal)
         case .server: return (["--listen", "127.0.0.1:9000"], pipe)
         case .exec: return (["--listen", "127.0.0.1:9000", "--exec", "cat"], pipe)
+        case .check: return (["--check", files["recording"]!, url], pipe)
         }
     }
 
@@ -184,7 +198,7 @@ final class FlagModesTests: XCTestCase {
                         continue
                     }
                     XCTAssertTrue(error.message.contains("--\(flag.long)"), "\(mode): \(error.message)")
-                    let namesTheMode = ["--listen", "--exec", "interactive mode", "client mode", "-i"]
+                    let namesTheMode = ["--listen", "--exec", "--check", "interactive mode", "client mode", "-i"]
                         .contains(where: error.message.contains)
                     XCTAssertTrue(namesTheMode, "\(mode): \(error.message)")
                 }

@@ -27,6 +27,8 @@ final class FlagTableTests: XCTestCase {
             "write-out",
             "reply",
             "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
+            "check", "check-timeout", "check-settle", "ignore", "check-order", "allow-extra", "junit", "repeat",
+            "max-reply-p99", "har-credentials",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -41,7 +43,7 @@ final class FlagTableTests: XCTestCase {
 
     func testCompletionKinds() {
         let files = ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file", "cookie",
-                     "cookie-jar", "user-file", "record", "replay"]
+                     "cookie-jar", "user-file", "record", "replay", "check", "junit"]
         for name in files {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
@@ -58,7 +60,7 @@ final class FlagTableTests: XCTestCase {
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
                        ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route",
-                        "allow-origin", "answer"])
+                        "allow-origin", "answer", "check", "ignore", "allow-extra"])
     }
 
     func testLookups() {

@@ -35,8 +35,9 @@ final class HelpRendererTests: XCTestCase {
     func testUsageBlock() {
         XCTAssertEqual(lines[0], "Usage: wspipe [OPTIONS] URL")
         XCTAssertEqual(lines[1], "       wspipe [OPTIONS] --listen [HOST:]PORT[/PATH]")
-        XCTAssertEqual(lines[2], "")
-        XCTAssertTrue(lines[3].hasPrefix("Bridge stdin/stdout and a WebSocket"))
+        XCTAssertEqual(lines[2], "       wspipe [OPTIONS] --check FILE... [URL]")
+        XCTAssertEqual(lines[3], "")
+        XCTAssertTrue(lines[4].hasPrefix("Bridge stdin/stdout and a WebSocket"))
     }
 
     func testEveryFlagAppearsWithItsSynopsis() {
@@ -94,7 +95,7 @@ final class HelpRendererTests: XCTestCase {
     func testNewSectionsPlacement() {
         let headings = lines.filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") }.map(String.init)
         XCTAssertEqual(headings, ["Connection:", "TLS:", "Lines and messages:", "Routing:", "Ending:",
-                                  "Keepalive, reconnect and replay:", "Scripted peer:", "Server mode:", "Diagnostics:", "General:",
+                                  "Keepalive, reconnect and replay:", "Scripted peer:", "Checking a server:", "Server mode:", "Diagnostics:", "General:",
                                   "Exit status:", "Examples:"])
         XCTAssertEqual(FlagCategory.reconnect.heading, "Keepalive, reconnect and replay")
         XCTAssertEqual(FlagCategory.output.heading, "Diagnostics")
@@ -176,7 +177,7 @@ final class HelpRendererTests: XCTestCase {
         let start = lines.firstIndex(of: "Exit status:")!
         let block = lines[(start + 1)...].prefix { !$0.isEmpty }
         XCTAssertEqual(block.count, HelpRenderer.exitStatuses.count)
-        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 7, 130, 143])
+        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 143])
         XCTAssertEqual(block.first, "  0    success")
         XCTAssertEqual(block.last, "  143  terminated (SIGTERM), after a clean close")
     }

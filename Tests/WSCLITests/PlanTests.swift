@@ -107,7 +107,7 @@ final class PlanTests: XCTestCase {
             "--answer", "ping={\"type\":\"pong\"}", "--heartbeat", "{}", "--heartbeat-interval", "5s",
             "--heartbeat-timeout", "9s", "--record", "r.ndjson", url,
         ], terminal))
-        let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", url]))
+        let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", "--max-reply-p99", "1s", url]))
         let b = try XCTUnwrap(client(["-t", "--strict", "--rate", "10/s", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b",
                                       "--wrap", "{\"t\":${line}}", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
@@ -130,7 +130,7 @@ final class PlanTests: XCTestCase {
         var policy = SessionPolicy()
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
-                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect",
+                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxReplyP99Nanos", "maxRetries", "onReconnect",
                         "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyPath", "until", "waitForFirstConnection"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }

@@ -331,6 +331,8 @@ final class ReconnectFlagsTests: XCTestCase {
         ("write-out", ["-w", "%{json}"]),
         ("user-file", ["--user-file", "creds"]),
         ("ipv6", ["-6"]),
+        ("max-reply-p99", ["--max-reply-p99", "1s"]),
+        ("har-credentials", ["--har-credentials"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {
@@ -347,7 +349,8 @@ final class ReconnectFlagsTests: XCTestCase {
     func testClientOnlyFlagsAcceptedWithAURL() {
         // Conflicting pairs (--proxy-user and --proxy-user-file, --user and --user-file,
         // -4 and -6): one of each is enough here.
-        let skipped: Set<String> = ["proxy-user-file", "user-file", "ipv6"]
+        // (-i makes the run interactive, where these two are refused.)
+        let skipped: Set<String> = ["proxy-user-file", "user-file", "ipv6", "max-reply-p99", "har-credentials"]
         let o = parseOK(Self.clientOnlyArgs.filter { !skipped.contains($0.long) }.flatMap(\.args) + [url])
         XCTAssertEqual(o.onReconnect, ["{}"])
         XCTAssertEqual(o.captures.map(\.name), ["a"])

@@ -26,7 +26,7 @@ final class ScriptedPeerFlagsTests: XCTestCase {
 
     private func bridge(_ args: [String]) throws -> BridgeOptions {
         switch try plan(args) {
-        case .client(_, _, let bridge), .server(_, let bridge): return bridge
+        case .client(_, _, let bridge), .server(_, let bridge), .check(_, let bridge): return bridge
         case .print: throw UsageError("printed")
         }
     }

@@ -115,7 +115,7 @@ def test_help_ends_with_five_examples(run):
     assert any("| jq" in l for l in typed), "a stream into jq"
     assert "wspipe wss://chat.example.com/ws" in typed, "interactive"
     assert any("--listen" in l for l in typed), "a mock server"
-    assert any("--until" in l for l in typed), "a CI check"
+    assert any("--check" in l for l in typed), "a test in CI"
 
 
 def test_the_mock_server_example_of_help_works(spawn, run, free_port):

@@ -113,7 +113,7 @@ def test_the_tarball_installs_under_prefix(dist, tmp_path):
     assert subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout == dist["version_line"]
     assert man_path(prefix / "share/man") == str(prefix / "share/man/man1/wspipe.1")
     assert complete(prefix / "share/bash-completion/completions/wspipe", ["wspipe", "--max-r"]) == \
-        ["--max-redirs", "--max-retries"]
+        ["--max-redirs", "--max-retries", "--max-reply-p99"]
     for path in ("share/zsh/site-functions/_wspipe", "share/fish/vendor_completions.d/wspipe.fish"):
         assert (prefix / path).stat().st_size > 0, path
     res = subprocess.run(["./install.sh", "--uninstall"], cwd=tmp_path / top, env=env, capture_output=True, text=True)

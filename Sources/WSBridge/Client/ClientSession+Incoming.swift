@@ -28,12 +28,12 @@ extension ClientSession {
         switch event {
         case .text(let payload, let verdict):
             metrics.messageArrived()
-            sender.replies.received(text: payload, verdict: verdict)
+            if let reply = sender.replies.received(text: payload, verdict: verdict) { replied(reply) }
             received(text: payload, verdict: verdict)
             if watchesMessages { watch(text: payload, verdict: verdict) }
         case .binary(let payload):
             metrics.messageArrived()
-            sender.replies.received(text: nil)
+            if let reply = sender.replies.received(text: nil) { replied(reply) }
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if watchesMessages { watch(binary: payload) }
         case .ping(let payload):

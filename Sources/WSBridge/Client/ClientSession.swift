@@ -346,6 +346,7 @@ public final class ClientSession: SessionDriver {
         interactive?.finish()
         ending.reportUnmatched(log: log, status: &shell.status)
         scriptFinalReport()
+        checkReplyBudget()
         reportMetrics()
     }
 }

@@ -170,6 +170,9 @@ public final class InteractiveConsole {
     var lastSent: (payload: [UInt8], binary: Bool)?
     /// The note suggesting -t was shown (once).
     private var suggestedText = false
+    /// The next message received is a reply that came this long after its
+    /// request: shown beside it (wspipe(1): INTERACTIVE MODE).
+    public var replyNanos: Int64?
     var completion: TabCompletion
 
     public init(options: Options) {
@@ -245,6 +248,7 @@ public final class InteractiveConsole {
     /// A message received that the transcript does not show (routed to a
     /// file or a command): counted, and kept for ${.KEYPATH}.
     public func received(_ payload: UnsafeRawBufferPointer, binary: Bool) {
+        replyNanos = nil
         count(payload, binary: binary, direction: .received, isJSON: !binary && Self.isJSON(payload))
         staleStatus()
     }
@@ -293,12 +297,15 @@ public final class InteractiveConsole {
         count(payload, binary: binary, direction: direction, isJSON: isJSON)
         let time = options.clock()
         let number = transcript.add(payload, binary: binary, direction: direction, time: time)
+        let reply = direction == .received ? replyNanos : nil
+        if direction == .received { replyNanos = nil }
         if let filter, !filter.shows(payload, binary: binary, direction: direction) {
             status.hidden += 1
             staleStatus()
             return []
         }
-        return formatter.message(payload, binary: binary, direction: direction, at: time, number: number)
+        return formatter.message(payload, binary: binary, direction: direction, at: time, number: number,
+                                 replyNanos: reply)
     }
 
     private func count(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: TranscriptDirection, isJSON: Bool) {

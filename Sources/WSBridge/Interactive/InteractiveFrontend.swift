@@ -330,6 +330,10 @@ extension InteractiveFrontend: ClientSessionObserver {
         }
     }
 
+    func replied(_ nanos: Int64) {
+        console.replyNanos = nanos
+    }
+
     func roundTrip(_ nanos: Int64) {
         guard isActive else { return }
         console.roundTrip(nanos)

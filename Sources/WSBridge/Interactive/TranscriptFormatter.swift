@@ -95,8 +95,10 @@ struct TranscriptFormatter {
 
     /// A message's lines for the transcript. `number` is what `/show` takes
     /// (nil when the message is not kept); `full` lays out all of it, never folded.
+    /// `replyNanos`: the message is a reply that came this long after its
+    /// request (wspipe(1): INTERACTIVE MODE), shown after it.
     func message(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: Direction, at time: TimeOfDay,
-                 number: Int? = nil, full: Bool = false) -> [UInt8] {
+                 number: Int? = nil, full: Bool = false, replyNanos: Int64? = nil) -> [UInt8] {
         var out = header(mark: direction == .sent ? ">" : "<",
                          style: direction == .sent ? Self.sentMark : Self.receivedMark, time: time)
         var writer = RowWriter(width: bodyWidth, colors: colors)
@@ -106,10 +108,28 @@ struct TranscriptFormatter {
         } else {
             laidOut = writeText(payload, into: &writer, full: full)
         }
-        var (rows, _) = writer.finish()
+        var (rows, widths) = writer.finish()
+        let laidOutRows = rows.count
         if !full { fold(&rows, laidOut: laidOut, size: payload.count, number: number) }
+        if let replyNanos {
+            appendLatency(replyNanos, to: &rows, lastWidth: rows.count == laidOutRows ? widths.last : nil)
+        }
         appendRows(rows, to: &out)
         return out
+    }
+
+    /// "(reply in 12.3 ms)", dim, on the message's last row when it fits
+    /// there, else on a row of its own.
+    private func appendLatency(_ nanos: Int64, to rows: inout [[UInt8]], lastWidth: Int?) {
+        let text = Array("(reply in \(LatencyHistogram.milliseconds(nanos)))".utf8)
+        var styled: [UInt8] = colors ? Self.dim : []
+        styled += text
+        if colors { styled += Self.reset }
+        if let lastWidth, !rows.isEmpty, lastWidth + 2 + text.count <= bodyWidth {
+            rows[rows.count - 1] += [0x20, 0x20] + styled
+        } else if text.count <= bodyWidth {
+            rows.append(styled)
+        }
     }
 
     /// Writes a text message; false when only its start was laid out (too large).

@@ -1,10 +1,11 @@
 import WSJSON
 import WSCore
 
-/// A --record file read back for --replay (wspipe(1): SCRIPTED PEER): its
-/// messages and the connection starts, in file order. Read and checked
-/// whole at start-up: a line that is not a record line is a usage error
-/// naming it.
+/// A --record file read back for --replay and --check (wspipe(1): SCRIPTED
+/// PEER, CHECKING A SERVER): its messages and the connection starts, in file
+/// order. Read and checked whole at start-up: a line that is not a record
+/// line is a usage error naming it. A HAR file is read into the same shape
+/// (`Recording(parsingHAR:)`).
 public struct Recording: Sendable {
     struct Entry: Sendable {
         var tMs: Int64
@@ -16,9 +17,24 @@ public struct Recording: Sendable {
         var source: String?
         /// An event's name ("connected", "client_connected"...).
         var event: String?
+        /// The line of the file (a HAR file: the frame's number in its connection).
+        var line: Int = 0
+        /// A connected event's "url".
+        var url: String? = nil
+        /// A disconnected event's "code" and "by".
+        var closeCode: Int? = nil
+        var closedBy: String? = nil
+    }
+
+    /// What a file is: wspipe's own NDJSON, or a browser's HAR.
+    public enum Format: Sendable {
+        case record, har
     }
 
     let entries: [Entry]
+    public let format: Format
+    /// How each connection was opened, as far as the file tells (by connection number).
+    public internal(set) var requests: [Int: RecordedRequest] = [:]
 
     public var messageCount: (in: Int, out: Int) {
         (entries.filter { $0.direction == .in }.count, entries.filter { $0.direction == .out }.count)
@@ -42,6 +58,22 @@ public struct Recording: Sendable {
             entries.append(try parsed.get())
         }
         self.entries = entries
+        format = .record
+        for entry in entries where entry.event == "connected" && requests[entry.conn] == nil {
+            requests[entry.conn] = RecordedRequest(url: entry.url)
+        }
+    }
+
+    init(entries: [Entry], format: Format, requests: [Int: RecordedRequest]) {
+        self.entries = entries
+        self.format = format
+        self.requests = requests
+    }
+
+    /// The connections in the order they first appear.
+    public var connectionNumbers: [Int] {
+        var seen: Set<Int> = []
+        return entries.compactMap { seen.insert($0.conn).inserted ? $0.conn : nil }
     }
 
     private static func entry(_ line: UnsafeRawBufferPointer, line number: Int,
@@ -56,8 +88,12 @@ public struct Recording: Sendable {
         guard let msg = JSONScanner.valueRange(atPath: [Array("msg".utf8)], in: line) else { throw fail("no \"msg\"") }
         var entry = Entry(tMs: tMs, direction: direction, conn: Int(clamping: conn), message: nil,
                           source: string(at: ["src"], line), event: nil)
+        entry.line = number
         if direction == .event {
             entry.event = string(at: ["msg", "$event"], line)
+            entry.url = string(at: ["msg", "url"], line)
+            entry.closeCode = integer(at: ["msg", "code"], line).map { Int(clamping: $0) }
+            entry.closedBy = string(at: ["msg", "by"], line)
             return entry
         }
         let value = UnsafeRawBufferPointer(rebasing: line[msg])
@@ -108,4 +144,24 @@ public struct RecordingError: Error, Equatable, CustomStringConvertible {
     public var line: Int
     public var reason: String
     public var description: String { "line \(line): \(reason)" }
+}
+
+/// How a recorded connection was opened (wspipe(1): CHECKING A SERVER): a
+/// --record file keeps the URL (its connected event); a HAR file the
+/// request's URL and headers too.
+public struct RecordedRequest: Sendable {
+    public var url: String?
+    /// Headers to send, with those the handshake writes itself left out.
+    public var headers: [(name: String, value: String)] = []
+    /// The subprotocols the request offered (Sec-WebSocket-Protocol).
+    public var protocols: [String] = []
+    /// The Origin header.
+    public var origin: String? = nil
+    /// Cookie, Authorization and the other headers that carry credentials
+    /// (`HARRecording.isCredential`): sent only with --har-credentials.
+    public var credentials: [(name: String, value: String)] = []
+
+    public init(url: String?) {
+        self.url = url
+    }
 }

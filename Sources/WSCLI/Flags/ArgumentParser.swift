@@ -174,7 +174,8 @@ private struct Parse {
         }
         if options.listen != nil {
             if positionalCount > 0 { throw .urlAndListen }
-        } else if options.url == nil {
+        } else if options.url == nil && options.checks.isEmpty && options.replay == nil {
+            // A recording may hold the URL (--check, --replay): the plan looks there.
             throw .missingURL
         }
         let mode = RunMode.of(options, stdinIsTerminal: terminal, stdoutIsTerminal: terminal)

@@ -1,7 +1,7 @@
 /// Where a flag is listed in `--help` and the man page.
 public enum FlagCategory: String, CaseIterable, Sendable {
     // The order of the sections in `--help` and the man page.
-    case connection, tls, dataMode, routing, ending, reconnect, scripting, server, output, general
+    case connection, tls, dataMode, routing, ending, reconnect, scripting, check, server, output, general
 
     /// Section heading in `--help` (and the man page).
     public var heading: String {
@@ -13,6 +13,7 @@ public enum FlagCategory: String, CaseIterable, Sendable {
         case .ending: return "Ending"
         case .reconnect: return "Keepalive, reconnect and replay"
         case .scripting: return "Scripted peer"
+        case .check: return "Checking a server"
         case .output: return "Diagnostics"
         case .server: return "Server mode"
         case .general: return "General"
@@ -43,18 +44,23 @@ public struct FlagModes: OptionSet, Hashable, Sendable {
     public static let server = FlagModes(rawValue: 4)
     /// --listen --exec: each client talks to a program instead of stdin and stdout.
     public static let exec = FlagModes(rawValue: 8)
+    /// --check: recordings are played to a server and what comes back is
+    /// compared (wspipe(1): CHECKING A SERVER); stdin and stdout are not used.
+    public static let check = FlagModes(rawValue: 16)
 
     /// Both ways of connecting to a URL: the default of a flag.
     public static let clients: FlagModes = [.client, .interactive]
     /// Both ways of serving.
     public static let servers: FlagModes = [.server, .exec]
+    /// The modes that move stdin and stdout (not --check, which a flag names
+    /// itself when it works there).
     public static let all: FlagModes = [.client, .interactive, .server, .exec]
 }
 
-/// The one mode a run is in, decided by --listen, --exec, -i and whether
-/// stdin and stdout are a terminal.
+/// The one mode a run is in, decided by --listen, --exec, --check, -i and
+/// whether stdin and stdout are a terminal.
 public enum RunMode: CaseIterable, Sendable {
-    case client, interactive, server, exec
+    case client, interactive, server, exec, check
 
     public var flagMode: FlagModes {
         switch self {
@@ -62,6 +68,7 @@ public enum RunMode: CaseIterable, Sendable {
         case .interactive: return .interactive
         case .server: return .server
         case .exec: return .exec
+        case .check: return .check
         }
     }
 
@@ -70,6 +77,7 @@ public enum RunMode: CaseIterable, Sendable {
     /// take it as lines or in its place (wspipe(1): INTERACTIVE MODE).
     static func of(_ o: Options, stdinIsTerminal: Bool, stdoutIsTerminal: Bool) -> RunMode {
         if o.listen != nil { return o.exec == nil ? .server : .exec }
+        if !o.checks.isEmpty { return .check }
         let linesOfTheirOwn = o.reverseUnidirectional || o.wrap != nil || o.replay != nil
         if o.interactive || (stdinIsTerminal && stdoutIsTerminal && !linesOfTheirOwn) { return .interactive }
         return .client
@@ -175,10 +183,10 @@ public struct Flag: Sendable {
         rules.compactMap { if case .conflicts(let other) = $0 { other } else { nil } }
     }
 
-    /// Refused with --listen.
-    public var clientOnly: Bool { modes.isDisjoint(with: .servers) }
+    /// Works with a URL (client or interactive mode) and is refused with --listen.
+    public var clientOnly: Bool { !modes.isDisjoint(with: .clients) && modes.isDisjoint(with: .servers) }
     /// Refused without --listen.
-    public var serverOnly: Bool { modes.isDisjoint(with: .clients) }
+    public var serverOnly: Bool { modes.isSubset(of: .servers) }
 
     /// True when the flag takes a value (`--flag VALUE`).
     public var takesValue: Bool { valueName != nil }

@@ -15,7 +15,7 @@ public let flagTable: [Flag] = [
     // MARK: Connection (wspipe(1): OPTIONS, Connection)
     Flag(long: "header", short: "H", valueName: "NAME: VALUE",
          help: "Send this header with the handshake request; repeat for more headers.",
-         category: .connection, repeatable: true, modes: .all,
+         category: .connection, repeatable: true, modes: [.all, .check],
          doc: [
              """
              With --listen, the headers go into every 101 response instead; those the handshake \
@@ -26,7 +26,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.headers.append(try FlagValue.header("header", v)) }),
     Flag(long: "header-file", valueName: "FILE",
          help: "Read handshake headers from FILE, one 'Name: value' a line (keeps secrets out of ps).",
-         category: .connection, completion: .file, modes: .all,
+         category: .connection, completion: .file, modes: [.all, .check],
          doc: [
              """
              Blank lines and lines starting with # are skipped. The file is read once, when wspipe \
@@ -43,7 +43,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.headerFile = try FlagValue.nonEmpty("header-file", v) }),
     Flag(long: "header-command", valueName: "COMMAND",
          help: "Run sh -c COMMAND before every connection attempt and send the 'Name: value' lines it prints as headers.",
-         category: .connection, rules: [.clientOnly],
+         category: .connection, modes: [.clients, .check],
          doc: [
              """
              So a reconnect carries a fresh token: for example \
@@ -60,15 +60,15 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.headerCommand = try FlagValue.nonEmpty("header-command", v) }),
     Flag(long: "origin", valueName: "URL",
          help: "Send this Origin header.",
-         category: .connection,
+         category: .connection, modes: [.clients, .check],
          apply: { o, v throws(UsageError) in o.origin = try FlagValue.nonEmpty("origin", v) }),
     Flag(long: "user-agent", valueName: "STRING",
          help: "Send this User-Agent header.",
-         category: .connection, defaultValue: "wspipe/" + wspipeVersion,
+         category: .connection, defaultValue: "wspipe/" + wspipeVersion, modes: [.clients, .check],
          apply: { o, v in o.userAgent = v }),
     Flag(long: "protocol", valueName: "NAME",
          help: "Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several.",
-         category: .connection, repeatable: true, modes: .all,
+         category: .connection, repeatable: true, modes: [.all, .check],
          apply: { o, v throws(UsageError) in
              guard FlagValue.isToken(v) else {
                  throw UsageError("--protocol: invalid subprotocol name '\(v)'")
@@ -77,13 +77,13 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "connect-timeout", valueName: "DURATION",
          help: "Give up connecting (name lookup, TCP, TLS and handshake) after this long.",
-         category: .connection, defaultValue: "10s",
+         category: .connection, defaultValue: "10s", modes: [.clients, .check],
          apply: { o, v throws(UsageError) in o.connectTimeoutNanos = try FlagValue.duration("connect-timeout", v) }),
     Flag(long: "proxy", valueName: "URL",
          help: "Connect through this proxy: http://[USER:PASSWORD@]HOST[:PORT] (CONNECT), socks5:// "
              + "or socks5h:// (the proxy resolves the name), '' for none; without it the http_proxy, "
              + "https_proxy and all_proxy variables are read, as curl does.",
-         category: .connection, rules: [.clientOnly],
+         category: .connection, modes: [.clients, .check],
          apply: { o, v throws(UsageError) in
              if !v.isEmpty {
                  do { _ = try ProxyURL(parsing: v) } catch { throw UsageError("--proxy: \(error)") }
@@ -92,7 +92,7 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "proxy-user", valueName: "USER:PASSWORD",
          help: "Authenticate to the proxy as USER with PASSWORD (split at the first colon), in place of any in its URL.",
-         category: .connection, rules: [.clientOnly, .conflicts("proxy-user-file")],
+         category: .connection, rules: [.conflicts("proxy-user-file")], modes: [.clients, .check],
          doc: [
              """
              Like curl -U, and like any argument, it is visible to other users in ps(1): prefer \
@@ -105,29 +105,29 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.proxyUser = try FlagValue.proxyUser("proxy-user", v) }),
     Flag(long: "proxy-user-file", valueName: "FILE",
          help: "Read the proxy's USER:PASSWORD from the first line of FILE (keeps the password out of ps).",
-         category: .connection, completion: .file, rules: [.clientOnly, .conflicts("proxy-user")],
+         category: .connection, completion: .file, rules: [.conflicts("proxy-user")], modes: [.clients, .check],
          apply: { o, v throws(UsageError) in o.proxyUserFile = try FlagValue.nonEmpty("proxy-user-file", v) }),
     Flag(long: "noproxy", valueName: "LIST",
          help: "Connect directly to these comma-separated hosts and domains (with their subdomains), "
              + "'*' for all; replaces no_proxy.",
-         category: .connection, rules: [.clientOnly],
+         category: .connection, modes: [.clients, .check],
          apply: { o, v in o.noProxy = v }),
     Flag(long: "unix-socket", valueName: "PATH",
          help: "Connect through this Unix-domain socket instead of TCP and any proxy; "
              + "the URL still gives the Host header, path and scheme.",
-         category: .connection, completion: .file, rules: [.clientOnly],
+         category: .connection, completion: .file, modes: [.clients, .check],
          apply: { o, v throws(UsageError) in o.unixSocket = try FlagValue.nonEmpty("unix-socket", v) }),
     Flag(long: "max-message-size", valueName: "SIZE",
          help: "Close the connection with 1009 when an incoming message is larger than this.",
-         category: .connection, defaultValue: "64M", modes: .all,
+         category: .connection, defaultValue: "64M", modes: [.all, .check],
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
     .toggle("compress", nil, .connection,
             help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
-                + "--max-message-size counts the decompressed size.", modes: .all,
+                + "--max-message-size counts the decompressed size.", modes: [.all, .check],
             apply: { $0.compress = true }),
     .toggle("location", "L", .connection,
             help: "Follow redirects (301, 302, 303, 307, 308), as curl -L does.",
-            rules: [.clientOnly],
+            modes: [.clients, .check],
             doc: [
                 """
                 The upgrade request goes again to the URL in the Location header, over a new \
@@ -149,7 +149,7 @@ public let flagTable: [Flag] = [
             apply: { $0.location = true }),
     Flag(long: "max-redirs", valueName: "N",
          help: "Follow at most N redirects in one connection attempt.",
-         category: .connection, defaultValue: "10", rules: [.clientOnly, .requires("location")],
+         category: .connection, defaultValue: "10", rules: [.requires("location")], modes: [.clients, .check],
          doc: [
              """
              The name is curl's. One more is reported as the failure of the attempt (exit status \
@@ -162,7 +162,7 @@ public let flagTable: [Flag] = [
          }),
     .toggle("location-downgrade", nil, .connection,
             help: "With -L, follow a redirect from wss:// to ws:// too, which leaves TLS.",
-            rules: [.clientOnly, .requires("location")],
+            rules: [.requires("location")], modes: [.clients, .check],
             doc: [
                 """
                 Without it such a redirect ends the attempt (exit status 4): what follows would \
@@ -173,7 +173,7 @@ public let flagTable: [Flag] = [
     Flag(long: "cookie", valueName: "DATA|FILE",
          help: "Send cookies: DATA as 'name=value; name2=value2', or those of a Netscape/curl cookie FILE "
              + "(curl's -b; here -b is --binary).",
-         category: .connection, completion: .file, rules: [.clientOnly],
+         category: .connection, completion: .file, modes: [.clients, .check],
          doc: [
              """
              An argument with a '=' is DATA, sent in a Cookie header as it is; anything else is a \
@@ -197,7 +197,7 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "cookie-jar", short: "c", valueName: "FILE",
          help: "Write the cookies the servers set to FILE, in the Netscape/curl format, and send them on each connection.",
-         category: .connection, completion: .file, rules: [.clientOnly],
+         category: .connection, completion: .file, modes: [.clients, .check],
          doc: [
              """
              It turns the cookie engine on (see --cookie). FILE is rewritten whenever a handshake \
@@ -209,7 +209,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.cookieJar = try FlagValue.nonEmpty("cookie-jar", v) }),
     Flag(long: "user", valueName: "USER:PASSWORD",
          help: "Send HTTP Basic authorization with this user name and password (curl's -u; here -u is --unidirectional).",
-         category: .connection, rules: [.clientOnly, .conflicts("user-file")],
+         category: .connection, rules: [.conflicts("user-file")], modes: [.clients, .check],
          doc: [
              """
              It is sent to the URL given (and the redirects that stay on its scheme, host and \
@@ -225,14 +225,14 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.user = try FlagValue.credentials("user", v) }),
     Flag(long: "user-file", valueName: "FILE",
          help: "Read USER:PASSWORD for --user from the first line of FILE (keeps it out of ps).",
-         category: .connection, completion: .file, rules: [.clientOnly, .conflicts("user")],
+         category: .connection, completion: .file, rules: [.conflicts("user")], modes: [.clients, .check],
          doc: [
              "The file is read once, when wspipe starts; a line end after the password is not part of it.",
          ],
          apply: { o, v throws(UsageError) in o.userFile = try FlagValue.nonEmpty("user-file", v) }),
     .toggle("ipv4", "4", .connection,
             help: "Connect over IPv4 only (the server's name and the proxy's).",
-            rules: [.clientOnly, .conflicts("ipv6")],
+            rules: [.conflicts("ipv6")], modes: [.clients, .check],
             doc: [
                 """
                 Without -4 or -6, the addresses of a name are tried as RFC 8305 (Happy Eyeballs) \
@@ -245,16 +245,16 @@ public let flagTable: [Flag] = [
             apply: { $0.family = .ipv4 }),
     .toggle("ipv6", "6", .connection,
             help: "Connect over IPv6 only (the server's name and the proxy's).",
-            rules: [.clientOnly, .conflicts("ipv4")],
+            rules: [.conflicts("ipv4")], modes: [.clients, .check],
             apply: { $0.family = .ipv6 }),
 
     // MARK: TLS (wspipe(1): OPTIONS, Connection)
     .toggle("insecure", "k", .tls,
-            help: "Skip TLS certificate and hostname verification.",
+            help: "Skip TLS certificate and hostname verification.", modes: [.clients, .check],
             apply: { $0.insecure = true }),
     Flag(long: "cacert", valueName: "FILE",
          help: "Trust the CA certificates in FILE (PEM) instead of the system store.",
-         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")], modes: .all,
+         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")], modes: [.all, .check],
          doc: [
              """
              With --listen, it turns on mutual TLS: every client must present a certificate issued \
@@ -265,14 +265,14 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.cacert = try FlagValue.nonEmpty("cacert", v) }),
     Flag(long: "cert", valueName: "FILE",
          help: "Certificate (PEM) to present: the client's, or the server's with --listen.",
-         category: .tls, completion: .file, rules: [.requiresInServerMode("key")], modes: .all,
+         category: .tls, completion: .file, rules: [.requiresInServerMode("key")], modes: [.all, .check],
          doc: [
              "A client may keep its private key in the same file and leave out --key.",
          ],
          apply: { o, v throws(UsageError) in o.cert = try FlagValue.nonEmpty("cert", v) }),
     Flag(long: "key", valueName: "FILE",
          help: "Private key (PEM) for --cert.",
-         category: .tls, completion: .file, rules: [.requires("cert")], modes: .all,
+         category: .tls, completion: .file, rules: [.requires("cert")], modes: [.all, .check],
          apply: { o, v throws(UsageError) in o.key = try FlagValue.nonEmpty("key", v) }),
 
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
@@ -379,7 +379,7 @@ public let flagTable: [Flag] = [
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
          help: "Read the type that --route matches at this dotted key path of incoming JSON messages.",
-         category: .routing, defaultValue: "type", modes: [.client, .interactive, .server],
+         category: .routing, defaultValue: "type", modes: [.client, .interactive, .server, .check],
          doc: [
              """
              A dotted path such as event.kind reaches into nested objects. A message where the key \
@@ -453,7 +453,7 @@ public let flagTable: [Flag] = [
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
-         category: .ending, defaultValue: "2s", modes: .all,
+         category: .ending, defaultValue: "2s", modes: [.all, .check],
          doc: [
              """
              It counts from the last progress: a peer whose TCP still acknowledges what wspipe \
@@ -566,7 +566,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.rateIntervalNanos = try FlagValue.rateOrOff("rate", v) }),
     Flag(long: "close-code", valueName: "CODE[:REASON]",
          help: "The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages.",
-         category: .ending, defaultValue: "1000", modes: .all,
+         category: .ending, defaultValue: "1000", modes: [.all, .check],
          doc: [
              """
              CODE is 1000-1003, 1007-1014 or 3000-4999 (RFC 6455 §7.4; the others may not be sent); \
@@ -600,7 +600,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
-         category: .reconnect, defaultValue: "1s:30s:2", rules: [.clientOnly],
+         category: .reconnect, defaultValue: "1s:30s:2", modes: [.clients, .check],
          doc: [
              """
              A successful connection resets the delay to MIN. Omitted parts keep their defaults: \
@@ -616,7 +616,7 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "jitter", valueName: "FRACTION",
          help: "Vary each reconnect delay at random by up to this fraction either way.",
-         category: .reconnect, defaultValue: "0.2",
+         category: .reconnect, defaultValue: "0.2", modes: [.clients, .check],
          doc: [
              """
              With 0.2, a delay of 10s becomes anything from 8s to 12s, so that many clients dropped \
@@ -626,7 +626,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.jitter = try FlagValue.fraction("jitter", v) }),
     Flag(long: "max-retries", valueName: "N",
          help: "Give up with exit status 3 after N failed connection attempts in a row.",
-         category: .reconnect, defaultValue: "unlimited", rules: [.clientOnly],
+         category: .reconnect, defaultValue: "unlimited", modes: [.clients, .check],
          doc: [
              "A connection that succeeds starts the count again.",
          ],
@@ -637,7 +637,7 @@ public let flagTable: [Flag] = [
             apply: { $0.noReconnect = true }),
     .toggle("wait", nil, .reconnect,
             help: "Retry the first connection too, with the same backoff, instead of exiting with status 3.",
-            rules: [.clientOnly],
+            modes: [.clients, .check],
             apply: { $0.wait = true }),
     Flag(long: "queue-limit", valueName: "SIZE",
          help: "Hold at most this much of stdin while disconnected, then stop reading it.",
@@ -839,6 +839,114 @@ public let flagTable: [Flag] = [
          ],
          apply: { o, v throws(UsageError) in o.replaySpeed = try FlagValue.positiveDecimal("replay-speed", v) }),
 
+    // MARK: Checking a server (wspipe(1): CHECKING A SERVER)
+    Flag(long: "check", valueName: "FILE",
+         help: "Check the server against a recording (--record's file or a browser's HAR): send what it sent, "
+             + "compare what comes back, exit 8 on a difference; repeat for more files.",
+         category: .check, completion: .file, repeatable: true, modes: .check,
+         doc: [
+             """
+             FILE may be a pattern, quoted so that wspipe expands it: --check 'tests/*.ndjson' checks every \
+             file it matches, in name order. Each recorded connection is played on a fresh connection of \
+             its own, to the URL given, or without one to the URL the recording holds (its connected \
+             event, or the HAR request). A message to send goes once every message the recording expects \
+             before it on that connection has come, and each message that comes is compared with the one \
+             expected. See CHECKING A SERVER.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.checks.append(try FlagValue.nonEmpty("check", v)) }),
+    Flag(long: "check-timeout", valueName: "DURATION",
+         help: "Wait at most this long for each message a --check recording expects.",
+         category: .check, defaultValue: "5s", modes: .check,
+         apply: { o, v throws(UsageError) in o.checkTimeoutNanos = try FlagValue.positiveDuration("check-timeout", v) }),
+    Flag(long: "check-settle", valueName: "DURATION",
+         help: "After the last message a recorded connection expects, watch this long for messages the recording does not have.",
+         category: .check, defaultValue: "100ms", modes: .check,
+         doc: [
+             "Such a message fails the check, unless --allow-extra names its type. With 0 the connection closes as soon as the last one expected has come.",
+         ],
+         apply: { o, v throws(UsageError) in o.checkSettleNanos = try FlagValue.duration("check-settle", v) }),
+    Flag(long: "ignore", valueName: "KEYPATH",
+         help: "Leave the value at KEYPATH out of the --check comparison, * for any key or index; repeat for more.",
+         category: .check, repeatable: true, modes: .check,
+         doc: [
+             """
+             --ignore ts skips the top-level ts, --ignore 'items.*.ts' the ts of every element of items, \
+             --ignore 'room.users.0' the first user. The value may then differ, be missing or be added.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.ignores.append(try FlagValue.keyPath("ignore", v)) }),
+    Flag(long: "check-order", valueName: "recorded|any",
+         help: "With any, the messages a recording expects between two it sends may come in any order.",
+         category: .check, completion: .choices(["recorded", "any"]), defaultValue: "recorded", modes: .check,
+         doc: [
+             """
+             For a server that answers several requests in parallel: two subscriptions sent together may \
+             be confirmed in either order. The messages after the next one sent are still awaited after it.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             guard v == "recorded" || v == "any" else { throw .invalidChoice("check-order", v, choices: ["recorded", "any"]) }
+             o.checkOrderAny = v == "any"
+         }),
+    Flag(long: "allow-extra", valueName: "TYPE",
+         help: "Let messages of type TYPE (at --type-key) come at any time in a --check, and expect none; repeat for more types.",
+         category: .check, repeatable: true, modes: .check,
+         doc: [
+             """
+             For what a server sends on its own clock (heartbeats, presence): such messages are skipped \
+             whenever they come, and those the recording has are not awaited.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.allowExtra.append(try FlagValue.nonEmpty("allow-extra", v)) }),
+    Flag(long: "junit", valueName: "FILE",
+         help: "Also write the --check results to FILE as JUnit XML, one test case per recording.",
+         category: .check, completion: .file, modes: .check,
+         doc: [
+             """
+             The format GitHub Actions (through a test-report action), GitLab and Jenkins show: a \
+             testsuite named wspipe --check, a testcase per recording (per recording and run with \
+             --repeat) named after its file, with the file's folder as its classname (dots for slashes) \
+             and its time in seconds; a failed check has a failure holding the report, a recording that \
+             could not be checked (no connection) an error. FILE is replaced.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.junit = try FlagValue.nonEmpty("junit", v) }),
+    Flag(long: "repeat", valueName: "N",
+         help: "Check the recordings N times, for the reply latencies' percentiles.",
+         category: .check, defaultValue: "1", modes: .check,
+         doc: [
+             """
+             Each run of each recording counts as a test in the summary and the JUnit file. With more than \
+             one, the reply latencies of all runs are reported together before the summary line.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.repeats = try FlagValue.positiveInteger("repeat", v) }),
+    Flag(long: "max-reply-p99", valueName: "DURATION",
+         help: "Fail the run with exit status 8 when the 99th percentile of the reply latencies is above DURATION.",
+         category: .check, modes: [.client, .check],
+         doc: [
+             """
+             A latency budget for CI: with --check every reply the recordings expect counts, in client mode \
+             every reply --reply or the one-shot rule matched by an id or an echo (see --linger). A run that \
+             measured no reply fails too.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.maxReplyP99Nanos = try FlagValue.positiveDuration("max-reply-p99", v) }),
+    .toggle("har-credentials", nil, .check,
+            help: "Send the Cookie, Authorization and other credential headers of a HAR file's request too.",
+            modes: [.client, .check],
+            doc: [
+                """
+                Without it, a HAR file given to --check or --replay lends its request's URL, subprotocols, \
+                Origin and other headers, but not Cookie, Authorization, Proxy-Authorization nor any header \
+                whose name mentions a token, a key, a secret, a session, a password, auth, csrf or xsrf: a \
+                HAR file is often shared, and its credentials may not be meant for this server. A header given \
+                with -H or --header-file replaces the HAR's of the same name.
+                """,
+            ],
+            apply: { $0.harCredentials = true }),
+
     // MARK: Server mode (wspipe(1): OPTIONS, Server mode)
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
          help: "Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH "
@@ -1009,7 +1117,7 @@ public let flagTable: [Flag] = [
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,
-            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.", modes: .all,
+            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.", modes: [.all, .check],
             doc: [
                 """
                 Each event is one JSON object, such as \
@@ -1025,10 +1133,16 @@ public let flagTable: [Flag] = [
                 unconfirmed_lines and not_sent_lines). See RECONNECT AND REPLAY. \
                 With --reply, an unreplied event lists the values no reply came for.
                 """,
+                """
+                Each reply matched to its request (by --reply, by the one-shot rule's id or an echo, by --check) \
+                is a reply event with ms, the time since the request went out, and its key (its --reply value) or, with --check, \
+                the recording's file and line. --check adds a check event for each recording, with file, \
+                result (passed or failed), time_ms and, when it failed, line, path and reason.
+                """,
             ],
             apply: { $0.events = true }),
     .toggle("stats", nil, .output,
-            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.", modes: .all,
+            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.", modes: [.all, .check],
             doc: [
                 """
                 One {"$stats":{...}} line: messages_out, bytes_out, messages_in, bytes_in, reconnects, \
@@ -1038,10 +1152,15 @@ public let flagTable: [Flag] = [
                 see RECONNECT AND REPLAY; in server mode, by clients that left) and unconfirmed_lines \
                 (the stdin lines of each report, as [first, last] pairs).
                 """,
+                """
+                When replies were matched to their requests (by --reply, by the one-shot rule's id or an echo, \
+                by --check), reply_ms holds their latencies in milliseconds: {"count":N,"p50":..,"p90":..,"p99":..,"max":..}, \
+                from a histogram of fixed size, each percentile within 1%.
+                """,
             ],
             apply: { $0.stats = true }),
     .toggle("trace", nil, .output,
-            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.", modes: .all,
+            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.", modes: [.all, .check],
             doc: [
                 """
                 Like curl --trace for WebSocket frames: > for frames wspipe sends, < for frames it \
@@ -1053,7 +1172,7 @@ public let flagTable: [Flag] = [
             apply: { $0.trace = true }),
     Flag(long: "write-out", short: "w", valueName: "FORMAT",
          help: "At exit, write FORMAT with %{name} replaced by what the run measured, as curl -w does; %{json} for all of it.",
-         category: .output, rules: [.clientOnly],
+         category: .output, modes: [.clients, .check],
          doc: [
              """
              FORMAT is text with variables (%{time_connect}), %% for a '%', and the escapes \\n, \
@@ -1097,10 +1216,10 @@ public let flagTable: [Flag] = [
          }),
     .toggle("verbose", "v", .general,
             help: "Print lifecycle notices on stderr; repeat for more detail.",
-            repeatable: true, modes: .all,
+            repeatable: true, modes: [.all, .check],
             apply: { $0.verbose += 1 }),
     .toggle("quiet", "q", .general,
-            help: "Print nothing on stderr but fatal errors.", modes: .all,
+            help: "Print nothing on stderr but fatal errors.", modes: [.all, .check],
             apply: { $0.quiet = true }),
 ]
 

@@ -1,10 +1,11 @@
 /// Renders `--help` from `flagTable`, so the help can never list a flag the
 /// parser does not know or miss one it does.
 public enum HelpRenderer {
-    /// The two invocation forms (wspipe(1): SYNOPSIS), without the "Usage: " prefix.
+    /// The invocation forms (wspipe(1): SYNOPSIS), without the "Usage: " prefix.
     public static let usageLines = [
         "wspipe [OPTIONS] URL",
         "wspipe [OPTIONS] --listen [HOST:]PORT[/PATH]",
+        "wspipe [OPTIONS] --check FILE... [URL]",
     ]
 
     /// One sentence on what the program does.
@@ -22,6 +23,7 @@ public enum HelpRenderer {
         (5, "protocol violation by the peer"),
         (6, "input lines rejected, not sent, refused or never acknowledged"),
         (7, "closed by the server with an error code (any but 1000 and 1001)"),
+        (8, "a check failed: an answer other than the one recorded, or too slow"),
         (130, "interrupted (SIGINT), after a clean close"),
         (143, "terminated (SIGTERM), after a clean close"),
     ]

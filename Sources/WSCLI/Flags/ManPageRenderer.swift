@@ -46,6 +46,9 @@ public enum ManPageRenderer {
         page.request("SH", "TEMPLATES")
         page.paragraphs(templates)
 
+        page.request("SH", "CHECKING A SERVER")
+        checkingAServer(&page)
+
         page.request("SH", "INTERACTIVE MODE")
         interactiveMode(&page)
 
@@ -96,7 +99,8 @@ public enum ManPageRenderer {
         if let valueName = flag.valueName { tag += " " + Roff.italic(valueName) }
         page.tagged(tag)
         page.text(flag.fullHelp)
-        if let modes = sentence(flag.modes) { page.text(modes) }
+        // (--check is the mode itself.)
+        if let modes = sentence(flag.modes), flag.long != "check" { page.text(modes) }
         for rule in flag.rules { if let text = sentence(rule) { page.text(text) } }
         for block in flag.doc {
             switch block {
@@ -120,18 +124,23 @@ public enum ManPageRenderer {
     /// Where a flag is refused, for the reader of the man page; nil when it
     /// works in every mode.
     static func sentence(_ modes: FlagModes) -> String? {
-        if modes == .all { return nil }
-        if modes.isDisjoint(with: .servers) {
-            return modes.contains(.client) ? "Client mode only: refused with --listen."
-                : "Interactive mode only: refused in a pipe and with --listen."
+        if modes == .check { return "Needs --check." }
+        let check = modes.contains(.check)
+        let stdio = modes.subtracting(.check)
+        if stdio == .all { return check ? nil : "Refused with --check, which would ignore it." }
+        if stdio.isDisjoint(with: .servers) {
+            if !stdio.contains(.client) { return "Interactive mode only: refused in a pipe, with --listen and with --check." }
+            return check ? "Client mode and --check only: refused with --listen." : "Client mode only: refused with --listen and --check."
         }
-        if modes.isDisjoint(with: .clients) {
-            return modes.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
+        if stdio.isDisjoint(with: .clients) {
+            return stdio.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
         }
         var not: [String] = []
-        if !modes.contains(.interactive) { not.append("in interactive mode") }
-        if !modes.contains(.exec) { not.append("with --exec") }
-        return "Refused " + not.joined(separator: " and ") + ", which would ignore it."
+        if !stdio.contains(.interactive) { not.append("in interactive mode") }
+        if !stdio.contains(.exec) { not.append("with --exec") }
+        if !check { not.append("with --check") }
+        let list = not.count > 2 ? not.dropLast().joined(separator: ", ") + " and " + not.last! : not.joined(separator: " and ")
+        return "Refused " + list + ", which would ignore it."
     }
 
     static let description = [
@@ -305,7 +314,8 @@ public enum ManPageRenderer {
             + "without the time). Text that is "
             + "not JSON is shown as a quoted JSON string after text (the first time, a note suggests -t), and a "
             + "binary message as its size and its first bytes in hex. Whatever a peer sends, what would act on "
-            + "the terminal is shown escaped.",
+            + "the terminal is shown escaped. A message that is the reply to one sent (matched by --reply, or by the "
+            + "one-shot rule's \"id\" or as an echo: see --linger) ends with the time it took, (reply in 12.3 ms).",
         "Each line typed is one message, as a stdin line would be: JSON by default, with the {\"$text\":...} "
             + "and {\"$binary\":...} envelopes; as it is with --text or --binary. "
             + "A line that is not valid JSON is not sent: the error shows under it, whole, naming the line and column, "

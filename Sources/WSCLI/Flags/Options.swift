@@ -149,6 +149,25 @@ public struct Options: Sendable {
     public var replay: String? = nil
     /// `--replay-speed` (always set from the table's default).
     public var replaySpeed: Double = 0
+    /// `--check FILE`, in order, as given (patterns expanded when the run is planned).
+    public var checks: [String] = []
+    /// `--check-timeout`, `--check-settle` (always set from the table's defaults).
+    public var checkTimeoutNanos: Int64 = 0
+    public var checkSettleNanos: Int64 = 0
+    /// `--check-order any`.
+    public var checkOrderAny = false
+    /// `--ignore KEYPATH`, split at the dots.
+    public var ignores: [[String]] = []
+    /// `--allow-extra TYPE`.
+    public var allowExtra: [String] = []
+    /// `--junit FILE`.
+    public var junit: String? = nil
+    /// `--repeat N` (always set from the table's default).
+    public var repeats = 0
+    /// `--max-reply-p99`: nil = no budget.
+    public var maxReplyP99Nanos: Int64? = nil
+    /// `--har-credentials`.
+    public var harCredentials = false
     /// `--events`: lifecycle events as `{"$event":...}` lines.
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.

@@ -67,6 +67,10 @@ extension UsageError {
 
     /// A flag the run's mode would ignore (`Flag.modes`), named with the mode.
     static func notInMode(_ flag: Flag, _ mode: RunMode) -> UsageError {
+        if mode == .check {
+            return UsageError("--\(flag.long) does nothing with --check (the recordings say what is sent and expected)")
+        }
+        if flag.modes == .check { return flag.long == "check" ? conflict("listen", "check") : requires(flag.long, "check") }
         switch mode {
         // (A `where` binds to the one pattern before it: each pattern has its own.)
         case .server where flag.clientOnly, .exec where flag.clientOnly:
@@ -81,6 +85,8 @@ extension UsageError {
             return UsageError("--\(flag.long) does nothing in interactive mode (stdin and stdout are a terminal, or -i)")
         case .client:
             return UsageError("--\(flag.long) works in interactive mode only (stdin and stdout a terminal, or -i)")
+        case .check:
+            return UsageError("--\(flag.long) does nothing with --check")
         }
     }
 
