@@ -93,7 +93,7 @@ final class DocGeneratorTests: XCTestCase {
     /// The long flags `--help` shows, read from its text (not from the table).
     private var longFlagsInHelp: [String] {
         var found: [String] = []
-        for line in HelpRenderer.render().split(separator: "\n") {
+        for line in HelpRenderer.render(topic: "all").split(separator: "\n") {
             // Synopsis lines are indented 2 or 6; help text (which may start with a flag) 10.
             let trimmed = line.drop { $0 == " " }
             guard trimmed.hasPrefix("-"), line.count - trimmed.count < HelpRenderer.helpIndent else { continue }
@@ -137,7 +137,8 @@ final class DocGeneratorTests: XCTestCase {
         let sections = man.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { $0.dropFirst(4) }
         XCTAssertEqual(sections, ["NAME", "SYNOPSIS", "DESCRIPTION", "\"LINES AND MESSAGES\"", "OPTIONS", "ROUTING",
                                   "\"RECONNECT AND REPLAY\"", "\"SCRIPTED PEER\"", "TEMPLATES", "\"INTERACTIVE MODE\"",
-                                  "\"EXIT STATUS\"", "ENVIRONMENT",
+                                  "\"FROM THE BROWSER\"", "\"CONFIG FILES\"",
+                                  "\"EXIT STATUS\"", "ENVIRONMENT", "FILES",
                                   "EXAMPLES", "\"SEE ALSO\""])
         XCTAssertTrue(man.hasPrefix(".\\\" Generated from the flag table by `wspipe --generate man`"))
         XCTAssertTrue(man.contains("\n.TH WSPIPE 1 \"\" \"wspipe \(wspipeVersion)\" \"User Commands\"\n"))
@@ -148,7 +149,7 @@ final class DocGeneratorTests: XCTestCase {
     }
 
     func testManOptionHeadingsAreTheHelpHeadings() {
-        let help = HelpRenderer.render(width: 200).split(separator: "\n")
+        let help = HelpRenderer.render(width: 200, topic: "all").split(separator: "\n")
             .filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") && $0 != "Exit status:" && $0 != "Examples:" }
             .map { String($0.dropLast()) }
         let subsections = man.split(separator: "\n").filter { $0.hasPrefix(".SS ") }
@@ -183,7 +184,7 @@ final class DocGeneratorTests: XCTestCase {
                                    + ".IP\nWith 0.2, a delay of 10s becomes anything from 8s to 12s,"))
         XCTAssertTrue(man.contains("\n.IP\nDEST is one of:\n.RS\n.TP\n\\fBstdout, stderr\\fR\nThe standard streams.\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fBany other path\\fR\nA file, appended to, created if missing.\n.RE\n"))
-        let help = HelpRenderer.render()
+        let help = HelpRenderer.render(topic: "all")
         for flag in flagTable {
             var tag = flag.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
             tag += "\\fB\\-\\-" + flag.long.replacingOccurrences(of: "-", with: "\\-") + "\\fR"
@@ -235,7 +236,8 @@ final class DocGeneratorTests: XCTestCase {
     /// The prose names only real flags (a renamed flag cannot leave a stale
     /// mention). Examples are skipped: they also name jq's options.
     func testEveryOptionTheManPageNamesExists() {
-        let known = Set(flagTable.map(\.long))
+        // --print is wspipe curl's own option (FROM THE BROWSER).
+        let known = Set(flagTable.map(\.long) + ["print"])
         var inExample = false
         var prose = ""
         for line in man.split(separator: "\n") {
@@ -347,7 +349,7 @@ final class DocGeneratorTests: XCTestCase {
     func testBashScriptShape() {
         XCTAssertTrue(bash.hasSuffix("\ncomplete -F _wspipe wspipe\n"))
         XCTAssertTrue(bash.contains("\n        --binary-output)\n            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- \"$cur\")\n"))
-        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file|--record|--replay)\n            compopt -o filenames"))
+        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--keylog|--on-connect-file|--record|--replay|-K|--config)\n            compopt -o filenames"))
     }
 
     func testBashSyntax() throws {
@@ -428,10 +430,13 @@ final class DocGeneratorTests: XCTestCase {
 
     func testFishScriptShape() {
         XCTAssertTrue(fish.contains("\ncomplete -c wspipe -f\n"))
-        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -s 'H' -l header -r -f -d 'Send this header with the handshake request; repeat for more headers'\n"))
-        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -l cacert -r -F -d "))
-        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -l binary-output -r -f -a 'raw base64 drop' -d "))
-        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -s 'k' -l insecure -d 'Skip TLS certificate and hostname verification'\n"))
+        let wspipe = "complete -c wspipe -n 'not __wspipe_curl_words'"
+        XCTAssertTrue(fish.contains("\n\(wspipe) -s 'H' -l header -r -f -d 'Send this header with the handshake request; repeat for more headers'\n"))
+        XCTAssertTrue(fish.contains("\n\(wspipe) -l cacert -r -F -d "))
+        XCTAssertTrue(fish.contains("\n\(wspipe) -l binary-output -r -f -a 'raw base64 drop' -d "))
+        XCTAssertTrue(fish.contains("\n\(wspipe) -s 'k' -l insecure -d 'Skip TLS certificate and hostname verification'\n"))
+        XCTAssertTrue(fish.contains("\n\(wspipe) -l profile -r -f -a '(__wspipe_profiles)' -d "))
+        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -n __wspipe_curl_words -s 'b' -l cookie -r -F -d "))
         XCTAssertEqual(FishCompletionRenderer.quote("it's a \\"), "'it\\'s a \\\\'")
     }
 
