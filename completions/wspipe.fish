@@ -10,6 +10,12 @@ function __wspipe_curl_words
     return 0
 end
 
+# wspipe curl ... --: wspipe's options, which fish offers as words after "--".
+function __wspipe_curl_options
+    set -l words (commandline -opc)
+    test "$words[2]" = curl; and contains -- -- $words
+end
+
 # The [NAME] sections of the default config file and of the -K files given.
 function __wspipe_profiles
     set -l files
@@ -164,4 +170,5 @@ complete -c wspipe -n __wspipe_curl_words -l http2-prior-knowledge -d 'Dropped: 
 complete -c wspipe -n __wspipe_curl_words -l http3 -d 'Dropped: the WebSocket handshake is HTTP/1.1 (RFC 6455), whatever the browser used'
 complete -c wspipe -n __wspipe_curl_words -l tlsv1.2 -d 'Dropped: wspipe uses TLS 1.2 or later'
 complete -c wspipe -n __wspipe_curl_words -l path-as-is -d 'Dropped: wspipe sends the URL\'s path as it is'
+complete -c wspipe -n __wspipe_curl_options -a '--header -H --header-file --header-command --origin --user-agent --protocol --connect-timeout --proxy --proxy-user --proxy-user-file --noproxy --unix-socket --max-message-size --compress --location -L --max-redirs --location-downgrade --cookie --cookie-jar -c --user --user-file --ipv4 -4 --ipv6 -6 --insecure -k --cacert --cert --key --keylog --text -t --binary -b --nul -0 --no-line --binary-output --lenient --strict --interactive -i --history-size --no-status-line --type-key --route --route-errors --no-close -n --one-message -1 --max-messages --unidirectional -u --unidirectional-reverse -U --close-timeout --linger --reply --until --idle-timeout --rate --close-code --ping-interval --ping-timeout --backoff --jitter --max-retries --no-reconnect --wait --queue-limit --on-connect --on-connect-file --on-reconnect --capture --ack --ack-timeout --answer --heartbeat --heartbeat-interval --heartbeat-timeout --wrap --record --replay --replay-speed --listen --once --exec --relay --tag --send-timeout --max-clients --max-programs --allow-origin --events --stats --trace --write-out -w --help -h --version -V --generate --verbose -v --quiet -q --config -K --no-config --profile'
 complete -c wspipe -n __wspipe_curl_words -l print -d 'Print the wspipe command instead, secrets in a file of mode 0600'

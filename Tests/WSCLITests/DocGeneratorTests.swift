@@ -362,11 +362,11 @@ final class DocGeneratorTests: XCTestCase {
 
     /// Runs the completion function the way bash does for `words` (the last
     /// being completed) and returns the replies.
-    private func bashComplete(_ words: [String], in directory: URL? = nil) throws -> [String] {
+    private func bashComplete(_ words: [String], in directory: URL? = nil, prelude: String = "") throws -> [String] {
         let shell = try tool("bash")
         let file = try temporaryFile(bash, name: "wspipe.bash")
         let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let script = "source '\(file.path)'\n"
+        let script = prelude + "source '\(file.path)'\n"
             + (directory.map { "cd '\($0.path)'\n" } ?? "")
             + "COMP_WORDS=(wspipe \(quoted)); COMP_CWORD=\(words.count)\n"
             + "_wspipe\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n"
@@ -392,6 +392,33 @@ final class DocGeneratorTests: XCTestCase {
         try Data().write(to: directory.appendingPathComponent("ca.pem"))
         XCTAssertEqual(try bashComplete(["--cacert", "c"], in: directory), ["ca.pem"])
         XCTAssertEqual(try bashComplete(["--key", "x"], in: directory), [])
+    }
+
+    /// `curl` first, then curl's options (files after those naming one), wspipe's after "--".
+    func testBashCompletesTheCurlCommand() throws {
+        XCTAssertEqual(try bashComplete(["cu"]), ["curl"])
+        XCTAssertEqual(try bashComplete(["curl", "--compr"]), ["--compressed"])
+        XCTAssertEqual(Set(try bashComplete(["curl", "--pr"])), ["--proxy", "--proxy-user", "--print"])
+        XCTAssertEqual(try bashComplete(["curl", "-H", ""]), [])
+        XCTAssertEqual(try bashComplete(["curl", "wss://h/", "--", "--no-rec"]), ["--no-reconnect"])
+        XCTAssertEqual(try bashComplete(["curl", "wss://h/", "--no-rec"]), [], "not wspipe's before --")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wspipe-bash-curl-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data().write(to: directory.appendingPathComponent("ca.pem"))
+        XCTAssertEqual(try bashComplete(["curl", "--cacert", "c"], in: directory), ["ca.pem"])
+    }
+
+    /// --profile: the sections of the default config file and of the -K files given.
+    func testBashCompletesProfiles() throws {
+        let config = try temporaryFile("backoff 1s\n[staging]\nurl = wss://s/\n  [prod.eu] \n[bad name]\n", name: "config")
+        let other = try temporaryFile("[qa]\n", name: "other")
+        let prelude = "export WSPIPE_CONFIG='\(config.path)'\n"
+        XCTAssertEqual(try bashComplete(["--profile", ""], prelude: prelude), ["staging", "prod.eu"])
+        XCTAssertEqual(try bashComplete(["--profile", "p"], prelude: prelude), ["prod.eu"])
+        XCTAssertEqual(try bashComplete(["-K", other.path, "--profile", ""], prelude: prelude), ["staging", "prod.eu", "qa"])
+        XCTAssertEqual(try bashComplete(["--profile", ""], prelude: "export WSPIPE_CONFIG=\n"), [])
+        XCTAssertEqual(try bashComplete(["--help", "t"]), ["tls"])
     }
 
     // MARK: zsh
@@ -455,6 +482,14 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertEqual(Set(try complete("wspipe --generate=")), ["--generate=man", "--generate=bash", "--generate=zsh",
                                                                   "--generate=fish"])
         XCTAssertEqual(Set(try complete("wspipe --route")), ["--route", "--route-errors"])
+        XCTAssertTrue(try complete("wspipe cu").contains("curl"))
+        XCTAssertEqual(Set(try complete("wspipe curl --compr")), ["--compressed"])
+        XCTAssertEqual(Set(try complete("wspipe curl wss://h/ -- --no-rec")), ["--no-reconnect"])
+        XCTAssertEqual(Set(try complete("wspipe curl wss://h/ --no-rec")), [])
+        let config = try temporaryFile("[staging]\n[prod]\n", name: "config")
+        let result = try run(shell, ["--no-config", "-c", "source '\(file.path)'; complete -C 'wspipe --profile '"],
+                             environment: ["WSPIPE_CONFIG": config.path])
+        XCTAssertEqual(Set(result.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }), ["staging", "prod"])
     }
 
     // MARK: Helpers

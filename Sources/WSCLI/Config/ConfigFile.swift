@@ -67,15 +67,20 @@ struct ConfigFile {
                 sections.append(Section(name: try sectionName(line, number), number: number))
                 continue
             }
-            let (name, value) = try option(line, number)
-            if name == "url" {
+            let (name, rest) = try option(line, number)
+            // The name first: an unknown one is the mistake, whatever follows it.
+            let flag = name == "url" ? nil : try lookUp(name, number)
+            let value = try self.value(rest, number, name)
+            guard let flag else {
                 guard !sections.isEmpty else {
                     throw error(number, "url belongs in a [NAME] section: it says which URLs select the section")
                 }
                 sections[sections.count - 1].urls.append(try checkPrefix(value, number))
                 continue
             }
-            let parsed = Line(flag: try flag(name, value, number), value: value ?? "", number: number)
+            if flag.takesValue && value == nil { throw error(number, "missing value for --\(flag.long)") }
+            if !flag.takesValue && value != nil { throw error(number, "--\(flag.long) does not take a value") }
+            let parsed = Line(flag: flag, value: value ?? "", number: number)
             if sections.isEmpty { topLevel.append(parsed) } else { sections[sections.count - 1].lines.append(parsed) }
         }
     }
@@ -96,7 +101,7 @@ struct ConfigFile {
     }
 
     /// The flag a line names, its value checked against the flag's kind.
-    private func flag(_ name: String, _ value: String?, _ number: Int) throws(UsageError) -> Flag {
+    private func lookUp(_ name: String, _ number: Int) throws(UsageError) -> Flag {
         let found = name.hasPrefix("-") && !name.hasPrefix("--") && name.count == 2
             ? FlagTable.flag(short: name.last!) : FlagTable.flag(long: name.hasPrefix("--") ? String(name.dropFirst(2)) : name)
         guard let flag = found else {
@@ -107,8 +112,6 @@ struct ConfigFile {
         if Self.refused.contains(flag.long) {
             throw error(number, "--\(flag.long) cannot be given in a config file")
         }
-        if flag.takesValue && value == nil { throw error(number, "missing value for --\(flag.long)") }
-        if !flag.takesValue && value != nil { throw error(number, "--\(flag.long) does not take a value") }
         return flag
     }
 
@@ -122,8 +125,8 @@ struct ConfigFile {
         return value
     }
 
-    /// The name and the value (nil when the line has none) of an option line.
-    private func option(_ line: Substring, _ number: Int) throws(UsageError) -> (String, String?) {
+    /// The name of an option line and the text of its value.
+    private func option(_ line: Substring, _ number: Int) throws(UsageError) -> (String, Substring) {
         let dashed = line.first == "-"
         // The name ends at a blank; without dashes, at '=' or ':' too (curl's rule).
         let end = line.firstIndex { $0 == " " || $0 == "\t" || (!dashed && ($0 == "=" || $0 == ":")) } ?? line.endIndex
@@ -133,13 +136,13 @@ struct ConfigFile {
             // --name=value, as on the command line.
             rest = name[name.index(after: equals)...] + rest
             name = String(name[..<equals])
-            return (name, try value(rest[...], number, name) ?? "")
+            return (name, rest.isEmpty ? "\"\"" : rest)
         }
         rest = rest.drop { $0 == " " || $0 == "\t" }
         if !dashed, let first = rest.first, first == "=" || first == ":" {
             rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
         }
-        return (name, try value(rest, number, name))
+        return (name, rest)
     }
 
     /// The value at the start of `text`: quoted, or up to a blank; nil when

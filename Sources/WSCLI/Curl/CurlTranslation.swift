@@ -161,7 +161,7 @@ struct CurlTranslation {
             throw UsageError("curl: -H '\(text)': expected 'Name: value'")
         }
         guard FlagValue.isToken(name) else {
-            return notes.append("curl: -H '\(name)' dropped: not an HTTP/1.1 header name")
+            return notes.append("curl: -H '\(text)' dropped: not an HTTP/1.1 header name")
         }
         switch name.lowercased() {
         case "sec-websocket-key":

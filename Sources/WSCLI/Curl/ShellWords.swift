@@ -52,12 +52,35 @@ enum CommandText {
         return result
     }
 
-    /// A word's bytes as text: UTF-8 when they are, else each byte as a
+    /// A word's bytes as text: UTF-8 where they are, and any other byte as a
     /// Latin-1 character (Firefox writes é as \xe9, which bash would pass on
-    /// as one byte).
+    /// as that one byte: Firefox meant the character).
     static func text(_ bytes: [UInt8]) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
-        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        var scalars = String.UnicodeScalarView()
+        var index = 0
+        while index < bytes.count {
+            let length = sequenceLength(bytes[index])
+            if length > 1, index + length <= bytes.count,
+               let valid = String(validating: bytes[index..<(index + length)], as: UTF8.self) {
+                scalars.append(contentsOf: valid.unicodeScalars)
+                index += length
+            } else {
+                scalars.append(Unicode.Scalar(bytes[index]))
+                index += 1
+            }
+        }
+        return String(scalars)
+    }
+
+    /// The length a UTF-8 sequence starting with `lead` has (1 for any other byte).
+    private static func sequenceLength(_ lead: UInt8) -> Int {
+        switch lead {
+        case 0xC2...0xDF: return 2
+        case 0xE0...0xEF: return 3
+        case 0xF0...0xF4: return 4
+        default: return 1
+        }
     }
 }
 

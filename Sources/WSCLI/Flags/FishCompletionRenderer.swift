@@ -20,6 +20,12 @@ public enum FishCompletionRenderer {
             "    return 0",
             "end",
             "",
+            "# wspipe curl ... --: wspipe's options, which fish offers as words after \"--\".",
+            "function __wspipe_curl_options",
+            "    set -l words (commandline -opc)",
+            "    test \"$words[2]\" = curl; and contains -- -- $words",
+            "end",
+            "",
             "# The [NAME] sections of the default config file and of the -K files given.",
             "function __wspipe_profiles",
             "    set -l files",
@@ -46,6 +52,8 @@ public enum FishCompletionRenderer {
         ]
         for flag in table { lines.append(line(flag)) }
         for option in CurlOption.offered { lines.append(curlLine(option)) }
+        let names = table.flatMap { flag in ["--" + flag.long] + (flag.short.map { ["-\($0)"] } ?? []) }
+        lines.append("complete -c wspipe -n __wspipe_curl_options -a " + quote(names.joined(separator: " ")))
         lines.append("complete -c wspipe -n __wspipe_curl_words -l print -d "
                      + quote("Print the wspipe command instead, secrets in a file of mode 0600"))
         return lines.joined(separator: "\n") + "\n"
