@@ -91,7 +91,7 @@ final class CurlCommandTests: XCTestCase {
         XCTAssertEqual(CommandText.dialect(copy), .cmd)
         XCTAssertEqual(words(copy), ["curl", "wss://app.example.com/ws?room=1&x=2", "-H", "Origin: https://app.example.com",
                                      "-b", "sid=8f2c; theme=dark", "-H", "X-Quote: a\"b",
-                                     "-H", "X-Path: C:\\\\temp %PATH% 100%",
+                                     "-H", "X-Path: C:\\temp %PATH% 100%",
                                      "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "--compressed"])
     }
 

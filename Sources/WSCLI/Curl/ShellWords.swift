@@ -24,7 +24,7 @@ enum CommandText {
     static func words(_ text: String) throws(Problem) -> [String] {
         switch dialect(text) {
         case .bash: return try BashWords.split(normalized(text))
-        case .cmd: return try CmdWords.split(normalized(text))
+        case .cmd: return try CmdWords.split(normalized(text), browser: text.contains("^\""))
         }
     }
 
@@ -267,10 +267,45 @@ enum BashWords {
 /// two newlines are one newline in a value) outside "..."; then the
 /// program's runtime splits the line at blanks outside "...", where \" is a
 /// quote and a run of backslashes before a quote is halved.
+///
+/// The browsers write every backslash twice (escapeStringWin: \ as \\
+/// first, then " as \"), where the C runtime halves only those before a
+/// quote: read with its rules, C:\temp copied from a page would arrive as
+/// C:\\temp. A browser's copy (its words in ^"...^") is therefore read back
+/// as they wrote it: a backslash stands for the character after it.
 enum CmdWords {
-    static func split(_ scalars: [Unicode.Scalar]) throws(CommandText.Problem) -> [String] {
+    static func split(_ scalars: [Unicode.Scalar], browser: Bool = false) throws(CommandText.Problem) -> [String] {
         let line = try commandLine(scalars)
-        return arguments(line)
+        return browser ? browserArguments(line) : arguments(line)
+    }
+
+    /// The words of a browser's copy: blanks separate outside quotes, a
+    /// backslash takes the next character as it is.
+    static func browserArguments(_ line: [Unicode.Scalar]) -> [String] {
+        var words: [String] = []
+        var word: String? = nil
+        var quoted = false
+        var index = 0
+        while index < line.count {
+            let c = line[index]
+            index += 1
+            switch c {
+            case "\\" where index < line.count:
+                word = (word ?? "") + String(Character(line[index]))
+                index += 1
+            case "\"":
+                quoted.toggle()
+                word = word ?? ""
+            case " ", "\t", "\n":
+                if quoted { word = (word ?? "") + String(Character(c)); continue }
+                if let w = word { words.append(w) }
+                word = nil
+            default:
+                word = (word ?? "") + String(Character(c))
+            }
+        }
+        if let word { words.append(word) }
+        return words
     }
 
     /// Whether the text ends with a continued line (or inside cmd's quotes).
