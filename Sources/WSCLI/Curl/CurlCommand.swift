@@ -118,7 +118,11 @@ enum CurlCommand {
             written.append("\(path) (the proxy's password)")
         }
         if !wspipeArgs.isEmpty { lines.append(wspipeArgs) }
-        let log = Diagnostics(verbosity: translation.verbose ? 1 : 0, quiet: false)
+        // -v among curl's options or wspipe's after --: the notes, as a run would say them.
+        let verbose = translation.verbose || wspipeArgs.contains {
+            $0 == "--verbose" || ($0.count > 1 && $0.hasPrefix("-") && $0.dropFirst().allSatisfy { $0 == "v" })
+        }
+        let log = Diagnostics(verbosity: verbose ? 1 : 0, quiet: false)
         for note in translation.notes { log.info(note) }
         if !written.isEmpty { log.warning("wrote with mode 0600: " + written.joined(separator: ", ")) }
         let text = lines.map { $0.map(ShellQuote.word).joined(separator: " ") }.joined(separator: " \\\n  ")
