@@ -16,6 +16,7 @@ import base64
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -368,3 +369,35 @@ def test_help(run):
     text = res.stdout.decode()
     assert text.startswith("Usage: wspipe curl [--print] CURL_ARGUMENTS... [-- OPTIONS]\n")
     assert "-H, --header" in text and "--compressed" in text
+
+
+def test_pasted_at_a_terminal_then_interactive(ws_server, wspipe_bin, tmp_path):
+    """wspipe curl - at a terminal: the command is pasted (two lines, the
+    first continued), and once it is whole the interactive mode starts on
+    the same terminal."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (Tests/run installs it)")
+    from tmux_pane import TmuxPane, shell_command, wait_file
+    srv = ws_server(helpers.record)
+    status = tmp_path / "status"
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy") and k != "TMUX"}
+    env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"), NO_COLOR="1")
+    pane = TmuxPane(str(tmp_path), f"{shell_command(wspipe_bin, 'curl', '-')}; echo $? > {shell_command(str(status))}",
+                    env)
+    try:
+        pane.wait_for(r"paste the command")
+        pane.type(f"curl '{srv.url('/tty')}' \\")
+        pane.keys("Enter")
+        pane.type(f"  -H 'Origin: {ORIGIN}' -H 'Sec-WebSocket-Key: {BROWSER_KEY}'")
+        pane.keys("Enter")
+        pane.wait_for(r"connected to ws://")
+        kind, path, headers, _ = srv.log.get()
+        assert (kind, path, headers.get("Origin")) == ("request", "/tty", ORIGIN)
+        assert headers.get("Sec-WebSocket-Key") != BROWSER_KEY
+        pane.type('{"typed":1}')
+        pane.keys("Enter")
+        assert srv.log.get() == ("msg", '{"typed":1}')
+        pane.keys("C-d")
+        assert wait_file(str(status)).strip() == "0"
+    finally:
+        pane.close()

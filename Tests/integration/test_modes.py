@@ -53,6 +53,8 @@ SAMPLES = {
     "heartbeat-timeout": ["--heartbeat-timeout", "5s"], "wrap": ["--wrap", '{"t":${line}}'],
     "record": ["--record", "{record}"], "replay": ["--replay", "{recording}"],
     "replay-speed": ["--replay-speed", "2", "--replay", "{recording}"],
+    "config": ["--config", "{conf}"], "no-config": ["--no-config"], "profile": ["--profile", "p", "-K", "{conf}"],
+    "keylog": ["--keylog", "{keys}"],
 }
 SKIP = {"help", "version", "generate", "listen", "interactive"}
 
@@ -86,6 +88,8 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
     messages.write_text('{"hello":1}\n')
     recording = tmp_path / "recording.ndjson"
     recording.write_text('{"t_ms":1,"dir":"in","conn":1,"msg":{}}\n{"t_ms":2,"dir":"out","conn":1,"msg":{}}\n')
+    conf = tmp_path / "wspipe.conf"
+    conf.write_text("[p]\nurl = ws://127.0.0.1:9/\n")
     modes = man_modes(wspipe_bin)
     assert len(modes) >= 65, modes
     closed = f"ws://127.0.0.1:{helpers.free_port()}/"
@@ -95,7 +99,8 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
         assert name in SAMPLES, f"--{name}: add a sample to test_modes.py"
         args = [a.replace("{pem}", str(pem)).replace("{file}", str(headers)).replace("{jar}", str(tmp_path / "jar"))
                 .replace("{json}", str(messages)).replace("{recording}", str(recording))
-                .replace("{record}", str(tmp_path / "record.ndjson"))
+                .replace("{record}", str(tmp_path / "record.ndjson")).replace("{conf}", str(conf))
+                .replace("{keys}", str(tmp_path / "keys.log"))
                 for a in SAMPLES[name]]
         client_ok = said == "" or said.startswith(("Client", "Refused"))
         server_ok = said == "" or said.startswith(("Server", "Needs", "Refused"))

@@ -1143,7 +1143,7 @@ public let flagTable: [Flag] = [
             help: "Do not read the default config file (-K files still are).",
             modes: .all,
             doc: [
-                "The same as WSPIPE_CONFIG set and empty. The short -q stays --quiet: this is curl's -q.",
+                "The same as WSPIPE_CONFIG set and empty. It is curl's -q, whose short name stays --quiet here.",
             ],
             apply: { $0.noConfig = true }),
     Flag(long: "profile", valueName: "NAME",
