@@ -183,6 +183,8 @@ final class InvocationTests: XCTestCase {
         XCTAssertTrue(more.contains("URL wss://prod.example.com/ws from [prod]"))
         XCTAssertEqual(error(["--profile", "qa", url], e), "--profile qa: not in \(directory.path)/default")
         XCTAssertEqual(error(["--no-config", "--profile", "qa", url], e), "--profile qa: no config file was read")
+        XCTAssertEqual(error(["--listen", "1", "--profile", "staging"], e),
+                       "--profile staging: no config file was read (a server reads only the files given with -K)")
     }
 
     /// A client setting in a -K file read by a server, or a flag without the

@@ -112,7 +112,8 @@ struct Invocation {
         if let name = scan.profile {
             let found = files.flatMap { file in file.sections.filter { $0.name == name }.map { (file, $0) } }
             guard !found.isEmpty else {
-                let read = files.isEmpty ? "no config file was read" : "not in " + files.map(\.path).joined(separator: ", ")
+                var read = files.isEmpty ? "no config file was read" : "not in " + files.map(\.path).joined(separator: ", ")
+                if scan.listens { read += " (a server reads only the files given with -K)" }
                 throw UsageError("--profile \(name): \(read)")
             }
             notes.append("profile [\(name)] (--profile)")
