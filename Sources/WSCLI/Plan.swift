@@ -18,7 +18,7 @@ enum Plan {
     /// A URL, `--listen` address or `--route` destination that does not
     /// parse, or a file that cannot be read, is a usage error.
     static func resolve(_ o: Options, _ environment: Environment) throws(UsageError) -> Plan {
-        if o.showHelp { return .print(HelpRenderer.render(width: 80)) }
+        if o.showHelp { return .print(HelpRenderer.render(width: 80, topic: o.helpTopic)) }
         if o.showVersion { return .print(wspipeVersionLine + "\n") }
         if let kind = o.generate {
             guard let text = DocGenerator.render(kind) else { throw UsageError("--generate: unknown kind '\(kind)'") }
@@ -28,7 +28,8 @@ enum Plan {
         bridge.script = try scriptOptions(o, server: o.listen != nil)
         try OptionFiles.checkReadable(["cacert": o.cacert, "cert": o.cert, "key": o.key])
         if let listen = o.listen {
-            let server = try serverOptions(o, listen: listen)
+            var server = try serverOptions(o, listen: listen)
+            server.keyLogFile = o.keylog ?? environment.keyLogFile
             if server.exec != nil { try execOnly(&bridge) }
             return .server(server, bridge)
         }
@@ -176,6 +177,7 @@ enum Plan {
         c.tls.caFile = o.cacert
         c.tls.certFile = o.cert
         c.tls.keyFile = o.key
+        c.tls.keyLogFile = o.keylog ?? environment.keyLogFile
         c.route = try ProxySelection.route(for: url, o, credentials: try proxyCredentials(o), environment: environment.variable)
         c.compress = o.compress
         try curlHabits(o, environment, &c)

@@ -34,6 +34,7 @@ public final class TLSContext {
         if let cert = options.certFile {
             try c.loadIdentity(certFile: cert, keyFile: options.keyFile ?? cert)
         }
+        try c.logKeys(to: options.keyLogFile)
         return c
     }
 
@@ -45,12 +46,23 @@ public final class TLSContext {
     /// allow SSL_write while SSL_read is processing a handshake message.
     /// `clientCAFile`: mutual TLS, every client must present a certificate
     /// issued by a CA in this file (PEM), or its handshake fails.
-    public static func server(certFile: String, keyFile: String, clientCAFile: String? = nil) throws -> TLSContext {
+    /// `keyLogFile`: --keylog or SSLKEYLOGFILE (`TLSKeyLog`).
+    public static func server(certFile: String, keyFile: String, clientCAFile: String? = nil,
+                              keyLogFile: String? = nil) throws -> TLSContext {
         let c = try TLSContext(method: TLS_server_method(), isClient: false, verifiesPeer: clientCAFile != nil)
         try c.loadIdentity(certFile: certFile, keyFile: keyFile)
         _ = SSL_CTX_set_num_tickets(c.ctx, 0)
         if let clientCAFile { try c.requireClientCertificates(caFile: clientCAFile) }
+        try c.logKeys(to: keyLogFile)
         return c
+    }
+
+    /// The connections' secrets go to the key log (opened by the run at its
+    /// start, which also says so on stderr; opened here when it was not).
+    private func logKeys(to path: String?) throws {
+        guard let path else { return }
+        if let error = TLSKeyLog.open(path) { throw TransportError("--keylog \(path): \(error.reason)") }
+        TLSKeyLog.install(on: ctx)
     }
 
     /// TLS 1.2 minimum (RFC 8996 deprecates 1.0/1.1). Partial writes so one

@@ -29,6 +29,7 @@ final class FlagTableTests: XCTestCase {
             "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
             "check", "check-timeout", "check-settle", "ignore", "check-order", "allow-extra", "junit", "repeat",
             "max-reply-p99", "har-credentials",
+            "config", "no-config", "profile", "keylog",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -37,13 +38,13 @@ final class FlagTableTests: XCTestCase {
             "t": "text", "b": "binary", "0": "nul", "n": "no-close", "1": "one-message",
             "u": "unidirectional", "U": "unidirectional-reverse", "i": "interactive",
             // curl's: -b and -u stay websocat's (--binary, --unidirectional).
-            "L": "location", "c": "cookie-jar", "w": "write-out", "4": "ipv4", "6": "ipv6",
+            "L": "location", "c": "cookie-jar", "w": "write-out", "4": "ipv4", "6": "ipv6", "K": "config",
         ])
     }
 
     func testCompletionKinds() {
         let files = ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file", "cookie",
-                     "cookie-jar", "user-file", "record", "replay", "check", "junit"]
+                     "cookie-jar", "user-file", "record", "replay", "check", "junit", "keylog", "config"]
         for name in files {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
@@ -55,12 +56,13 @@ final class FlagTableTests: XCTestCase {
         }
         XCTAssertEqual(FlagTable.flag(long: "binary-output")?.completion, .choices(["raw", "base64", "drop"]))
         XCTAssertEqual(FlagTable.flag(long: "origin")?.completion, CompletionKind.none)
+        XCTAssertEqual(FlagTable.flag(long: "profile")?.completion, .profiles)
     }
 
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
                        ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route",
-                        "allow-origin", "answer", "check", "ignore", "allow-extra"])
+                        "allow-origin", "answer", "check", "ignore", "allow-extra", "config"])
     }
 
     func testLookups() {

@@ -15,6 +15,13 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+# No test reads the developer's own config file or writes TLS secrets to the
+# developer's key log: every wspipe the suite starts inherits this
+# environment. WSPIPE_CONFIG set and empty reads no default config file (the
+# config tests give it, or HOME and XDG_CONFIG_HOME, what they need).
+os.environ["WSPIPE_CONFIG"] = ""
+os.environ.pop("SSLKEYLOGFILE", None)
+
 import helpers  # noqa: E402
 from helpers import LoopThread, WSServer, WsProc, Result  # noqa: E402
 from peers.fault_server import FaultServer  # noqa: E402

@@ -60,11 +60,23 @@ def test_the_commit_stamp_says_where_it_comes_from(tmp_path):
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_help_lists_options(run, flag):
+    """The short help fits a screen and names the categories; --help all and
+    --help CATEGORY show the rest."""
     res = run([flag])
     assert res.code == 0, res
     text = res.stdout.decode()
-    for opt in ("--header", "--listen", "--text", "--max-message-size", "--close-timeout"):
+    assert len(text.splitlines()) <= 50, text
+    for opt in ("--header", "--listen", "--text", "--until", "--config", "wspipe curl"):
         assert opt in text, f"{opt} missing from {flag}"
+    for category in ("connection", "tls", "lines", "routing", "ending", "reconnect", "peer", "server", "diagnostics"):
+        assert category in text, category
+    everything = run([flag, "all"]).stdout.decode()
+    for opt in ("--max-message-size", "--close-timeout", "--keylog", "--no-config", "Exit status:"):
+        assert opt in everything, f"{opt} missing from {flag} all"
+    ending = run([flag, "ending"])
+    assert ending.code == 0 and b"--close-timeout" in ending.stdout and b"--exec" not in ending.stdout, ending
+    bad = run([flag, "endings"])
+    assert bad.code == 2 and "choose one of: connection, tls" in bad.stderr, bad
 
 
 def test_unknown_option_suggests_closest(run):

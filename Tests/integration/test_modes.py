@@ -57,6 +57,8 @@ SAMPLES = {
     "ignore": ["--ignore", "a.*.b"], "check-order": ["--check-order", "any"], "allow-extra": ["--allow-extra", "hb"],
     "junit": ["--junit", "{record}"], "repeat": ["--repeat", "2"], "max-reply-p99": ["--max-reply-p99", "1s"],
     "har-credentials": ["--har-credentials", "--replay", "{har}"],
+    "config": ["--config", "{conf}"], "no-config": ["--no-config"], "profile": ["--profile", "p", "-K", "{conf}"],
+    "keylog": ["--keylog", "{keys}"],
 }
 SKIP = {"help", "version", "generate", "listen", "interactive", "check"}
 
@@ -93,6 +95,8 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
     har = tmp_path / "session.har"
     har.write_text('{"log":{"entries":[{"request":{"url":"ws://127.0.0.1:9/","headers":[]},'
                    '"_webSocketMessages":[{"type":"send","time":1,"opcode":1,"data":"{}"}]}]}}')
+    conf = tmp_path / "wspipe.conf"
+    conf.write_text("[p]\nurl = ws://127.0.0.1:9/\n")
     modes = man_modes(wspipe_bin)
     assert len(modes) >= 65, modes
     closed = f"ws://127.0.0.1:{helpers.free_port()}/"
@@ -103,6 +107,7 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
         args = [a.replace("{pem}", str(pem)).replace("{file}", str(headers)).replace("{jar}", str(tmp_path / "jar"))
                 .replace("{json}", str(messages)).replace("{recording}", str(recording))
                 .replace("{record}", str(tmp_path / "record.ndjson")).replace("{har}", str(har))
+                .replace("{conf}", str(conf)).replace("{keys}", str(tmp_path / "keys.log"))
                 for a in SAMPLES[name]]
         client_ok = said == "" or said.startswith(("Client", "Refused"))
         server_ok = said == "" or said.startswith(("Server", "Needs \\fB\\-\\-listen", "Refused"))

@@ -13,6 +13,8 @@ public struct ServerOptions: Sendable {
     public var compress = false
     public var certFile: String? = nil
     public var keyFile: String? = nil
+    /// --keylog or SSLKEYLOGFILE: the TLS secrets of every client (`TLSKeyLog`).
+    public var keyLogFile: String? = nil
     public var handshakeTimeoutNanos: Int64 = 10_000_000_000
     /// --tag: stdout lines that are JSON objects get `"$client":N` as their
     /// first member, and a stdin line with a `"$client":N` member goes to

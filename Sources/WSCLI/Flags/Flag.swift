@@ -19,6 +19,23 @@ public enum FlagCategory: String, CaseIterable, Sendable {
         case .general: return "General"
         }
     }
+
+    /// The word `--help CATEGORY` takes.
+    public var name: String {
+        switch self {
+        case .connection: return "connection"
+        case .tls: return "tls"
+        case .dataMode: return "lines"
+        case .routing: return "routing"
+        case .ending: return "ending"
+        case .reconnect: return "reconnect"
+        case .scripting: return "peer"
+        case .check: return "check"
+        case .output: return "diagnostics"
+        case .server: return "server"
+        case .general: return "general"
+        }
+    }
 }
 
 /// What shell completion offers for a flag's value.
@@ -26,6 +43,9 @@ public enum CompletionKind: Equatable, Sendable {
     case none
     case file
     case choices([String])
+    /// The `[NAME]` sections of the config files (the default one and those
+    /// of -K on the command line), read when completing.
+    case profiles
 }
 
 /// The ways wspipe runs, as a set: each flag names those it works in
@@ -141,6 +161,9 @@ public struct Flag: Sendable {
     /// sentence (the values, the details, how it works with other flags).
     /// Empty for flags whose help says it all.
     public let doc: [DocBlock]
+    /// A switch that may take one of these values as its next argument
+    /// (`--help tls`, `--help=all`), shown as `[NAME]`; nil for the others.
+    public let optionalValue: (name: String, choices: [String])?
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -149,6 +172,7 @@ public struct Flag: Sendable {
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
          rules: [FlagRule] = [], modes: FlagModes? = nil, doc: [DocBlock] = [],
+         optionalValue: (name: String, choices: [String])? = nil,
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -163,6 +187,7 @@ public struct Flag: Sendable {
         self.modes = modes ?? (rules.contains(.serverOnly) ? .servers : .clients)
         self.explicitModes = modes != nil
         self.doc = doc
+        self.optionalValue = optionalValue
         self.apply = apply
     }
 
@@ -177,6 +202,9 @@ public struct Flag: Sendable {
         Flag(long: long, short: short, help: help, category: category,
              repeatable: repeatable, rules: rules, modes: modes, doc: doc, apply: { options, _ in apply(&options) })
     }
+
+    /// The values `optionalValue` allows (none for most switches).
+    var optionalValues: [String] { optionalValue?.choices ?? [] }
 
     /// Long names of the flags this one may not be given with.
     public var conflicts: [String] {
@@ -198,6 +226,7 @@ public struct Flag: Sendable {
         if let short { text += "-\(short), " }
         text += "--" + long
         if let valueName { text += " <\(valueName)>" }
+        if let optionalValue { text += " [\(optionalValue.name)]" }
         return text
     }
 

@@ -274,6 +274,21 @@ public let flagTable: [Flag] = [
          help: "Private key (PEM) for --cert.",
          category: .tls, completion: .file, rules: [.requires("cert")], modes: [.all, .check],
          apply: { o, v throws(UsageError) in o.key = try FlagValue.nonEmpty("key", v) }),
+    Flag(long: "keylog", valueName: "FILE",
+         help: "Append the TLS secrets of every connection to FILE in the NSS key log format, "
+             + "which Wireshark reads to decrypt them (as SSLKEYLOGFILE does).",
+         category: .tls, completion: .file, modes: [.all, .check],
+         doc: [
+             """
+             Without it, the file named by the SSLKEYLOGFILE variable is used, as curl, Firefox and \
+             Python do. Client and server connections alike; the file is created with mode 0600 and \
+             appended to, one line per secret, as OpenSSL hands them out. Anyone who can read it can \
+             decrypt the connections it covers, so wspipe says on stderr that it is writing one \
+             (unless -q), whenever the run may use TLS: give wireshark or tshark the file with \
+             -o tls.keylog_file:FILE.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.keylog = try FlagValue.nonEmpty("keylog", v) }),
 
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
@@ -1199,9 +1214,21 @@ public let flagTable: [Flag] = [
          }),
 
     // MARK: General (wspipe(1): SYNOPSIS; OPTIONS, Diagnostics)
-    .toggle("help", "h", .general,
-            help: "Print this help and exit.", modes: .all,
-            apply: { $0.showHelp = true }),
+    Flag(long: "help", short: "h",
+         help: "Print the short help, or every option of CATEGORY (or all), and exit.",
+         category: .general, modes: .all,
+         doc: [
+             .paragraph("The short help lists the options most runs need and names the categories: "
+                 + FlagCategory.allCases.map(\.name).joined(separator: ", ") + ". This page has them all."),
+         ],
+         optionalValue: (name: "CATEGORY", choices: HelpRenderer.topics),
+         apply: { o, v throws(UsageError) in
+             guard v.isEmpty || HelpRenderer.topics.contains(v) else {
+                 throw .invalidChoice("help", v, choices: HelpRenderer.topics)
+             }
+             o.showHelp = true
+             o.helpTopic = v.isEmpty ? nil : v
+         }),
     .toggle("version", "V", .general,
             help: "Print the version and exit.", modes: .all,
             apply: { $0.showVersion = true }),
@@ -1221,6 +1248,34 @@ public let flagTable: [Flag] = [
     .toggle("quiet", "q", .general,
             help: "Print nothing on stderr but fatal errors.", modes: [.all, .check],
             apply: { $0.quiet = true }),
+    Flag(long: "config", short: "K", valueName: "FILE",
+         help: "Read options from FILE, in curl's config syntax, after the default config file; repeat for more files.",
+         category: .general, completion: .file, repeatable: true, modes: [.all, .check],
+         doc: [
+             """
+             See CONFIG FILES. The command line overrides what a file says; a file given with -K \
+             applies to servers too (the default file only to runs with a URL).
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.configFiles.append(try FlagValue.nonEmpty("config", v)) }),
+    .toggle("no-config", nil, .general,
+            help: "Do not read the default config file (-K files still are).",
+            modes: [.all, .check],
+            doc: [
+                "The same as WSPIPE_CONFIG set and empty. It is curl's -q, whose short name stays --quiet here.",
+            ],
+            apply: { $0.noConfig = true }),
+    Flag(long: "profile", valueName: "NAME",
+         help: "Apply the [NAME] section of the config files, whatever the URL.",
+         category: .general, completion: .profiles, modes: [.all, .check],
+         doc: [
+             """
+             Without --profile, the section whose url line is the longest prefix of the URL applies. \
+             With --profile and no URL, the section's first url line is the URL. A NAME no file read \
+             has is a usage error.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.profile = try FlagValue.nonEmpty("profile", v) }),
 ]
 
 /// Lookups and integrity checks over `flagTable`.

@@ -52,30 +52,22 @@ public enum ManPageRenderer {
         page.request("SH", "INTERACTIVE MODE")
         interactiveMode(&page)
 
+        page.request("SH", "FROM THE BROWSER")
+        fromTheBrowser(&page)
+
+        page.request("SH", "CONFIG FILES")
+        configFiles(&page)
+
         page.request("SH", "EXIT STATUS")
         for (code, meaning) in HelpRenderer.exitStatuses {
             page.item(String(code), meaning.prefix(1).uppercased() + String(meaning.dropFirst()) + ".")
         }
 
         page.request("SH", "ENVIRONMENT")
-        page.item("NO_COLOR", "When set, wspipe never writes ANSI colour; without it, colour is only ever used when the stream is a terminal.")
-        page.item("http_proxy, https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY",
-                  "Without --proxy or --unix-socket, a ws:// connection goes through the proxy in http_proxy "
-                      + "and a wss:// one through https_proxy, each falling back to all_proxy; the lower-case name "
-                      + "wins, and HTTP_PROXY is ignored, as by curl. Values take the form of --proxy.")
-        page.item("no_proxy, NO_PROXY",
-                  "Hosts to reach without the proxy, as for --noproxy, which replaces them.")
-        page.item("XDG_STATE_HOME, HOME",
-                  "The interactive mode keeps its history in $XDG_STATE_HOME/wspipe/history, "
-                      + "or ~/.local/state/wspipe/history without XDG_STATE_HOME.")
-        page.item("WSPIPE_HISTFILE",
-                  "The history file instead; set and empty, no history is kept on disk.")
-        page.item("XDG_CONFIG_HOME",
-                  "The interactive mode's saved messages (/save, /send) are in "
-                      + "$XDG_CONFIG_HOME/wspipe/messages.ndjson, or ~/.config/wspipe/messages.ndjson without it.")
-        page.item("WSPIPE_PLAIN",
-                  "When set to anything but the empty string, the interactive mode draws no status row "
-                      + "(as --no-status-line): for screen readers, which would read it again at every message.")
+        environment(&page)
+
+        page.request("SH", "FILES")
+        files(&page)
 
         page.request("SH", "EXAMPLES")
         for example in usageExamples {

@@ -201,6 +201,16 @@ public struct Options: Sendable {
     /// `--once` (server mode): serve one client, exit when it leaves.
     public var once = false
     public var showHelp = false
+    /// `--help CATEGORY` (or all): nil for the short help.
+    public var helpTopic: String? = nil
+    /// `-K/--config FILE`, in order: read before the command line (`Invocation`).
+    public var configFiles: [String] = []
+    /// `--no-config`: the default config file is not read.
+    public var noConfig = false
+    /// `--profile NAME`: the config files' [NAME] section.
+    public var profile: String? = nil
+    /// `--keylog FILE` (SSLKEYLOGFILE when not given): TLS secrets for Wireshark.
+    public var keylog: String? = nil
     public var showVersion = false
     /// `--generate KIND`: print the man page or a completion script (see `DocGenerator`).
     public var generate: String? = nil

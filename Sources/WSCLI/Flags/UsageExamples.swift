@@ -43,8 +43,7 @@ public let usageExamples: [UsageExample] = [
     ], use: .mockServer),
     UsageExample("A test in CI: record once, then check the server (exit 8 on a difference).", [
         "wspipe --record tests/login.ndjson wss://staging.example.com/ws <login.txt",
-        "wspipe --check 'tests/*.ndjson' --junit report.xml \\",
-        "    wss://staging.example.com/ws",
+        "wspipe --check 'tests/*.ndjson' --junit report.xml",
     ], use: .ciCheck),
     UsageExample("A quick check: exit 0 once the pong is written, 1 if none came in 5 s.", [
         "echo '{\"type\":\"ping\"}' |",
