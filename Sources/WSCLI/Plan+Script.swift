@@ -25,7 +25,19 @@ extension Plan {
         s.recordPath = o.record
         s.replay = try o.replay.map { path throws(UsageError) in try RecordingFile.read(path) }
         s.replaySpeed = o.replaySpeed
+        try checkPlaybackLength(s, o, server: server)
         return s
+    }
+
+    /// A replay that would last longer than wspipe waits for anything (at a
+    /// low --replay-speed, or a slow --rate) is refused before it starts.
+    private static func checkPlaybackLength(_ s: ScriptOptions, _ o: Options, server: Bool) throws(UsageError) {
+        guard let recording = s.replay, let path = o.replay,
+              recording.playbackNanos(server: server, speed: s.replaySpeed, rateIntervalNanos: o.rateIntervalNanos)
+                > DurationLimit.maxNanos
+        else { return }
+        let pace = o.rateIntervalNanos != nil ? "at this --rate" : "at this --replay-speed"
+        throw UsageError("--replay \(path): \(pace) the replay would last more than \(DurationLimit.text)")
     }
 
     /// --on-connect and --on-connect-file: a client's (with its captures) or,
