@@ -6,16 +6,21 @@ import WSTerminal
 /// print or run the client or the server, and exit with its status.
 public enum App {
     public static func main() -> Never {
-        let status = run(Array(CommandLine.arguments.dropFirst()))
+        let status = run(Array(CommandLine.arguments.dropFirst()), blankingSecrets: true)
         ProcessEnvironment.exit(status.rawValue)
     }
 
-    static func run(_ args: [String]) -> ExitStatus {
+    /// `blankingSecrets`: the arguments are this process's own, whose
+    /// passwords (`Flag.secret`) are blanked as soon as they are parsed.
+    static func run(_ args: [String], blankingSecrets: Bool = false) -> ExitStatus {
         let options: Options
         let plan: Plan
         do {
             let environment = Environment.current()
             options = try ArgumentParser.parse(args, terminal: environment.stdinIsTerminal && environment.stdoutIsTerminal)
+            if blankingSecrets {
+                for secret in options.secretArguments { ProcessEnvironment.blankArgument(secret.index + 1, from: secret.offset) }
+            }
             plan = try Plan.resolve(options, environment)
         } catch {
             return usageError(error.message)

@@ -36,7 +36,7 @@ public enum ArgumentParser {
             let arg = args[index]
             index += 1
             if flagsEnded || arg == "-" || !arg.hasPrefix("-") {
-                parse.positional(arg)
+                parse.positional(arg, after: index >= 2 ? args[index - 2] : nil)
             } else if arg == "--" {
                 flagsEnded = true
             } else if arg.hasPrefix("--") {
@@ -113,13 +113,22 @@ private struct Parse {
             if inline != nil { fail(.unexpectedValue(flag)); return }
             apply(flag, "")
         } else if let inline {
+            if flag.secret, let equals {
+                let whole = body.base
+                noteSecret(at: index - 1, offset: whole.utf8.distance(from: whole.startIndex, to: body.index(after: equals)))
+            }
             apply(flag, inline)
         } else if index < args.count {
+            if flag.secret { noteSecret(at: index, offset: 0) }
             apply(flag, args[index])
             index += 1
         } else {
             fail(.missingValue(flag))
         }
+    }
+
+    mutating func noteSecret(at index: Int, offset: Int) {
+        options.secretArguments.append((index, offset))
     }
 
     /// `-abc`, `-H value`, `-Hvalue`, `-H=value`, `-kH value` (`letters` is
@@ -140,8 +149,13 @@ private struct Parse {
             }
             if rest.first == "=" { rest = rest.dropFirst() }
             if !rest.isEmpty || letters.last == "=" {
+                if flag.secret {
+                    let whole = rest.base
+                    noteSecret(at: index - 1, offset: whole.utf8.distance(from: whole.startIndex, to: rest.startIndex))
+                }
                 apply(flag, String(rest))
             } else if index < args.count {
+                if flag.secret { noteSecret(at: index, offset: 0) }
                 apply(flag, args[index])
                 index += 1
             } else {
@@ -151,7 +165,15 @@ private struct Parse {
         }
     }
 
-    mutating func positional(_ arg: String) {
+    /// `previous`: the argument before it, for curl's `-u user:pass`, which
+    /// here is websocat's -u and a stray argument.
+    mutating func positional(_ arg: String, after previous: String? = nil) {
+        if let previous, previous.hasPrefix("-"), !previous.hasPrefix("--"), previous.last == "u",
+           previous.dropFirst().allSatisfy({ FlagTable.flag(short: $0)?.takesValue == false }),
+           arg.contains(":"), !arg.lowercased().hasPrefix("ws://"), !arg.lowercased().hasPrefix("wss://") {
+            fail(.userAfterShortU(arg))
+            return
+        }
         positionalCount += 1
         if positionalCount > 1 { fail(.extraArgument(arg)); return }
         let lower = arg.lowercased()

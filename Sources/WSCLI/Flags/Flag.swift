@@ -133,6 +133,9 @@ public struct Flag: Sendable {
     /// sentence (the values, the details, how it works with other flags).
     /// Empty for flags whose help says it all.
     public let doc: [DocBlock]
+    /// The value is a password: wspipe blanks it in its own argument vector
+    /// once it is parsed, as curl does, so that ps(1) stops showing it.
+    public let secret: Bool
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -140,7 +143,7 @@ public struct Flag: Sendable {
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-         rules: [FlagRule] = [], modes: FlagModes? = nil, doc: [DocBlock] = [],
+         rules: [FlagRule] = [], modes: FlagModes? = nil, secret: Bool = false, doc: [DocBlock] = [],
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -154,6 +157,7 @@ public struct Flag: Sendable {
         self.rules = rules
         self.modes = modes ?? (rules.contains(.serverOnly) ? .servers : .clients)
         self.explicitModes = modes != nil
+        self.secret = secret
         self.doc = doc
         self.apply = apply
     }

@@ -117,6 +117,13 @@ extension UsageError {
         UsageError("URL must start with ws:// or wss:// (got '\(url)')")
     }
 
+    /// `-u user:pass`: curl's -u is --user here; wspipe's -u is websocat's.
+    static func userAfterShortU(_ arg: String) -> UsageError {
+        let user = arg.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        return UsageError("'-u \(user):…': -u is websocat's --unidirectional here, not curl's -u; "
+            + "write --user \(user):PASSWORD (or --user-file FILE, which keeps the password out of ps)")
+    }
+
     static func extraArgument(_ arg: String) -> UsageError {
         UsageError("unexpected argument '\(arg)' (only one URL is allowed)")
     }
