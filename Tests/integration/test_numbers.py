@@ -83,3 +83,19 @@ def test_the_longest_durations_work(run, ws_server):
                "--ack", "id", "--ack-timeout", "8760h", "--backoff", "1s:8760h", srv.url()], stdin=b'{"id":1}\n')
     assert res.code == 0, res
     assert res.stdout == b'{"id":1}\n'
+
+
+def test_unconfirmed_replayed_messages_are_reported_with_their_recording_lines(spawn, raw_peer, tmp_path):
+    """Issue 33 item 9: a --replay's messages the server never showed it
+    read were reported by count only. Now with their lines in the recording,
+    as stdin's are (`stdin:3-7`). The server here reads nothing and never answers."""
+    rec = tmp_path / "session.ndjson"
+    write_recording(rec, [(0, "event", 1, {"$event": "connected"})] + [(0, "out", 1, {"n": k}) for k in range(1, 6)])
+    peer = raw_peer()
+    proc = spawn(["--replay", str(rec), "--linger", "0", "--close-timeout", "300ms", "--max-retries", "0",
+                  peer.url()], stdin=None, close_stdin=False)
+    conn = peer.accept()
+    conn.handshake()
+    res = proc.finish()
+    conn.close()
+    assert "5 message(s) (--replay:2-6) unconfirmed" in res.stderr, res

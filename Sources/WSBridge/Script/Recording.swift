@@ -65,11 +65,13 @@ public struct Recording: Sendable {
         }
         let value = UnsafeRawBufferPointer(rebasing: line[msg])
         var rejected: String?
+        // Tagged with its line of the file: a report of it names that line.
+        let tag = MessageTag.replayed(line: number)
         entry.message = envelopes.decode(value) { outcome -> OutboundQueue.Message? in
             switch outcome {
-            case .notEnvelope: return OutboundQueue.copy(.text(value), line: 0)
-            case .text(let text): return OutboundQueue.copy(.text(text), line: 0)
-            case .binary(let data): return OutboundQueue.copy(.binary(data), line: 0)
+            case .notEnvelope: return OutboundQueue.copy(.text(value), line: tag)
+            case .text(let text): return OutboundQueue.copy(.text(text), line: tag)
+            case .binary(let data): return OutboundQueue.copy(.binary(data), line: tag)
             case .invalidBase64: rejected = "invalid base64 in \"$binary\""; return nil
             case .loneSurrogate: rejected = "a lone surrogate in \"$text\""; return nil
             }
