@@ -1,4 +1,5 @@
 import WSBridge
+import WSTransport
 
 /// The scripted peer's part of the plan (wspipe(1): SCRIPTED PEER,
 /// TEMPLATES): every template parsed and checked (a usage error with its
@@ -15,6 +16,9 @@ extension Plan {
         let captures: TemplateScope = server ? [] : .captures
         for answer in o.answers {
             let (type, text) = try FlagValue.answer("answer", answer)
+            if AnswerRule.isMalformedKeyPath(type) {
+                throw UsageError("--answer: '\(type)' is not a key path (a .KEYPATH answers the messages that have one; no key may be empty)")
+            }
             s.answers.append(AnswerRule(type: type, template: try template("answer", text, scope: captures.union(.message), o,
                                                                             source: "--answer \(type)")))
         }
@@ -59,7 +63,8 @@ extension Plan {
     static func template(_ long: String, _ text: String, scope: TemplateScope, _ o: Options,
                          source: String? = nil) throws(UsageError) -> MessageTemplate {
         do {
-            return try MessageTemplate(text, scope: scope, captures: o.captures.map(\.name))
+            return try MessageTemplate(text, scope: scope, captures: o.captures.map(\.name),
+                                       environment: ProcessEnvironment.variable)
         } catch {
             throw UsageError("\(source ?? "--" + long): template '\(text)': \(error)")
         }
