@@ -78,7 +78,7 @@ complete -c wspipe -l wrap -r -f -d 'Take each stdin line as raw text and send i
 complete -c wspipe -l record -r -F -d 'Append every message sent and received, and every lifecycle event, to FILE as JSON lines'
 complete -c wspipe -l replay -r -F -d 'Play a --record file: a client sends its out messages in place of stdin, a server (--listen) plays its in messages to each client that connects'
 complete -c wspipe -l replay-speed -r -f -d 'Play --replay this many times faster than recorded (0.5 is half as fast)'
-complete -c wspipe -l listen -r -f -d 'Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL'
+complete -c wspipe -l listen -r -f -d 'Accept WebSocket clients on this address (a bare PORT is 127.0.0.1 only; 0.0.0.0:PORT for every interface), or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL'
 complete -c wspipe -l once -d 'Serve one client and exit when it leaves'
 complete -c wspipe -l exec -r -f -d 'Give each client its own sh -c COMMAND: its messages become the program\'s stdin lines, the program\'s stdout lines go to that client only'
 complete -c wspipe -l relay -d 'Send every client\'s messages to every other client as well: a chat room without a script'
