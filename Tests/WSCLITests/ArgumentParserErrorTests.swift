@@ -29,7 +29,7 @@ final class ArgumentParserErrorTests: XCTestCase {
         assertUsageError(["-u", "alice:s3cret", url], advice)
         assertUsageError([url, "-u", "alice:s3cret"], advice)
         assertUsageError(["-nu", "alice:s3cret", url], advice)
-        assertUsageError(["-H", "X-u", "alice:s3cret", url], "URL must start with ws:// or wss:// (got 'alice:s3cret')")
+        assertUsageError(["-HX: u", "alice:s3cret", url], "URL must start with ws:// or wss:// (got 'alice:s3cret')")
         XCTAssertTrue(parseOK(["-u", url]).unidirectional)
     }
 
