@@ -123,7 +123,7 @@ complete -c wspipe -n 'not __wspipe_curl_words' -l junit -r -F -d 'Also write th
 complete -c wspipe -n 'not __wspipe_curl_words' -l repeat -r -f -d 'Check the recordings N times, for the reply latencies\' percentiles'
 complete -c wspipe -n 'not __wspipe_curl_words' -l max-reply-p99 -r -f -d 'Fail the run with exit status 8 when the 99th percentile of the reply latencies is above DURATION'
 complete -c wspipe -n 'not __wspipe_curl_words' -l har-credentials -d 'Send the Cookie, Authorization and other credential headers of a HAR file\'s request too'
-complete -c wspipe -n 'not __wspipe_curl_words' -l listen -r -f -d 'Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL'
+complete -c wspipe -n 'not __wspipe_curl_words' -l listen -r -f -d 'Accept WebSocket clients on this address (a bare PORT is 127.0.0.1 only; 0.0.0.0:PORT for every interface), or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL'
 complete -c wspipe -n 'not __wspipe_curl_words' -l once -d 'Serve one client and exit when it leaves'
 complete -c wspipe -n 'not __wspipe_curl_words' -l exec -r -f -d 'Give each client its own sh -c COMMAND: its messages become the program\'s stdin lines, the program\'s stdout lines go to that client only'
 complete -c wspipe -n 'not __wspipe_curl_words' -l relay -d 'Send every client\'s messages to every other client as well: a chat room without a script'

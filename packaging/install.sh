@@ -11,6 +11,10 @@
 #   ./install.sh --uninstall            removes those files again (same PREFIX)
 # DESTDIR, when set, goes before PREFIX (staging for a package), as with make.
 set -eu
+# Folders made here are everyone's to enter (0755), whatever the caller's
+# umask: under umask 077 they were 0700, and other users could neither run
+# wspipe nor read its man page. The files get their modes below.
+umask 022
 
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${PREFIX:-/usr/local}

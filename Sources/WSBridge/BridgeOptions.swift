@@ -101,7 +101,8 @@ struct LineFormatters {
             return formatter.appendText(payload, verdict: verdict, to: &destination.pending)
         }
         let validation = JSONScanner.validate(payload, verdict: verdict)
-        if validation == .valid(needsCompaction: false) && destination.writeThrough(payload, terminator: 10) { return }
+        if validation == .valid(needsCompaction: false) && !OutputFormatter.looksLikeEnvelope(payload)
+            && destination.writeThrough(payload, terminator: 10) { return }
         formatter.appendJSONLine(payload, validation, to: &destination.pending)
     }
 

@@ -7,18 +7,31 @@ import WSTerminal
 /// its status. `wspipe curl ...` first turns a curl command into flags.
 public enum App {
     public static func main() -> Never {
-        let status = run(Array(CommandLine.arguments.dropFirst()))
+        let status = run(Array(CommandLine.arguments.dropFirst()), blankingSecrets: true)
         ProcessEnvironment.exit(status.rawValue)
     }
 
-    static func run(_ args: [String]) -> ExitStatus {
-        if args.first == "curl" { return CurlCommand.run(Array(args.dropFirst())) }
-        return run(args, notes: [])
+    /// `blankingSecrets`: the arguments are this process's own, whose
+    /// passwords (`Flag.secret`, curl's -u and -U) are blanked as soon as
+    /// they are read, as curl does, so that ps(1) stops showing them.
+    static func run(_ args: [String], blankingSecrets: Bool = false) -> ExitStatus {
+        if args.first == "curl" {
+            let curlArgs = Array(args.dropFirst())
+            if blankingSecrets { blank(CurlCommand.secretArguments(curlArgs), argumentsBefore: 2) }
+            return CurlCommand.run(curlArgs)
+        }
+        return run(args, notes: [], blankingSecrets: blankingSecrets)
+    }
+
+    /// Blanks each secret: its argument's index among the arguments read,
+    /// which come after `argumentsBefore` others in argv (the program's name...).
+    static func blank(_ secrets: [(index: Int, offset: Int)], argumentsBefore: Int) {
+        for secret in secrets { ProcessEnvironment.blankArgument(secret.index + argumentsBefore, from: secret.offset) }
     }
 
     /// `notes`: what `wspipe curl` made of its command, said with -v like
     /// the config files read.
-    static func run(_ args: [String], notes: [String]) -> ExitStatus {
+    static func run(_ args: [String], notes: [String], blankingSecrets: Bool = false) -> ExitStatus {
         let options: Options
         let plan: Plan
         let invocation: Invocation
@@ -27,6 +40,7 @@ public enum App {
             let terminal = environment.stdinIsTerminal && environment.stdoutIsTerminal
             invocation = try Invocation.assemble(args, environment, terminal: terminal)
             options = try ArgumentParser.parse(invocation.tokens, terminal: terminal)
+            if blankingSecrets { blank(ArgumentParser.secretArguments(args), argumentsBefore: 1) }
             plan = try Plan.resolve(options, environment)
         } catch {
             return usageError(error.message)

@@ -18,19 +18,17 @@ public enum TLSKeyLog {
     nonisolated(unsafe) private static var fd: Int32 = -1
     nonisolated(unsafe) public private(set) static var path: String? = nil
 
-    /// Opens `path` for appending, creating it with mode 0600; an existing
-    /// regular file of ours is made 0600 too (it may be shared with other
-    /// programs, which go on appending). Nil on success, or when it is open
-    /// already.
+    /// Opens `path` for appending as every private file of wspipe's is
+    /// (`PrivateFile`: created 0600, an existing file of this user's put back
+    /// to 0600, another user's file or a link to one refused), since it may
+    /// be shared with other programs, which go on appending. Nil on success,
+    /// or when it is open already.
     public static func open(_ path: String) -> IOError? {
         if fd >= 0 { return nil }
-        switch FD.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode: 0o600) {
+        switch PrivateFile.openForAppending(path) {
         case .success(let opened):
             fd = opened
             self.path = path
-            if let status = FD.status(opened), status.kind == .regular, status.permissions & 0o077 != 0 {
-                FD.setPermissions(opened, 0o600)  // fails harmlessly on a file of another user
-            }
             return nil
         case .failure(let error):
             return error

@@ -434,7 +434,7 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertTrue(zsh.contains("--binary-output=[How raw line mode writes incoming binary messages]:raw|base64|drop:(raw base64 drop)'"))
         XCTAssertTrue(zsh.contains("\n  '(-t --text -b --binary --tag)-t[Raw line mode"))
         XCTAssertTrue(zsh.contains("\n  '(-k --insecure)-k[Skip TLS certificate and hostname verification]'\n"))
-        XCTAssertTrue(zsh.contains("\n  '(--listen)--listen=[Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL]:[HOST\\:]PORT[/PATH]: '\n"))
+        XCTAssertTrue(zsh.contains("\n  '(--listen)--listen=[Accept WebSocket clients on this address (a bare PORT is 127.0.0.1 only; 0.0.0.0:PORT for every interface), or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL]:[HOST\\:]PORT[/PATH]: '\n"))
     }
 
     func testZshEscaping() {

@@ -73,6 +73,7 @@ extension ClientSession {
     func deliverWrapped(_ message: OutgoingMessage) -> Bool {
         guard lifecycle.phase != .closing, lifecycle.phase != .ended else { return false }
         guard let script, case .text(let line) = message else { return false }
+        if PeerScript.isBlankWrapLine(line) { return true }
         let number = shell.stdin?.lineNumber ?? 0
         let reason = script.wrap(line, sequence: script.sequence) { sender.deliver($0, line: number) }
         if let reason {
@@ -93,9 +94,9 @@ extension ClientSession {
         log.info("replaying \(schedule.items.count) message(s)")
         let player = ReplayPlayer(
             schedule: schedule, scheduler: loop,
-            deliver: { [unowned self] message in
+            deliver: { [unowned self] message, tag in
                 defer { self.channel?.flush() }
-                return self.deliver(message)
+                return self.deliver(message, tag: tag)
             },
             canDeliver: { [unowned self] in !self.sender.isFull },
             onEnd: { [unowned self] in
@@ -104,6 +105,18 @@ extension ClientSession {
             })
         script.player = player
         player.start()
+    }
+
+    /// A client's --replay is what it sends: stdin is read only to say which
+    /// of its lines were not sent (rather than leave them unread, unsaid).
+    func startStdinBesideReplay() {
+        let pump = shell.makeStdin(
+            deliver: { [unowned self] _ in
+                self.script?.stdinBesideReplay.add(tag: self.shell.stdin?.lineNumber ?? 0)
+                return true
+            },
+            afterBatch: {}, onEnd: {})
+        pump.resume()
     }
 
     /// Nothing more is taken from the input: stdin, or the --replay.
@@ -115,9 +128,15 @@ extension ClientSession {
     func scriptFinalReport() {
         guard let script else { return }
         if let player = script.player, player.remaining + player.unsent > 0 {
-            let count = player.remaining + player.unsent
-            log.warning("\(count) message(s) of the --replay not sent")
-            shell.stats.notSent += count
+            let notSent = player.tallyRemaining()
+            log.warning("\(notSent.phrase) of the --replay not sent")
+            shell.stats.notSent += notSent.count
+            shell.status = shell.status.combined(with: .inputRejected)
+        }
+        if !script.stdinBesideReplay.isEmpty {
+            let lines = script.stdinBesideReplay
+            log.warning("\(lines.phrase) not sent: in client mode --replay sends the recording, not stdin")
+            shell.stats.notSent += lines.count
             shell.status = shell.status.combined(with: .inputRejected)
         }
         script.finalReport(&shell.status, stats: &shell.stats)

@@ -31,6 +31,8 @@ public final class ClientSession: SessionDriver {
     private var pumpScheduled = false
     /// The last attempt's request carried a credential (for the hint after a 401).
     var lastAttemptAuthorized = false
+    /// The last refusal's WWW-Authenticate (`ConnectHint`).
+    var lastAttemptChallenge: String?
     /// --until and --idle-timeout.
     lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, clock: loop) {
         [unowned self] reason in
@@ -95,7 +97,9 @@ public final class ClientSession: SessionDriver {
             // stdin is read while the first attempt runs: its lines wait in
             // the queue, and its end is known when the connection opens (a
             // server that closes at once is then answered at once).
-            if interactive == nil && !bridge.receiveOnly && script?.options.replay == nil { startStdin() }
+            if interactive == nil && !bridge.receiveOnly {
+                if script?.options.replay == nil { startStdin() } else { startStdinBesideReplay() }
+            }
         }
     }
 
@@ -148,7 +152,12 @@ public final class ClientSession: SessionDriver {
     }
 
     /// The input is over: stdin (or the terminal, or the --replay) ended.
-    var inputOver: Bool { shell.stdin?.finished ?? interactive?.inputEnded ?? script?.player?.finished ?? false }
+    /// The input is over: stdin's, the console's, or (a --replay's
+    /// recording being the input, its stdin only watched) the playback's.
+    var inputOver: Bool {
+        if script?.options.replay != nil { return script?.player?.finished ?? false }
+        return shell.stdin?.finished ?? interactive?.inputEnded ?? false
+    }
 
     func reportProgress() {
         if lifecycle.wantsProgress { handle(.progressed(progress())) }
@@ -202,6 +211,7 @@ public final class ClientSession: SessionDriver {
         connector.start { [unowned self, connector] result in
             self.connector = nil
             self.lastAttemptAuthorized = connector.sentAuthorization
+            self.lastAttemptChallenge = connector.challenge
             switch result {
             case .success(let opened): self.opened(opened)
             case .failure(let failure):
@@ -304,10 +314,11 @@ public final class ClientSession: SessionDriver {
         pump.resume()
     }
 
-    func deliver(_ message: OutgoingMessage) -> Bool {
+    /// `tag`: the message's (`MessageTag`); by default its stdin line.
+    func deliver(_ message: OutgoingMessage, tag: Int? = nil) -> Bool {
         switch lifecycle.phase {
         case .closing, .ended: return false
-        default: sender.deliver(message, line: shell.stdin?.lineNumber ?? 0); return true
+        default: sender.deliver(message, line: tag ?? shell.stdin?.lineNumber ?? 0); return true
         }
     }
 

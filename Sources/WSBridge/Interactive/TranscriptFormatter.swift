@@ -135,11 +135,13 @@ struct TranscriptFormatter {
     /// Writes a text message; false when only its start was laid out (too large).
     private func writeText(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter, full: Bool) -> Bool {
         let whole = full || payload.count <= Self.layoutMaxBytes
+        // /show lays a message out whole, /compact or not: its row was cut.
+        let cut = mode == .compact && !full
         guard case .valid = JSONScanner.validate(payload) else {
-            writeQuoted(payload, into: &writer, whole: whole)
+            writeQuoted(payload, into: &writer, whole: whole, cut: cut)
             return whole
         }
-        if !whole || mode == .compact {
+        if !whole || cut {
             // One row of its start (a column takes a byte or more): the
             // tokenizer reads a value cut short safely.
             let start = UnsafeRawBufferPointer(rebasing: payload[..<Self.utf8Prefix(payload, maxBytes: 4 * writer.width)])
@@ -173,15 +175,16 @@ struct TranscriptFormatter {
         return true
     }
 
-    /// Text that is not JSON: `text "…"`, the quoted string wrapped (pretty)
-    /// or cut (compact).
-    private func writeQuoted(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter, whole: Bool) {
+    /// Text that is not JSON: `text "…"`, the quoted string wrapped (pretty,
+    /// and /show), or `cut` to its row (compact).
+    private func writeQuoted(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter, whole: Bool,
+                             cut: Bool) {
         let end = whole ? payload.count : Self.utf8Prefix(payload, maxBytes: Self.layoutMaxBytes)
         var quoted: [UInt8] = []
         JSONScanner.appendQuoted(UnsafeRawBufferPointer(rebasing: payload[..<end]), into: &quoted)
         quoted = TerminalEscaping.escaped(quoted, in: .json)
         writer.write(Array("text ".utf8), columns: 5, style: .dim)
-        if mode == .compact {
+        if cut {
             if !writer.writeCut(quoted, columns: TextUnits.columns(quoted), style: .string) { writer.writeEllipsis() }
         } else {
             writer.writeWrapping(quoted, style: .string, indent: JSONLayout.indent, isString: true)
@@ -228,7 +231,7 @@ struct TranscriptFormatter {
         }
         var compact = self
         compact.mode = .compact
-        compact.writeQuoted(start, into: &writer, whole: true)
+        compact.writeQuoted(start, into: &writer, whole: true, cut: true)
     }
 
     /// Cuts `rows` to `foldRows`, the last saying how much is not shown.

@@ -52,14 +52,22 @@ final class ConnectionScript {
     /// A text message arrived (inside the read).
     func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
         peer.recorder?.received(.text(payload), conn: conn)
-        guard !peer.answers.isEmpty, case .valid = JSONScanner.validate(payload, verdict: verdict) else { return }
-        peer.answers.forEachAnswer(to: payload) { template in
-            render(template, .answer, message: payload) { pending.append(OutboundQueue.copy($0, line: 0)) }
+        guard !peer.answers.isEmpty else { return }
+        guard case .valid = JSONScanner.validate(payload, verdict: verdict) else {
+            return peer.answers.forEachAnswer(toPlain: false) { answer($0, to: nil) }
         }
+        peer.answers.forEachAnswer(to: payload) { answer($0, to: payload) }
     }
 
     func received(binary payload: UnsafeRawBufferPointer) {
         peer.recorder?.received(.binary(payload), conn: conn)
+        guard !peer.answers.isEmpty else { return }
+        peer.answers.forEachAnswer(toPlain: true) { answer($0, to: nil) }
+    }
+
+    /// `message`: the JSON answered, for `${.KEYPATH}` (nil: a `$text` or `$binary` one).
+    private func answer(_ template: MessageTemplate, to message: UnsafeRawBufferPointer?) {
+        render(template, .answer, message: message) { pending.append(OutboundQueue.copy($0, line: 0)) }
     }
 
     /// The read is over: the peer is alive, and the answers go out.

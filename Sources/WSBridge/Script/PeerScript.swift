@@ -25,6 +25,8 @@ final class PeerScript {
     var player: ReplayPlayer?
     /// stdin lines whose --wrap message could not be sent (an envelope with bad base64).
     var wrapRejected = 0
+    /// Client --replay: the stdin lines that came anyway, never sent.
+    var stdinBesideReplay = LineTally()
 
     /// Nil when `options` asks for nothing (and a server `greets` no client).
     init?(options: ScriptOptions, typeKey: [String], scheduler: TimerScheduling, log: Diagnostics,
@@ -45,6 +47,12 @@ final class PeerScript {
 
     /// --wrap is on: stdin lines are raw text to wrap.
     var wraps: Bool { options.wrap != nil }
+
+    /// An empty line (or a lone CR, from CRLF text) is skipped by --wrap, as
+    /// stdin skips one: it is no message.
+    static func isBlankWrapLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.isEmpty || (line.count == 1 && line[0] == 0x0D)
+    }
 
     /// The messages of --replay that a client sends (.out) or a server plays to each client (.in).
     func replaySchedule(_ direction: RecordLine.Direction, rateIntervalNanos: Int64?) -> ReplaySchedule? {

@@ -84,6 +84,9 @@ public struct Recording: Sendable {
             throw fail("expected \"dir\": \"in\", \"out\" or \"event\"")
         }
         guard let tMs = integer(at: ["t_ms"], line), tMs >= 0 else { throw fail("expected \"t_ms\": a number of milliseconds") }
+        guard tMs <= DurationLimit.maxMillis else {
+            throw fail("\"t_ms\" is more than \(DurationLimit.maxMillis) (\(DurationLimit.text)), the longest recording wspipe replays")
+        }
         let conn = integer(at: ["conn"], line) ?? 0
         guard let msg = JSONScanner.valueRange(atPath: [Array("msg".utf8)], in: line) else { throw fail("no \"msg\"") }
         var entry = Entry(tMs: tMs, direction: direction, conn: Int(clamping: conn), message: nil,
@@ -98,11 +101,13 @@ public struct Recording: Sendable {
         }
         let value = UnsafeRawBufferPointer(rebasing: line[msg])
         var rejected: String?
+        // Tagged with its line of the file: a report of it names that line.
+        let tag = MessageTag.replayed(line: number)
         entry.message = envelopes.decode(value) { outcome -> OutboundQueue.Message? in
             switch outcome {
-            case .notEnvelope: return OutboundQueue.copy(.text(value), line: 0)
-            case .text(let text): return OutboundQueue.copy(.text(text), line: 0)
-            case .binary(let data): return OutboundQueue.copy(.binary(data), line: 0)
+            case .notEnvelope: return OutboundQueue.copy(.text(value), line: tag)
+            case .text(let text): return OutboundQueue.copy(.text(text), line: tag)
+            case .binary(let data): return OutboundQueue.copy(.binary(data), line: tag)
             case .invalidBase64: rejected = "invalid base64 in \"$binary\""; return nil
             case .loneSurrogate: rejected = "a lone surrogate in \"$text\""; return nil
             }
@@ -129,9 +134,10 @@ public struct Recording: Sendable {
         for byte in line[range] {
             if byte == UInt8(ascii: "-") && digits == 0 && !negative { negative = true; continue }
             guard byte >= 0x30 && byte <= 0x39 else { break }
+            // Past Int64: the largest, which every range check refuses.
             let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            guard !overflow else { return nil }
-            value = times + Int64(byte - 0x30)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - 0x30))
+            value = overflow || overflow2 ? Int64.max : sum
             digits += 1
         }
         guard digits > 0, !line[range].contains(where: { $0 | 0x20 == UInt8(ascii: "e") }) else { return nil }

@@ -44,8 +44,8 @@ extension ServerSession {
         guard let schedule = script.replaySchedule(.in, rateIntervalNanos: bridge.rateIntervalNanos) else { return }
         let player = ReplayPlayer(
             schedule: schedule, scheduler: loop,
-            deliver: { [unowned self, unowned client] message in
-                guard self.registry.send(message, to: client, line: MessageTag.unnumbered) else { return false }
+            deliver: { [unowned self, unowned client] message, tag in
+                guard self.registry.send(message, to: client, line: tag) else { return false }
                 client.channel?.flush()
                 return true
             },
@@ -102,6 +102,7 @@ extension ServerSession {
         guard let template = script.options.wrap, case .text(let line) = message else {
             return registry.broadcast(message, line: number)
         }
+        if PeerScript.isBlankWrapLine(line) { return true }
         var sent = false
         var failure: String?
         if template.usesSeq {

@@ -83,6 +83,10 @@ public final class ServerSession: SessionDriver {
     var servedOne = false
     /// --tag lines for a client that is not there (or not a client number).
     private var unaddressableLines = 0
+    /// stdin ended after this many lines (nil: not yet): a client that comes
+    /// later gets none of them, which is said once (`sayLateClient`).
+    private var stdinEndedAfter: Int?
+    private var saidLateClient = false
     /// --answer, --heartbeat, --wrap, --record, --replay and the greeting
     /// (ServerSession+Script.swift); nil without them.
     let script: PeerScript?
@@ -164,6 +168,7 @@ public final class ServerSession: SessionDriver {
         updateAccepting()
         registry.add(client)
         log.info("client \(client.id) connected from \(client.peer)")
+        sayLateClient(client)
         shell.events.emit(EventLine.clientConnected(id: client.id, peer: client.peer))
         if options.once { stopAccepting() }
         client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
@@ -336,9 +341,23 @@ public final class ServerSession: SessionDriver {
         _ = shell.makeStdin(deliver: script?.wraps == true ? wrappingDelivery() : { [unowned self] message in self.deliver(message) },
                             afterBatch: { [unowned self] in self.registry.flushAll() },
                             onEnd: { [unowned self] in
+                                let lines = self.shell.stdin?.lineNumber ?? 0
+                                self.stdinEndedAfter = lines
+                                self.log.info("stdin ended after \(lines) line(s)")
                                 self.registry.flushAll()
                                 self.handle(.inputEnded(clients: self.registry.count))
                             })
+    }
+
+    /// A client that connects after stdin ended (-n) gets none of its lines:
+    /// each goes to the clients connected when it is read. Said once, when
+    /// there were lines, and when nothing else greets it.
+    private func sayLateClient(_ client: ServerClient) {
+        guard let lines = stdinEndedAfter, lines > 0, !saidLateClient, execs == nil, options.onConnect.isEmpty,
+              script?.options.replay == nil else { return }
+        saidLateClient = true
+        log.warning("client \(client.id) connected after stdin ended: it gets none of its \(lines) line(s), which went to "
+                    + "the clients connected when each was read (--on-connect-file FILE greets every client)")
     }
 
     /// One message from stdin: to the client a --tag line names, else to all.

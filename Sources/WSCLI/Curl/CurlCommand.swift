@@ -39,6 +39,29 @@ enum CurlCommand {
         return App.run(translation.arguments + wspipeArgs, notes: translation.notes)
     }
 
+    /// Where curl's passwords are among `args` (-u/--user, -U/--proxy-user,
+    /// and wspipe's own after `--`): index and byte offset of the value, for
+    /// `App` to blank them in argv. A command given as one argument, or on
+    /// stdin, is not looked into.
+    static func secretArguments(_ args: [String]) -> [(index: Int, offset: Int)] {
+        var secrets: [(index: Int, offset: Int)] = []
+        let end = args.firstIndex(of: "--") ?? args.endIndex
+        for (i, arg) in args[..<end].enumerated() {
+            if ["-u", "--user", "-U", "--proxy-user"].contains(arg) {
+                if i + 1 < end { secrets.append((i + 1, 0)) }
+            } else if let long = ["--user=", "--proxy-user="].first(where: { arg.hasPrefix($0) }) {
+                secrets.append((i, long.utf8.count))
+            } else if arg.hasPrefix("-u") || arg.hasPrefix("-U"), !arg.hasPrefix("--"), arg.utf8.count > 2 {
+                secrets.append((i, 2))
+            }
+        }
+        if end < args.endIndex {
+            let first = end + 1
+            secrets += ArgumentParser.secretArguments(Array(args[first...])).map { ($0.index + first, $0.offset) }
+        }
+        return secrets
+    }
+
     /// The curl command's words.
     static func words(_ args: [String]) throws(UsageError) -> [String] {
         guard !args.isEmpty else { throw UsageError("curl: no curl command (paste it after 'wspipe curl', or give - to read it from stdin)") }
@@ -138,7 +161,7 @@ enum CurlCommand {
 
     /// A file only its owner can read, replaced whole; nil when written.
     static func writeSecret(_ path: String, _ text: String) -> ExitStatus? {
-        guard let error = FileReplacement.write(path, Array(text.utf8), mode: 0o600) else { return nil }
+        guard let error = PrivateFile.replace(path, with: Array(text.utf8)) else { return nil }
         App.writeFD(2, "wspipe: \(TerminalEscaping.escaping(path)): \(error.reason)\n")
         return .runtimeError
     }

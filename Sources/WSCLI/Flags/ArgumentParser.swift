@@ -28,7 +28,16 @@ public enum ArgumentParser {
     /// interactive depends on the terminal: `terminal` says whether stdin and
     /// stdout both are one.
     public static func parse(_ args: [String], terminal: Bool = false) throws(UsageError) -> Options {
-        try parse(tokens(args), terminal: terminal)
+        var options = try parse(tokens(args), terminal: terminal)
+        options.secretArguments = secretArguments(args)
+        return options
+    }
+
+    /// Where the passwords (`Flag.secret`) are in argv: the argument's index
+    /// and the byte offset of the value in it (`--user=NAME:PW`, `-uNAME:PW`
+    /// hold more than the value), for the caller to blank them.
+    public static func secretArguments(_ args: [String]) -> [(index: Int, offset: Int)] {
+        read(args).secrets
     }
 
     /// Applies tokens in order: the command line's, or those of the config
@@ -59,12 +68,16 @@ public enum ArgumentParser {
     /// order, without applying anything: a mistake is a token of its own,
     /// so that a later --help still wins.
     static func tokens(_ args: [String]) -> [ArgumentToken] {
+        read(args).tokens
+    }
+
+    private static func read(_ args: [String]) -> TokenReader {
         var reader = TokenReader(args: args)
         while reader.index < args.count {
             let arg = args[reader.index]
             reader.index += 1
             if reader.flagsEnded || arg == "-" || !arg.hasPrefix("-") {
-                reader.tokens.append(.positional(arg))
+                reader.positional(arg, after: reader.index >= 2 ? args[reader.index - 2] : nil)
             } else if arg == "--" {
                 reader.flagsEnded = true
             } else if arg.hasPrefix("--") {
@@ -73,7 +86,7 @@ public enum ArgumentParser {
                 reader.shortBundle(arg.dropFirst())
             }
         }
-        return reader.tokens
+        return reader
     }
 
     /// `Options()` with every flag's `defaultValue` applied through its own
@@ -108,8 +121,22 @@ private struct TokenReader {
     var index = 0
     var flagsEnded = false
     var tokens: [ArgumentToken] = []
+    /// Where the values of `Flag.secret` flags are (`ArgumentParser.secretArguments`).
+    var secrets: [(index: Int, offset: Int)] = []
 
     init(args: [String]) { self.args = args }
+
+    /// A positional argument; `previous` is the argument before it. websocat's
+    /// and curl's habits meet at `-u`: `-u user:pass` is websocat's
+    /// --unidirectional followed by what looks like a URL, so say --user.
+    mutating func positional(_ arg: String, after previous: String?) {
+        if let previous, previous.hasPrefix("-"), !previous.hasPrefix("--"), previous.last == "u",
+           previous.dropFirst().allSatisfy({ FlagTable.flag(short: $0)?.takesValue == false }),
+           arg.contains(":"), !arg.lowercased().hasPrefix("ws://"), !arg.lowercased().hasPrefix("wss://") {
+            return tokens.append(.error(.userAfterShortU(arg)))
+        }
+        tokens.append(.positional(arg))
+    }
 
     /// `--name`, `--name=value` or `--name value` (`body` is without the dashes).
     mutating func long(_ body: Substring) {
@@ -125,9 +152,14 @@ private struct TokenReader {
             if let inline, !flag.optionalValues.isEmpty { return take(flag, inline) }
             if inline != nil { return tokens.append(.error(.unexpectedValue(flag))) }
             take(flag, optionalValue(flag))
-        } else if let inline {
+        } else if let inline, let equals {
+            if flag.secret {
+                let whole = body.base
+                secrets.append((index - 1, whole.utf8.distance(from: whole.startIndex, to: body.index(after: equals))))
+            }
             take(flag, inline)
         } else if index < args.count {
+            if flag.secret { secrets.append((index, 0)) }
             take(flag, args[index])
             index += 1
         } else {
@@ -153,8 +185,13 @@ private struct TokenReader {
             }
             if rest.first == "=" { rest = rest.dropFirst() }
             if !rest.isEmpty || letters.last == "=" {
+                if flag.secret {
+                    let whole = rest.base
+                    secrets.append((index - 1, whole.utf8.distance(from: whole.startIndex, to: rest.startIndex)))
+                }
                 take(flag, String(rest))
             } else if index < args.count {
+                if flag.secret { secrets.append((index, 0)) }
                 take(flag, args[index])
                 index += 1
             } else {

@@ -164,6 +164,9 @@ public struct Flag: Sendable {
     /// A switch that may take one of these values as its next argument
     /// (`--help tls`, `--help=all`), shown as `[NAME]`; nil for the others.
     public let optionalValue: (name: String, choices: [String])?
+    /// The value is a password: wspipe blanks it in its own argument vector
+    /// once it is parsed, as curl does, so that ps(1) stops showing it.
+    public let secret: Bool
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -171,7 +174,7 @@ public struct Flag: Sendable {
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-         rules: [FlagRule] = [], modes: FlagModes? = nil, doc: [DocBlock] = [],
+         rules: [FlagRule] = [], modes: FlagModes? = nil, secret: Bool = false, doc: [DocBlock] = [],
          optionalValue: (name: String, choices: [String])? = nil,
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
@@ -186,6 +189,7 @@ public struct Flag: Sendable {
         self.rules = rules
         self.modes = modes ?? (rules.contains(.serverOnly) ? .servers : .clients)
         self.explicitModes = modes != nil
+        self.secret = secret
         self.doc = doc
         self.optionalValue = optionalValue
         self.apply = apply

@@ -92,12 +92,14 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "proxy-user", valueName: "USER:PASSWORD",
          help: "Authenticate to the proxy as USER with PASSWORD (split at the first colon), in place of any in its URL.",
-         category: .connection, rules: [.conflicts("proxy-user-file")], modes: [.clients, .check],
+         category: .connection, rules: [.conflicts("proxy-user-file")], modes: [.clients, .check], secret: true,
          doc: [
              """
-             Like curl -U, and like any argument, it is visible to other users in ps(1): prefer \
-             --proxy-user-file, or the password in the proxy variable (http_proxy=http://USER:PASSWORD@HOST), \
-             which only the user and root can read. Sent as Basic Proxy-Authorization to an \
+             Like curl -U. wspipe blanks the value in its argument list once it has read it, as \
+             curl does, but until then other users can see it in ps(1), and it stays in the \
+             shell's history: --proxy-user-file is the safe form, or the password in the proxy \
+             variable (http_proxy=http://USER:PASSWORD@HOST), which only the user and root can \
+             read. Sent as Basic Proxy-Authorization to an \
              HTTP proxy, as RFC 1929 user and password to a SOCKS5 one. A usage error when no \
              proxy is given or set.
              """,
@@ -153,8 +155,10 @@ public let flagTable: [Flag] = [
          doc: [
              """
              The name is curl's. One more is reported as the failure of the attempt (exit status \
-             4), as is a redirect without a Location. -1 sets no limit, as in curl: the chain still \
-             ends at --connect-timeout.
+             4), as is a redirect without a Location. -1 sets no limit, as in curl, but a redirect \
+             back to a request the chain already made (the same URL with the same cookies) is a loop \
+             and fails the attempt too; the chain also ends at --connect-timeout. A Location's \
+             spaces and bytes past ASCII are percent-encoded in the next request, as curl does.
              """,
          ],
          apply: { o, v throws(UsageError) in
@@ -202,20 +206,26 @@ public let flagTable: [Flag] = [
              """
              It turns the cookie engine on (see --cookie). FILE is rewritten whenever a handshake \
              response changed the cookies, and at the end when --cookie read others, so a run that \
-             is killed still leaves what it was given. It is created with mode 0600: cookies are \
-             credentials.
+             is killed still leaves what it was given. Cookies are credentials: the new content \
+             goes to a file of a random name in FILE's folder, created with mode 0600 and never \
+             through a link, which is then renamed over FILE, so a jar in a shared folder such as \
+             /tmp stays the user's; a symbolic link to a file is refused, and /dev/null (curl's \
+             -c /dev/null) is written into. A cookie whose Domain is a public suffix (co.uk, \
+             github.io: the Public Suffix List, from Debian's publicsuffix package) is refused, as \
+             curl with libpsl does: it would go to every site under it.
              """,
          ],
          apply: { o, v throws(UsageError) in o.cookieJar = try FlagValue.nonEmpty("cookie-jar", v) }),
     Flag(long: "user", valueName: "USER:PASSWORD",
          help: "Send HTTP Basic authorization with this user name and password (curl's -u; here -u is --unidirectional).",
-         category: .connection, rules: [.conflicts("user-file")], modes: [.clients, .check],
+         category: .connection, rules: [.conflicts("user-file")], modes: [.clients, .check], secret: true,
          doc: [
              """
              It is sent to the URL given (and the redirects that stay on its scheme, host and \
              port), unless a header given with -H, --header-file or --header-command authorizes \
-             already; it replaces a user:password in the URL. Any process can read it in \
-             ps(1): --user-file keeps it out.
+             already; it replaces a user:password in the URL. wspipe blanks the value in its \
+             argument list once it has read it, as curl does, but until then any process can \
+             read it in ps(1), and it stays in the shell's history: --user-file is the safe form.
              """,
              """
              The short -u stays websocat's --unidirectional, which wspipe's scripts already use; \
@@ -741,7 +751,12 @@ public let flagTable: [Flag] = [
              The answer goes out after the read that brought the message, ahead of the stdin lines \
              still queued; with --listen, to that client only. The message itself is still written \
              (a --route to drop discards it). ${.KEYPATH} in TEMPLATE is the value at KEYPATH of the \
-             message being answered: --answer 'ping={"type":"pong","id":${.id}}'. Several --answer \
+             message being answered: --answer 'ping={"type":"pong","id":${.id}}'. TYPE matches a \
+             string at --type-key, or a number, true, false or null written as TYPE (--type-key op \
+             --answer '1=...'); .KEYPATH answers every JSON message that has a value there, whatever \
+             it is (--answer '.ping={"pong":${.ping}}' answers {"ping":1700000000}); $text answers \
+             text that is not JSON (--answer '$text={"$text":"pong"}' answers a plain ping) and \
+             $binary a binary message. Several --answer \
              for one TYPE answer in the order given. An answer belongs to its connection: one not \
              yet written when the connection drops is not sent again. See TEMPLATES.
              """,
@@ -792,8 +807,8 @@ public let flagTable: [Flag] = [
              of the file as a chat message, quotes, backslashes, tabs and all. The line is taken \
              without its line end (with -0, its NUL). A line that is not UTF-8 cannot be a JSON \
              string: it is reported with its number, not sent, and makes the exit status 6, like \
-             an invalid JSON line. With --listen the message goes to every client, each with its \
-             own ${seq}. Not with -b, --lenient or -i.
+             an invalid JSON line. An empty line is skipped, as in JSON mode. With --listen the \
+             message goes to every client, each with its own ${seq}. Not with -b, --lenient or -i.
              """,
          ],
          apply: { o, v throws(UsageError) in o.wrap = try FlagValue.nonEmpty("wrap", v) }),
@@ -814,8 +829,11 @@ public let flagTable: [Flag] = [
              Each line is written with one write(2) when its message is sent or received: nothing \
              waits in wspipe, so a killed run keeps what it recorded. The file is bounded only by \
              the disk; a write that fails is reported once, the recording stops there and the run \
-             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1). A \
-             new file is created with mode 0600: it holds every message, tokens included.
+             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1). It \
+             holds every message, tokens included, so it is kept the user's alone: a new file is \
+             created with mode 0600, an existing one is narrowed to 0600, and a symbolic link to a \
+             file (one another user may have planted in /tmp) or a file another user owns is \
+             refused; a terminal, a pipe or /dev/stderr is written as it is.
              """,
          ],
          apply: { o, v throws(UsageError) in o.record = try FlagValue.nonEmpty("record", v) }),
@@ -829,12 +847,17 @@ public let flagTable: [Flag] = [
              with --rate; a message waiting for back-pressure delays the rest rather than letting \
              them go in a burst. The messages wspipe had made from flags ("src") are not played: \
              the replaying run makes its own from its own flags. The file is read and checked when \
-             wspipe starts: a line that is not a record line is a usage error naming it.
+             wspipe starts: a line that is not a record line, or whose t_ms is past 8760h (a year), \
+             is a usage error naming it, and so is a replay that would last more than that at its \
+             --replay-speed or --rate. A message not sent or not confirmed is reported with its \
+             line in the file (--replay:12-20), as stdin's are.
              """,
              """
              A client sends the messages as it would stdin lines (queued while disconnected, sent \
              again after a drop), and ends when they are all out, as at stdin EOF; what could not \
-             be sent is reported and makes the exit status 6. Not with -U, --wrap or -i.
+             be sent is reported and makes the exit status 6. Its stdin is not sent: lines that \
+             come there anyway are reported (stdin:1-2) and make the exit status 6. Not with -U, \
+             --wrap or -i.
              """,
              """
              A server plays the whole recording to each client from the moment it connects (after \
@@ -964,8 +987,8 @@ public let flagTable: [Flag] = [
 
     // MARK: Server mode (wspipe(1): OPTIONS, Server mode)
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
-         help: "Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH "
-             + "(removed at exit), instead of connecting to a URL.",
+         help: "Accept WebSocket clients on this address (a bare PORT is 127.0.0.1 only; 0.0.0.0:PORT for every "
+             + "interface), or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL.",
          category: .server, modes: .servers,
          doc: [
              """
@@ -977,7 +1000,10 @@ public let flagTable: [Flag] = [
              Each stdin line goes at most once to each client connected when it is read; nothing is \
              sent again, to it or to another client, and a line read while no client is connected \
              is not sent (exit status 6). With --once the one client gets every line read while it \
-             is connected, and the run ends when it leaves.
+             is connected, and the run ends when it leaves. So lines piped in once (printf ... | \
+             wspipe -n --listen PORT) reach the clients connected when they are read, usually the \
+             first; a client that comes after stdin ended gets none, which wspipe says once. Lines \
+             every client should get go in --on-connect-file FILE, or a --replay.
              """,
              """
              Each client is accounted for as a client is (see RECONNECT AND REPLAY): when it \

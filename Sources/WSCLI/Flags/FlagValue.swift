@@ -4,8 +4,13 @@ import WSCore
 /// Value checks shared by the flag table's `apply` closures. Each returns the
 /// parsed value or throws the usage error naming the flag.
 enum FlagValue {
+    /// A duration of at most `DurationLimit.maxNanos` (a year): no deadline
+    /// made from it can overflow.
     static func duration(_ long: String, _ value: String) throws(UsageError) -> Int64 {
-        guard let nanos = DurationParser.nanos(value) else { throw .invalidDuration(long, value) }
+        guard let nanos = DurationParser.nanos(value) else {
+            throw DurationParser.isTooLong(value) ? .durationTooLong(long, value) : .invalidDuration(long, value)
+        }
+        guard nanos <= DurationLimit.maxNanos else { throw .durationTooLong(long, value) }
         return nanos
     }
 
@@ -159,6 +164,10 @@ enum FlagValue {
         }
         guard let n = decimal(String(number)), n > 0, perNanos / n >= 1 else {
             throw UsageError("--\(long): invalid rate '\(value)' (use e.g. 10/s, 0.5/s, 90/m)")
+        }
+        // Compared as a Double: a tiny N makes an interval no Int64 holds.
+        guard perNanos / n <= Double(DurationLimit.maxNanos) else {
+            throw UsageError("--\(long): '\(value)' is slower than one message every \(DurationLimit.text)")
         }
         return Int64((perNanos / n).rounded())
     }

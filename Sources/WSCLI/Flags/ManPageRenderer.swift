@@ -344,7 +344,8 @@ public enum ManPageRenderer {
             + "typed line. With --text or --binary, saved messages are sent as they are.",
         "Lines are added to the history as they are sent; the last 1000 are kept in "
             + "$XDG_STATE_HOME/wspipe/history (see ENVIRONMENT), which only its owner may read or write "
-            + "(mode 0600, in a directory of mode 0700; wspipe puts these modes back if they were changed). "
+            + "(mode 0600, in a directory of mode 0700; wspipe puts these modes back if they were changed; it "
+            + "writes no file through a symbolic link, and its rewrite goes through a new file of a random name). "
             + "A line typed with a leading space is sent but not kept, as with bash's ignorespace.",
         "Every other option applies: headers, --on-connect messages (shown as sent), reconnects (a line typed "
             + "while disconnected waits in the queue), --route (a message routed to a file or a command goes "

@@ -15,6 +15,10 @@ public enum RouteErrors: String, CaseIterable, Sendable {
 /// table, so the table is the one place a default is written (a test checks
 /// that `Options()` stays neutral).
 public struct Options: Sendable {
+    /// Where a secret flag's value (`Flag.secret`) is in the arguments: the
+    /// argument's index (0 for the first after the program's name) and the
+    /// value's first byte in it (after `--user=`), for `App` to blank.
+    public var secretArguments: [(index: Int, offset: Int)] = []
     public var url: String? = nil
     /// `--listen [HOST:]PORT[/PATH]`, raw; split when the run is planned.
     public var listen: String? = nil

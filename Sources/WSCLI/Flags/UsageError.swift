@@ -1,3 +1,5 @@
+import WSBridge
+
 /// A command-line mistake: the message is printed as `wspipe: <message>` on
 /// stderr and the program exits with status 2 (wspipe(1): EXIT STATUS).
 public struct UsageError: Error, Equatable, CustomStringConvertible {
@@ -31,6 +33,10 @@ extension UsageError {
 
     static func invalidDuration(_ long: String, _ value: String) -> UsageError {
         UsageError("--\(long): invalid duration '\(value)' (use e.g. 250ms, 2s, 1.5m)")
+    }
+
+    static func durationTooLong(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): '\(value)' is longer than \(DurationLimit.text), the longest duration wspipe takes")
     }
 
     static func invalidSize(_ long: String, _ value: String) -> UsageError {
@@ -115,6 +121,13 @@ extension UsageError {
 
     static func badURL(_ url: String) -> UsageError {
         UsageError("URL must start with ws:// or wss:// (got '\(url)')")
+    }
+
+    /// `-u user:pass`: curl's -u is --user here; wspipe's -u is websocat's.
+    static func userAfterShortU(_ arg: String) -> UsageError {
+        let user = arg.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        return UsageError("'-u \(user):…': -u is websocat's --unidirectional here, not curl's -u; "
+            + "write --user \(user):PASSWORD (or --user-file FILE, which keeps the password out of ps)")
     }
 
     static func extraArgument(_ arg: String) -> UsageError {
