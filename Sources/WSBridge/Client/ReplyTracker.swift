@@ -85,9 +85,12 @@ struct ReplyTracker {
     /// The server echoed a message on this connection: it owes the others.
     private var echoes = false
 
-    init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool) {
+    /// `defaultKey`: what the default rule keys on ("ack_of" with
+    /// --socketio, where a line that asks for an ack is shown with the id
+    /// its answer will name: `SocketIOOutgoing.Packets.replyView`).
+    init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool, defaultKey: String = "id") {
         explicitPath = replyPath.map { $0.map { Array($0.utf8) } }
-        path = explicitPath ?? [Array("id".utf8)]
+        path = explicitPath ?? [Array(defaultKey.utf8)]
         self.lingerNanos = lingerNanos
         self.readsJSON = readsJSON
     }

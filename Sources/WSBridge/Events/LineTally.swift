@@ -28,7 +28,7 @@ public struct LineTally: Equatable, Sendable {
 
     /// Counts one message sent with `tag`.
     public mutating func add(tag: Int) {
-        guard tag >= 0 else { return }
+        guard tag >= 0, tag & MessageTag.attachment == 0 else { return }
         count += 1
         let line = MessageTag.line(of: tag)
         guard line > 0 else { return }
@@ -81,9 +81,15 @@ public enum MessageTag {
     /// connection, which dropped before its peer acknowledged it. Sent again,
     /// it is no longer "not sent" if the run ends before it goes out.
     public static let writtenBefore = 1 << 60
+    /// Added to a counted tag (--socketio): the message is a Socket.IO packet
+    /// already, sent again as it is (not translated again).
+    public static let packet = 1 << 59
+    /// Added to a counted tag (--socketio): a binary attachment of the packet
+    /// before it, which counts for both (sent again with it, not counted).
+    public static let attachment = 1 << 58
 
     /// The stdin line of a counted tag (0: none).
     public static func line(of tag: Int) -> Int {
-        tag < 0 ? 0 : tag & (writtenBefore - 1)
+        tag < 0 ? 0 : tag & (attachment - 1)
     }
 }

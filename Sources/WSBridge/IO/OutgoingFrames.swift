@@ -128,7 +128,7 @@ struct OutgoingFrames {
     /// A data frame was appended; `outputEnd` is the output's length now.
     @inline(__always)
     mutating func recorded(tag: Int, outputEnd: Int) {
-        if tag < 0 { lastUncountedRecord = recordBase + records.count }
+        if tag < 0 || tag & MessageTag.attachment != 0 { lastUncountedRecord = recordBase + records.count }
         records.append(Record(end: released + outputEnd, tag: tag))
     }
 
