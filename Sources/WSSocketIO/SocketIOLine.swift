@@ -95,7 +95,8 @@ public enum SocketIOLine {
 
     /// Reads a line (valid JSON) as an event or an ack's answer; throws with
     /// what is wrong and where.
-    public static func parse(_ line: UnsafeRawBufferPointer) throws -> Parts {
+    /// `ignoring`: members left for another reader (a server's "$client").
+    public static func parse(_ line: UnsafeRawBufferPointer, ignoring: Set<String> = []) throws -> Parts {
         let start = JSONWalk.skipWhitespace(line, 0)
         guard start < line.count, line[start] == UInt8(ascii: "{") else {
             throw SocketIOError("not a Socket.IO line: an object with \"event\" (or \"ack\" to answer one) is expected", at: start)
@@ -107,6 +108,7 @@ public enum SocketIOLine {
             var name: [UInt8] = []
             JSONScanner.appendUnescaped(stringToken: UnsafeRawBufferPointer(rebasing: line[key]), into: &name)
             let keyName = String(decoding: name, as: UTF8.self)
+            if ignoring.contains(keyName) { return true }
             guard seen.insert(keyName).inserted else {
                 failure = SocketIOError("\"\(keyName)\" given twice", at: key.lowerBound)
                 return false

@@ -75,7 +75,7 @@ final class ClientSender {
     func transmit(_ message: OutgoingMessage, line: Int, on channel: WebSocketChannel) {
         var packets: SocketIOOutgoing.Packets?
         if let socketIO {
-            guard let made = socketIO.prepare(message, tag: line, what: self.what(line)) else { return refusedLine(line) }
+            guard let made = socketIO.prepare(message, tag: line, what: self.what(line)) else { return }
             packets = made
         }
         var tag = line
@@ -98,14 +98,6 @@ final class ClientSender {
 
     /// --socketio: lines become packets as they are written (nil: off).
     var socketIO: SocketIOOutgoing?
-    /// Lines --socketio could not send (an --answer, a line typed that is no
-    /// Socket.IO line): reported when it happened, counted as rejected.
-    private(set) var refusedLines = 0
-
-    private func refusedLine(_ line: Int) {
-        if line != MessageTag.uncounted { refusedLines += 1 }
-    }
-
     /// How a report names a message with this tag.
     private func what(_ tag: Int) -> String {
         let line = MessageTag.line(of: tag)

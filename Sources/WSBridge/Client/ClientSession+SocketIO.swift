@@ -205,9 +205,7 @@ extension ClientSession {
 
     /// Lines --socketio could not send count as rejected (exit 6).
     func socketIOFinalReport() {
-        guard sender.refusedLines > 0 else { return }
-        shell.stats.invalidLines += sender.refusedLines
-        shell.status = shell.status.combined(with: .inputRejected)
+        sender.socketIO?.finalReport(&shell.status, stats: &shell.stats)
     }
 }
 

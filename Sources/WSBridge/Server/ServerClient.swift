@@ -55,6 +55,8 @@ final class ServerClient {
     var closeInfo: (code: CloseCode, reason: String, clean: Bool)?
     /// --answer, --heartbeat, --replay... on this client (ServerSession+Script.swift).
     var script: ConnectionScript?
+    /// --socketio: its Socket.IO side (ServerSession+SocketIO.swift).
+    var socketIO: SocketIOServerLink?
 
     /// Why a request is refused before the upgrade.
     struct HTTPRefusal: Error {

@@ -14,6 +14,9 @@ final class SocketIOOutgoing {
     private let events: EventSink
     /// The last id an `"ack":true` was given (ids count from 1 for the run).
     private(set) var lastAckID = 0
+    /// Counted messages (stdin lines) that were no Socket.IO lines: reported
+    /// when it happened, and rejected in the exit status (6).
+    private(set) var refusedLines = 0
 
     init(log: Diagnostics, events: EventSink) {
         self.log = log
@@ -63,6 +66,7 @@ final class SocketIOOutgoing {
         case .binary:
             if again { return Packets() }
             log.warning("\(what()) not sent: a binary message is no Socket.IO event (put {\"$binary\":…} in an event's data)")
+            if tag != MessageTag.uncounted { refusedLines += 1 }
             return nil
         case .text(let line):
             if again { return Packets() }
@@ -85,6 +89,7 @@ final class SocketIOOutgoing {
                 return made
             } catch {
                 log.warning("\(what()) not sent: \(error)")
+                if tag != MessageTag.uncounted { refusedLines += 1 }
                 return nil
             }
         }
@@ -98,11 +103,19 @@ final class SocketIOOutgoing {
         return view
     }
 
+    /// What the final report adds: the lines refused count as rejected (exit 6).
+    func finalReport(_ status: inout ExitStatus, stats: inout SessionStats) {
+        guard refusedLines > 0 else { return }
+        stats.invalidLines += refusedLines
+        status = status.combined(with: .inputRejected)
+    }
+
     /// Whether a stdin line can be sent as a Socket.IO packet: nil, or what
     /// is wrong and where (`InputTranslator` rejects it with its position).
     static func check(_ line: UnsafeRawBufferPointer) -> SocketIOError? {
         do {
-            let parts = try SocketIOLine.parse(line)
+            // A server's stdin line may name its client (--tag), which is taken off before it is sent.
+            let parts = try SocketIOLine.parse(line, ignoring: ["$client"])
             // Attachments are decoded to check their base64 only when there may be some.
             if let data = parts.data ?? parts.args, line[data].contains(UInt8(ascii: "$")) {
                 _ = try SocketIOLine.encode(parts, of: line, ackID: 0)
