@@ -46,6 +46,9 @@ public enum ManPageRenderer {
         page.request("SH", "TEMPLATES")
         page.paragraphs(templates)
 
+        page.request("SH", "SOCKET.IO")
+        page.paragraphs(socketIO)
+
         page.request("SH", "INTERACTIVE MODE")
         interactiveMode(&page)
 
