@@ -127,6 +127,9 @@ final class FlagModesTests: XCTestCase {
         case "quiet": return ([], ["-q"])
         case "history-size": return ([], ["--history-size", "1M"])
         case "no-status-line": return ([], ["--no-status-line"])
+        case "socketio": return ([], ["--socketio"])
+        case "namespace": return (["--socketio"], ["--namespace", "/chat"])
+        case "sio-auth": return (["--socketio"], ["--sio-auth", #"{"token":"t"}"#])
         default: return nil
         }
     }

@@ -27,6 +27,7 @@ final class FlagTableTests: XCTestCase {
             "write-out",
             "reply",
             "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
+            "socketio", "namespace", "sio-auth",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -58,7 +59,7 @@ final class FlagTableTests: XCTestCase {
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
                        ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route",
-                        "allow-origin", "answer"])
+                        "allow-origin", "answer", "namespace"])
     }
 
     func testLookups() {

@@ -331,6 +331,7 @@ final class ReconnectFlagsTests: XCTestCase {
         ("write-out", ["-w", "%{json}"]),
         ("user-file", ["--user-file", "creds"]),
         ("ipv6", ["-6"]),
+        ("sio-auth", ["--socketio", "--sio-auth", "{}"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {

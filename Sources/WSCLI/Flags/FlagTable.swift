@@ -278,7 +278,7 @@ public let flagTable: [Flag] = [
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            rules: [.conflicts("binary"), .conflicts("tag")], modes: .all,
+            rules: [.conflicts("binary"), .conflicts("tag"), .conflicts("socketio")], modes: .all,
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
@@ -290,7 +290,7 @@ public let flagTable: [Flag] = [
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            rules: [.conflicts("text"), .conflicts("tag")], modes: .all,
+            rules: [.conflicts("text"), .conflicts("tag"), .conflicts("socketio")], modes: .all,
             doc: [
                 "Incoming messages are written as with --text.",
             ],
@@ -307,7 +307,7 @@ public let flagTable: [Flag] = [
             apply: { $0.nulSeparator = true }),
     .toggle("no-line", nil, .dataMode,
             help: "Raw mode without lines: all of stdin is one message, and messages are written with no separator.",
-            rules: [.conflicts("nul")], modes: [.client, .server, .exec],
+            rules: [.conflicts("nul"), .conflicts("socketio")], modes: [.client, .server, .exec],
             doc: [
                 """
                 Selects raw mode (text messages, or binary ones with --binary) and turns line splitting \
@@ -338,7 +338,7 @@ public let flagTable: [Flag] = [
          }),
     .toggle("lenient", nil, .dataMode,
             help: "Send lines that are not valid JSON as raw text instead of rejecting them.",
-            rules: [.conflicts("strict")], modes: .all,
+            rules: [.conflicts("strict"), .conflicts("socketio")], modes: .all,
             doc: [
                 "Such a line is then not counted as rejected: it does not make the exit status 6.",
             ],
