@@ -66,7 +66,11 @@ extension ClientSession {
             }
         case .processed:
             link.processed()
-            if link.phase == .connected && link.failure == nil { opened(link.connection, on: link.channel) }
+            guard link.phase == .connected && link.failure == nil else { return }
+            // From here the channel's events are the open connection's (its
+            // end too, while the lifecycle is told it opened).
+            link.opened()
+            opened(link.connection, on: link.channel)
         case .ended(let reason):
             handshakeEnded(link, reason)
         }
@@ -105,7 +109,9 @@ extension ClientSession {
     /// The channel ended before the connection opened: a failed attempt.
     private func handshakeEnded(_ link: SocketIOClientLink, _ reason: WebSocketChannel.EndReason) {
         link.stop()
-        socketIO = nil
+        if socketIO === link { socketIO = nil }
+        // Cancelled by the lifecycle (an end, a /reconnect): it knows.
+        if link.cancelled { return }
         let cause = link.failure ?? {
             switch reason {
             case .lost(let text): return .dropped(text)
@@ -139,7 +145,6 @@ extension ClientSession {
     /// events that came with the namespaces' answers are delivered now.
     func socketIOOpened() {
         guard let link = socketIO else { return }
-        link.opened()
         let early = link.takeEarly()
         guard !early.isEmpty else { return }
         for line in early { line.withUnsafeBytes { arrived(text: $0, verdict: 0) } }
@@ -149,10 +154,8 @@ extension ClientSession {
     /// Interactive /reconnect, or an end, while the handshake runs.
     func cancelSocketIOHandshake() {
         guard let link = socketIO, link.isHandshaking else { return }
-        link.failure = link.failure ?? .dropped("cancelled")
-        link.stop()
-        socketIO = nil
-        link.channel.terminate()
+        link.cancelled = true
+        link.channel.terminate()   // its end comes to `handshakeEnded`, now or later
     }
 
     /// A data message on the open connection.
@@ -164,16 +167,17 @@ extension ClientSession {
             case .unreadable(let why):
                 unreadable(message, why)
             case .rejected(let namespace, let text):
-                log.fatal(Disconnect.socketIORejected(namespace: namespace, message: text).description)
+                // Ends the run as the refusal it is (exit 4), not as the Close that would follow.
                 disconnect = .socketIORejected(namespace: namespace, message: text)
-                channel?.close(code: .normal)
+                loop.schedule(afterNanos: 0) { [weak channel = link.channel] in channel?.terminate() }
             case .namespaceClosed(let namespace):
                 log.warning("Socket.IO: the server disconnected namespace \(namespace)")
                 shell.events.emit(EventLine.namespaceClosed(namespace))
+                // None left: the server ended the session, as a Close 1000 does (no reconnect).
+                if link.namespaceClosed(namespace) { channel?.close(code: .normal) }
             case .engineClosed:
+                // Its WebSocket Close follows, and says whether to come back.
                 log.info("the server closed the Engine.IO session")
-                if disconnect == nil { disconnect = .dropped("the server closed the Engine.IO session") }
-                channel?.close(code: .normal)
             case .opened, .namespaceConnected, .ready, .send, .pinged, .ponged:
                 break
             }

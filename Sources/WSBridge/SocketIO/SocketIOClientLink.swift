@@ -42,6 +42,8 @@ final class SocketIOClientLink {
     var failure: Disconnect?
     /// The Engine.IO session opened (the server speaks Engine.IO).
     private(set) var sawOpen = false
+    /// The lifecycle gave the attempt up (an end, a /reconnect): its end is no failure to report.
+    var cancelled = false
 
     init(connection: OpenedConnection, channel: WebSocketChannel, namespaces: [String], auth: [UInt8]?, loop: EventLoop,
          maxMessageSize: Int, handshakeNanos: Int64, onTimeout: @escaping (Phase) -> Void) {
@@ -105,6 +107,14 @@ final class SocketIOClientLink {
         early.append(Array(line))
         return true
     }
+
+    /// The server disconnected `namespace`: true when none is left.
+    func namespaceClosed(_ namespace: String) -> Bool {
+        closedNamespaces.insert(namespace)
+        return state.namespaces.allSatisfy { closedNamespaces.contains($0) }
+    }
+
+    private var closedNamespaces = Set<String>()
 
     func takeEarly() -> [[UInt8]] {
         defer { early = []; earlyBytes = 0 }
