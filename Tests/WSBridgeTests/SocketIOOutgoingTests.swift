@@ -82,3 +82,30 @@ final class SocketIOOutgoingTests: XCTestCase {
         XCTAssertEqual(try rewritten("ws://h/x?transport=websocket"), "/x?transport=websocket&EIO=4")
     }
 }
+
+/// The one-shot rule with --socketio: an ack asked for is the reply owed.
+final class SocketIOReplyTests: XCTestCase {
+    private let ms: Int64 = 1_000_000
+
+    func testTheAckAskedForIsOwedWhateverComesFirst() throws {
+        var t = ReplyTracker(replyPath: nil, lingerNanos: 1_000 * ms, readsJSON: true, socketIO: true)
+        t.connected(roundTripNanos: 200_000)
+        let out = SocketIOOutgoing(log: Diagnostics(verbosity: 0, quiet: true), events: EventSink(enabled: false))
+        func send(_ line: String) throws {
+            let packets = try XCTUnwrap(Array(line.utf8).withUnsafeBytes { out.prepare(.text($0), tag: 1, what: "line") })
+            let view = packets.replyView ?? Array(line.utf8)
+            view.withUnsafeBytes { t.sent(.text($0), now: 0) }
+        }
+        func receive(_ line: String) { Array(line.utf8).withUnsafeBytes { t.received(text: $0) } }
+        try send(#"{"event":"say","data":"hi"}"#)
+        try send(#"{"event":"join","data":{"room":"a"},"ack":true}"#)
+        // The room's broadcast of the first line, as it went: no echo server.
+        receive(#"{"event":"say","data":"hi"}"#)
+        receive(#"{"event":"joined","data":{"sid":"x"}}"#)
+        XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "the ack is still owed: the linger, from the first wait")
+        receive(#"{"ack_of":1,"data":{"joined":"a"}}"#)
+        let quiet = try XCTUnwrap(t.wait(now: 2 * ms))
+        XCTAssertLessThanOrEqual(quiet, 15 * ms, "answered: only a moment of quiet")
+        XCTAssertNil(t.wait(now: 20 * ms))
+    }
+}

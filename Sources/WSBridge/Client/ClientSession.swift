@@ -75,7 +75,7 @@ public final class ClientSession: SessionDriver {
         script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
         sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,
-                                      readsJSON: bridge.format == .json, defaultKey: bridge.socketIO == nil ? "id" : "ack_of")
+                                      readsJSON: bridge.format == .json, socketIO: bridge.socketIO != nil)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
         interactive = client.interactive.map { [shell, replay] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
