@@ -42,6 +42,8 @@ struct SocketIOEventDecoder {
 
     /// Attachments are awaited: the next binary messages are theirs.
     var awaitsAttachments: Bool { pending != nil }
+    /// What the binary event waiting for its attachments holds.
+    var heldBytes: Int { pending.map { $0.text.count + $0.bytes } ?? 0 }
 
     /// An event or ack packet (`text`: the whole message).
     mutating func packet(_ packet: SocketIOPacket, _ text: UnsafeRawBufferPointer, _ emit: (SocketIOEvent) -> Void) {

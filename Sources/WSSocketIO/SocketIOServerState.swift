@@ -19,6 +19,10 @@ public struct SocketIOServerState {
         decoder = SocketIOEventDecoder(maxBytes: maxMessageSize)
     }
 
+    /// What a binary event waiting for its attachments holds (memory the
+    /// server counts against its budget for this client).
+    public var heldBytes: Int { decoder.heldBytes }
+
     /// The first message to the client.
     public var openPacket: [UInt8] { open.packet() }
 

@@ -57,6 +57,8 @@ final class ServerClient {
     var script: ConnectionScript?
     /// --socketio: its Socket.IO side (ServerSession+SocketIO.swift).
     var socketIO: SocketIOServerLink?
+    /// What it holds besides its channel: a binary event's attachments so far.
+    var heldBesidesChannel: Int { socketIO?.state.heldBytes ?? 0 }
 
     /// Why a request is refused before the upgrade.
     struct HTTPRefusal: Error {
