@@ -55,12 +55,18 @@ public enum SocketIOLine {
         default:
             throw SocketIOError("not an event or an ack")
         }
+        // Placeholders mean something only in a binary packet (socket.io-parser's rule):
+        // elsewhere an object that looks like one is the sender's data.
+        func copy(_ range: Range<Int>) throws {
+            guard packet.kind.hasAttachments else { return out.append(contentsOf: json[range]) }
+            try SocketIOAttachments.insert(json, range, attachments: attachments, into: &out)
+        }
         if args.count == 1 {
             out += Array(",\"data\":".utf8)
-            try SocketIOAttachments.insert(json, args.first!, attachments: attachments, into: &out)
+            try copy(args.first!)
         } else if let first = args.first {
             out += Array(",\"args\":[".utf8)
-            try SocketIOAttachments.insert(json, first.lowerBound ..< arrayEnd, attachments: attachments, into: &out)
+            try copy(first.lowerBound ..< arrayEnd)
         }
         if packet.namespace != "/" {
             out += Array(",\"ns\":".utf8)

@@ -35,6 +35,7 @@ final class SocketIOLineTests: XCTestCase {
             (#"433[]"#, #"{"ack_of":3}"#),
             ("42[\"m\",\n {\"a\": 1}]", #"{"event":"m","data":{"a":1}}"#),
             (#"42["m","{\"_placeholder\":true}"]"#, #"{"event":"m","data":"{\"_placeholder\":true}"}"#),
+            (#"42["m",{"_placeholder":true,"num":0}]"#, #"{"event":"m","data":{"_placeholder":true,"num":0}}"#),
         ]
         for (packet, expected) in table {
             XCTAssertEqual(try line(packet), expected, packet)

@@ -55,11 +55,29 @@ final class SocketIORobustnessTests: XCTestCase {
         }
     }
 
+    /// A JSON value, nested, with binary envelopes and placeholder look-alikes.
+    private func value(_ random: inout Seeded, depth: Int = 0) -> String {
+        let leaves = ["1", "-2.5e3", "\"x\"", "true", "null", "\"_placeholder\"", "{\"$binary\":\"AAE=\"}",
+                      "{\"$binary\":\"\"}", "{\"_placeholder\":true,\"num\":0}", "\"\\u00e9\\\"\""]
+        guard depth < 4, random.below(3) == 0 else { return leaves[random.below(leaves.count)] }
+        let items = (0 ..< random.below(4)).map { _ in value(&random, depth: depth + 1) }
+        if random.below(2) == 0 { return "[" + items.joined(separator: ",") + "]" }
+        return "{" + items.enumerated().map { "\"k\($0.offset)\":\($0.element)" }.joined(separator: ",") + "}"
+    }
+
+    /// A line that may be a Socket.IO line, or nearly one.
+    private func line(_ random: inout Seeded) -> [UInt8] {
+        let members = ["\"event\":\"e\"", "\"data\":" + value(&random), "\"args\":[" + value(&random) + "," + value(&random) + "]",
+                       "\"ns\":\"/chat\"", "\"ack\":true", "\"ack\":5", "\"ns\":null", "\"x\":1", "\"event\":1"]
+        let chosen = (0 ..< random.below(4) + 1).map { _ in members[random.below(members.count)] }
+        return Array(("{" + chosen.joined(separator: ",") + "}").utf8)
+    }
+
     func testRandomLinesAreRefusedOrRoundTrip() throws {
         var random = Seeded(state: 0xD1B54A32D192ED03)
         var sent = 0
         for _ in 0 ..< 20_000 {
-            let text = randomText(&random)
+            let text = line(&random)
             try text.withUnsafeBytes { line in
                 guard JSONScanner.validate(line).isValid, let parts = try? SocketIOLine.parse(line),
                       let (packet, attachments) = try? SocketIOLine.encode(parts, of: line, ackID: 3) else { return }
