@@ -10,7 +10,7 @@ runs with WSPIPE_LONG_TESTS=1 (conftest.py: long_test).
 
 from __future__ import annotations
 
-import asyncio
+import faulthandler
 import json
 import os
 import shutil
@@ -260,6 +260,8 @@ def test_engineio_pings_are_answered_and_never_lines(spawn, sio_server):
 def test_the_servers_ping_timeout_holds_over_two_minutes_of_silence(spawn, sio_server):
     """Engine.IO's defaults (25 s + 20 s): nothing but pings for 2 minutes,
     and the one connection stays (WSPIPE_LONG_TESTS=1)."""
+    # Longer than the suite's hang report (faulthandler_timeout): this one is meant to be.
+    faulthandler.dump_traceback_later(300)
     server = sio_server()
     client = spawn(["--socketio", *AUTH, "--events", server.url], close_stdin=False)
     wait_events(client, "connected")
