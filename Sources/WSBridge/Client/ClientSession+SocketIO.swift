@@ -11,7 +11,7 @@ import WSSocketIO
 /// on their way out (`SocketIOOutgoing`, in the sender). Every entry point
 /// is reached through `socketIO`, nil without --socketio.
 extension ClientSession {
-    func wireSocketIO(_ options: SocketIOOptions) {
+    func wireSocketIO() {
         sender.socketIO = SocketIOOutgoing(log: log, events: shell.events)
     }
 

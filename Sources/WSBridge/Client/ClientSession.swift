@@ -84,7 +84,7 @@ public final class ClientSession: SessionDriver {
         }
         observer = interactive
         if let interactive { sender.onResent = { interactive.sent(.text($0)) } }
-        if let options = bridge.socketIO { wireSocketIO(options) }
+        if bridge.socketIO != nil { wireSocketIO() }
         wireInteractive()
         wireScript()
     }
@@ -291,7 +291,7 @@ public final class ClientSession: SessionDriver {
 
     /// A connection declared dead is dropped at once, without a Close handshake
     /// (wspipe(1): RECONNECT AND REPLAY).
-    func peerSilent() {
+    private func peerSilent() {
         guard let channel else { return }
         log.info("no pong within the ping timeout; dropping the connection")
         disconnect = .pingTimeout
