@@ -53,6 +53,8 @@ SAMPLES = {
     "heartbeat-timeout": ["--heartbeat-timeout", "5s"], "wrap": ["--wrap", '{"t":${line}}'],
     "record": ["--record", "{record}"], "replay": ["--replay", "{recording}"],
     "replay-speed": ["--replay-speed", "2", "--replay", "{recording}"],
+    "socketio": ["--socketio"], "namespace": ["--namespace", "/chat", "--socketio"],
+    "sio-auth": ["--sio-auth", '{"token":"t"}', "--socketio"],
 }
 SKIP = {"help", "version", "generate", "listen", "interactive"}
 
