@@ -12,7 +12,7 @@ import WSSocketIO
 /// is reached through `socketIO`, nil without --socketio.
 extension ClientSession {
     func wireSocketIO() {
-        sender.socketIO = SocketIOOutgoing(log: log, events: shell.events)
+        sender.socketIO = SocketIOOutgoing(log: log, events: shell.events, namespaces: bridge.socketIO?.clientNamespaces)
     }
 
     /// The WebSocket is open: the Socket.IO handshake runs on it.

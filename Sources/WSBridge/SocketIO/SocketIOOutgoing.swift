@@ -18,9 +18,15 @@ final class SocketIOOutgoing {
     /// when it happened, and rejected in the exit status (6).
     private(set) var refusedLines = 0
 
-    init(log: Diagnostics, events: EventSink) {
+    /// Client: the namespaces --namespace connects; a line for another is
+    /// sent (the server ignores it) and said once. nil: a server's, any.
+    private let namespaces: Set<String>?
+    private var unconnectedSaid = Set<String>()
+
+    init(log: Diagnostics, events: EventSink, namespaces: [String]? = nil) {
         self.log = log
         self.events = events
+        self.namespaces = namespaces.map(Set.init)
     }
 
     /// What one message becomes on the wire.
@@ -73,6 +79,9 @@ final class SocketIOOutgoing {
             do {
                 guard JSONScanner.validate(line).isValid else { throw SocketIOError("not JSON") }
                 let parts = try SocketIOLine.parse(line)
+                if let namespaces, !namespaces.contains(parts.namespace), unconnectedSaid.insert(parts.namespace).inserted {
+                    log.warning("\(what()): namespace \(parts.namespace) is not connected (--namespace): the server ignores its events")
+                }
                 var id: Int?
                 if parts.ack == .ask {
                     lastAckID += 1
