@@ -43,6 +43,8 @@ public struct BridgeOptions: Sendable {
     public var colorize = false
     /// --answer, --heartbeat, --wrap, --record, --replay (wspipe(1): SCRIPTED PEER).
     public var script = ScriptOptions()
+    /// --socketio (wspipe(1): SOCKET.IO): Socket.IO events as lines; nil: plain WebSocket messages.
+    public var socketIO: SocketIOOptions? = nil
 
     public init() {}
 
@@ -50,7 +52,7 @@ public struct BridgeOptions: Sendable {
         // --wrap takes each line as raw text (checked as UTF-8), whatever the format of the output.
         StdinPump.Settings(format: script.wrap == nil ? format : .text, separator: separator, lenient: lenient,
                            strict: strict, maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos,
-                           wrapping: script.wrap != nil)
+                           wrapping: script.wrap != nil, socketIOLines: socketIO != nil && script.wrap == nil)
     }
 
     /// Formatters for the lines of incoming messages: escapes only ever go to

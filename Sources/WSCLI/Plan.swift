@@ -26,6 +26,7 @@ enum Plan {
         }
         var bridge = try bridgeOptions(o, environment)
         bridge.script = try scriptOptions(o, server: o.listen != nil)
+        bridge.socketIO = try socketIOOptions(o)
         try OptionFiles.checkReadable(["cacert": o.cacert, "cert": o.cert, "key": o.key])
         if let listen = o.listen {
             var server = try serverOptions(o, listen: listen)
@@ -108,7 +109,8 @@ enum Plan {
             case .failure(let error): throw UsageError("--route: \(error.message)")
             }
         }
-        b.typeKey = o.typeKey
+        // A Socket.IO line has no "type": the event's name is its type.
+        b.typeKey = o.socketIO && o.typeKey == ["type"] ? ["event"] : o.typeKey
         b.routeErrorsIgnored = o.routeErrorsIgnored
         b.closeCode = CloseCode(rawValue: UInt16(o.closeCode))
         b.closeReason = o.closeReason
@@ -124,8 +126,9 @@ enum Plan {
         }
         var s = ServerOptions(address: address)
         s.responseHeaders = try responseHeaders(o)
-        s.pingIntervalNanos = o.pingIntervalNanos
-        s.pingTimeoutNanos = o.pingTimeoutNanos
+        // With --socketio they are Engine.IO's heartbeat (`socketIOOptions`).
+        s.pingIntervalNanos = o.socketIO ? nil : o.pingIntervalNanos
+        s.pingTimeoutNanos = o.socketIO ? nil : o.pingTimeoutNanos
         s.once = o.once
         s.protocols = o.protocols
         s.certFile = o.cert
@@ -165,7 +168,7 @@ enum Plan {
     static func clientOptions(_ o: Options, _ environment: Environment,
                               recorded: RecordedRequest? = nil) throws(UsageError) -> ClientOptions {
         let url = try webSocketURL(o.url ?? recorded?.url ?? "", recorded: o.url == nil && recorded?.url != nil)
-        var c = ClientOptions(url: url)
+        var c = ClientOptions(url: o.socketIO ? url.socketIO() : url)
         c.headers = o.headers
         if let file = o.headerFile { c.headers += try OptionFiles.headers(fromFile: file) }
         c.headerCommand = o.headerCommand
@@ -265,5 +268,30 @@ enum Plan {
         p.replyPath = o.replyPath
         p.maxReplyP99Nanos = o.maxReplyP99Nanos
         return p
+    }
+}
+
+extension Plan {
+    /// --socketio, --namespace, --sio-auth (wspipe(1): SOCKET.IO). With
+    /// --listen, --ping-interval and --ping-timeout are the Engine.IO
+    /// heartbeat the server announces and keeps (25 s and 20 s without them).
+    static func socketIOOptions(_ o: Options) throws(UsageError) -> SocketIOOptions? {
+        guard o.socketIO else { return nil }
+        var s = SocketIOOptions()
+        s.namespaces = o.namespaces
+        if let auth = o.sioAuth {
+            guard auth.drop(while: { $0 == " " || $0 == "\t" }).first == "{" else {
+                throw UsageError("--sio-auth: '\(auth)' is not a JSON object")
+            }
+            s.auth = try template("sio-auth", auth, scope: .captures, o)
+        }
+        if o.listen != nil, let interval = o.pingIntervalNanos {
+            guard interval >= 1_000_000, (o.pingTimeoutNanos ?? interval) >= 1_000_000 else {
+                throw UsageError("--ping-interval: Engine.IO counts its heartbeat in milliseconds; 1ms at least")
+            }
+            s.pingIntervalNanos = interval
+            s.pingTimeoutNanos = o.pingTimeoutNanos ?? interval
+        }
+        return s
     }
 }

@@ -144,6 +144,9 @@ final class FlagModesTests: XCTestCase {
         case "har-credentials": return (mode == .check ? ["--check", files["har"]!] : ["--replay", files["har"]!],
                                         ["--har-credentials"])
         case "no-status-line": return ([], ["--no-status-line"])
+        case "socketio": return ([], ["--socketio"])
+        case "namespace": return (["--socketio"], ["--namespace", "/chat"])
+        case "sio-auth": return (["--socketio"], ["--sio-auth", #"{"token":"t"}"#])
         default: return nil
         }
     }

@@ -30,6 +30,7 @@ final class FlagTableTests: XCTestCase {
             "check", "check-timeout", "check-settle", "ignore", "check-order", "allow-extra", "junit", "repeat",
             "max-reply-p99", "har-credentials",
             "config", "no-config", "profile", "keylog",
+            "socketio", "namespace", "sio-auth",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -62,7 +63,7 @@ final class FlagTableTests: XCTestCase {
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
                        ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route",
-                        "allow-origin", "answer", "check", "ignore", "allow-extra", "config"])
+                        "allow-origin", "answer", "check", "ignore", "allow-extra", "config", "namespace"])
     }
 
     func testLookups() {

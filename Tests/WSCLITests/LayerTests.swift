@@ -14,8 +14,9 @@ final class LayerTests: XCTestCase {
         // The compiler's own x86-64 vector intrinsics, not a library.
         "WSJSON": ["_Builtin_intrinsics.intel"],
         "WSTerminal": [],
-        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSTerminal"],
-        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSTerminal", "WSBridge", "BuildInfo"],
+        "WSSocketIO": ["WSCore", "WSJSON"],
+        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSTerminal", "WSSocketIO"],
+        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSTerminal", "WSSocketIO", "WSBridge", "BuildInfo"],
         "wspipe": ["WSCLI"],
         // The commit `--version` names; written at build time by CommitStamp.
         "BuildInfo": [],

@@ -333,6 +333,7 @@ final class ReconnectFlagsTests: XCTestCase {
         ("ipv6", ["-6"]),
         ("max-reply-p99", ["--max-reply-p99", "1s"]),
         ("har-credentials", ["--har-credentials"]),
+        ("sio-auth", ["--socketio", "--sio-auth", "{}"]),
     ]
 
     func testClientOnlyFlagsRefusedWithListen() {

@@ -59,6 +59,8 @@ SAMPLES = {
     "har-credentials": ["--har-credentials", "--replay", "{har}"],
     "config": ["--config", "{conf}"], "no-config": ["--no-config"], "profile": ["--profile", "p", "-K", "{conf}"],
     "keylog": ["--keylog", "{keys}"],
+    "socketio": ["--socketio"], "namespace": ["--namespace", "/chat", "--socketio"],
+    "sio-auth": ["--sio-auth", '{"token":"t"}', "--socketio"],
 }
 SKIP = {"help", "version", "generate", "listen", "interactive", "check"}
 

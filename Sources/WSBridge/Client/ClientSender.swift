@@ -73,6 +73,11 @@ final class ClientSender {
     /// it or it ends unconfirmed. A held message is not counted as
     /// unconfirmed: it is sent again until acknowledged.
     func transmit(_ message: OutgoingMessage, line: Int, on channel: WebSocketChannel) {
+        var packets: SocketIOOutgoing.Packets?
+        if let socketIO {
+            guard let made = socketIO.prepare(message, tag: line, what: self.what(line)) else { return }
+            packets = made
+        }
         var tag = line
         switch message {
         case .text(let bytes):
@@ -81,15 +86,42 @@ final class ClientSender {
         case .binary(let bytes):
             shell.sent(bytes: bytes.count)
         }
-        channel.send(message, tag: tag)
+        if let packets { packets.send(message, tag: tag, on: channel) } else { channel.send(message, tag: tag) }
         carried.add(tag: tag)
-        replies.sent(message, now: monotonicNanos())
+        if let view = packets?.replyView {
+            view.withUnsafeBytes { replies.sent(.text($0), now: monotonicNanos()) }
+        } else {
+            replies.sent(message, now: monotonicNanos())
+        }
         if recording { onSent?(message, source) }
+    }
+
+    /// --socketio: lines become packets as they are written (nil: off).
+    var socketIO: SocketIOOutgoing?
+    /// How a report names a message with this tag.
+    private func what(_ tag: Int) -> String {
+        let line = MessageTag.line(of: tag)
+        if line > 0 { return "stdin:\(line): line" }
+        return source == .input ? "a line" : "\(source.flagName) message"
+    }
+
+    /// A message of the connection's own (an --answer, a --heartbeat): as
+    /// it is, or as its packets. False: no Socket.IO line (reported).
+    func sendUncounted(_ message: OutgoingMessage, source: MessageSource, on channel: WebSocketChannel) -> Bool {
+        guard let socketIO else {
+            channel.send(message, tag: Self.connectionOnlyTag)
+            return true
+        }
+        guard let packets = socketIO.prepare(message, tag: Self.connectionOnlyTag, what: "\(source.flagName) message") else {
+            return false
+        }
+        packets.send(message, tag: Self.connectionOnlyTag, on: channel)
+        return true
     }
 
     /// Sends a message held for its --ack again (it stays held).
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
-        channel.send(.text(text))
+        guard sendUncounted(.text(text), source: .input, on: channel) else { return }
         if recording { onSent?(.text(text), .input) }
         replies.sent(.text(text), now: monotonicNanos())
         shell.sent(bytes: text.count)

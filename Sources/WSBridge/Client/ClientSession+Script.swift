@@ -48,8 +48,7 @@ extension ClientSession {
     /// of the queue, and belongs to it: after a drop it is not sent again
     /// (`ClientSender.connectionOnlyTag`).
     func sendScripted(_ message: OutgoingMessage, _ source: MessageSource) {
-        guard let channel, channel.isOpen else { return }
-        channel.send(message, tag: ClientSender.connectionOnlyTag)
+        guard let channel, channel.isOpen, sender.sendUncounted(message, source: source, on: channel) else { return }
         channel.flush()
         switch message {
         case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)

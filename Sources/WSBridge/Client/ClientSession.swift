@@ -57,6 +57,8 @@ public final class ClientSession: SessionDriver {
     let observer: ClientSessionObserver?
     /// --answer, --heartbeat, --wrap, --record, --replay (ClientSession+Script.swift); nil without them.
     let script: PeerScript?
+    /// --socketio: the current connection's Socket.IO side (ClientSession+SocketIO.swift); nil without it.
+    var socketIO: SocketIOClientLink?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -75,7 +77,7 @@ public final class ClientSession: SessionDriver {
         script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
         sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,
-                                      readsJSON: bridge.format == .json)
+                                      readsJSON: bridge.format == .json, socketIO: bridge.socketIO != nil)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
         interactive = client.interactive.map { [shell, replay] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
@@ -84,6 +86,7 @@ public final class ClientSession: SessionDriver {
         }
         observer = interactive
         if let interactive { sender.onResent = { interactive.sent(.text($0)) } }
+        if bridge.socketIO != nil { wireSocketIO() }
         wireInteractive()
         wireScript()
     }
@@ -187,6 +190,7 @@ public final class ClientSession: SessionDriver {
         case .cancelAttempt:
             connector?.cancel()
             connector = nil
+            cancelSocketIOHandshake()
         case .reportUnacked:
             reportUnacked()
         case .stopInput:
@@ -222,6 +226,22 @@ public final class ClientSession: SessionDriver {
     }
 
     private func opened(_ opened: OpenedConnection) {
+        let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
+                                       compression: opened.compression,
+                                       loop: loop) { [session = unretainedSelf] event in
+            session.use { $0.channelEvent(event) }
+        }
+        if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
+        // --socketio: the connection opens once every namespace is connected
+        // (ClientSession+SocketIO.swift), which reads the channel first.
+        if bridge.socketIO != nil { return handshakeSocketIO(opened, on: channel) }
+        if bridge.format == .json { channel.readsTextAsJSON() }
+        self.opened(opened, on: channel)
+    }
+
+    /// The connection is open (the WebSocket's, or Socket.IO's once its
+    /// namespaces are connected, when the channel is read already).
+    func opened(_ opened: OpenedConnection, on channel: WebSocketChannel) {
         let isReconnect = lifecycle.everConnected
         scriptOpening()
         if isReconnect { shell.stats.reconnects += 1 }
@@ -233,14 +253,7 @@ public final class ClientSession: SessionDriver {
         logResponse(opened.response)
         observer?.connected(url: opened.url.display, subprotocol: opened.subprotocol,
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
-        let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
-                                       compression: opened.compression,
-                                       loop: loop) { [session = unretainedSelf] event in
-            session.use { $0.channelEvent(event) }
-        }
         self.channel = channel
-        if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
-        if bridge.format == .json { channel.readsTextAsJSON() }
         sender.channel = channel
         scriptStarted()
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
@@ -264,7 +277,7 @@ public final class ClientSession: SessionDriver {
         }
         guard lifecycle.phase != .ended else { return }
         ending.connected()
-        channel.start(leftover: opened.leftover)
+        if socketIO == nil { channel.start(leftover: opened.leftover) } else { socketIOOpened() }
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
         // The --replay takes the place of stdin from the first connection on.
@@ -358,6 +371,7 @@ public final class ClientSession: SessionDriver {
         ending.reportUnmatched(log: log, status: &shell.status)
         scriptFinalReport()
         checkReplyBudget()
+        socketIOFinalReport()
         reportMetrics()
     }
 }

@@ -80,7 +80,8 @@ struct ReplyTracker {
     /// The messages sent on the connection not echoed yet, oldest first,
     /// while every one sent so far was kept (`echoable`).
     private var unechoed: [[UInt8]] = []
-    private var echoable = true
+    private var echoable: Bool
+    private let comparesEchoes: Bool
     /// The latest arrival was an echo of a message sent.
     private var lastWasEcho = false
     /// The server echoed a message on this connection: it owes the others.
@@ -88,9 +89,16 @@ struct ReplyTracker {
     /// Reply latency (`replied`), apart from the matching rule.
     private var latency = ReplyLatency()
 
-    init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool) {
+    /// `socketIO`: the default rule keys on "ack_of", not "id" (a line that
+    /// asks for an ack is shown with the id its answer will name:
+    /// `SocketIOOutgoing.Packets.replyView`), and no echo is looked for: an
+    /// event that comes back as it went is the application's (a chat room's
+    /// broadcast), not an echo server's, and says nothing of the other lines.
+    init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool, socketIO: Bool = false) {
+        comparesEchoes = !socketIO
+        echoable = !socketIO
         explicitPath = replyPath.map { $0.map { Array($0.utf8) } }
-        path = explicitPath ?? [Array("id".utf8)]
+        path = explicitPath ?? [Array((socketIO ? "ack_of" : "id").utf8)]
         self.lingerNanos = lingerNanos
         self.readsJSON = readsJSON
     }
@@ -117,7 +125,7 @@ struct ReplyTracker {
         lastArrivalAt = nil
         closeReason = nil
         unechoed.removeAll()
-        echoable = true
+        echoable = comparesEchoes
         lastWasEcho = false
         echoes = false
         latency.connected(keepingKeyed: explicitPath != nil)

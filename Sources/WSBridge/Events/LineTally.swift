@@ -31,7 +31,7 @@ public struct LineTally: Equatable, Sendable {
 
     /// Counts one message sent with `tag`.
     public mutating func add(tag: Int) {
-        guard tag >= 0 else { return }
+        guard tag >= 0, tag & MessageTag.attachment == 0 else { return }
         count += 1
         let replayed = MessageTag.replayLine(of: tag)
         if replayed > 0 {
@@ -97,21 +97,29 @@ public enum MessageTag {
     /// connection, which dropped before its peer acknowledged it. Sent again,
     /// it is no longer "not sent" if the run ends before it goes out.
     public static let writtenBefore = 1 << 60
+    /// Added to a counted tag (--socketio): the message is a Socket.IO packet
+    /// already, sent again as it is (not translated again).
+    public static let packet = 1 << 59
+    /// Added to a counted tag (--socketio): a binary attachment of the packet
+    /// before it, which counts for both (sent again with it, not counted).
+    public static let attachment = 1 << 58
 
     /// Added to a line of the --replay file: the message is that line's
     /// (counted, and reported with the recording's line, not stdin's).
-    public static let replayed = 1 << 59
+    public static let replayed = 1 << 57
+    /// The bits of a counted tag below the marks above: the line number.
+    static let lineMask = replayed - 1
 
     /// The tag of the message of line `number` of the --replay file.
     public static func replayed(line number: Int) -> Int { replayed | number }
 
     /// The stdin line of a counted tag (0: none, a replayed message included).
     public static func line(of tag: Int) -> Int {
-        tag < 0 || tag & replayed != 0 ? 0 : tag & (replayed - 1)
+        tag < 0 || tag & replayed != 0 ? 0 : tag & lineMask
     }
 
     /// The --replay file's line of a counted tag (0: none).
     public static func replayLine(of tag: Int) -> Int {
-        tag < 0 || tag & replayed == 0 ? 0 : tag & (replayed - 1)
+        tag < 0 || tag & replayed == 0 ? 0 : tag & lineMask
     }
 }

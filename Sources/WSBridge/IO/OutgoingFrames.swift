@@ -128,8 +128,9 @@ struct OutgoingFrames {
     /// A data frame was appended; `outputEnd` is the output's length now.
     @inline(__always)
     mutating func recorded(tag: Int, outputEnd: Int) {
-        // A replayed message's line is not a stdin line: its tally takes the slow path.
-        if tag < 0 || tag & MessageTag.replayed != 0 { lastUncountedRecord = recordBase + records.count }
+        // A replayed message's line is not a stdin line, an attachment counts
+        // with its packet: their tally takes the slow path.
+        if tag < 0 || tag & (MessageTag.replayed | MessageTag.attachment) != 0 { lastUncountedRecord = recordBase + records.count }
         records.append(Record(end: released + outputEnd, tag: tag))
     }
 

@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSJSON
+import WSSocketIO
 
 /// One open WebSocket over a byte stream, driven by the event loop: reads go
 /// through the sans-I/O `Connection`, whose events are handed to the owner;
@@ -79,6 +80,9 @@ final class WebSocketChannel {
     private var preamble = ByteBuffer()
     /// --trace: shown every frame read and written.
     var tracer: FrameTracer?
+    /// --socketio: text messages are Engine.IO packets, and only those that
+    /// carry a Socket.IO packet are signs of life (pings are the transport's).
+    var framesEngineIO = false
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
     /// A Close asked for during a read is about to go out: the last chance to
@@ -370,7 +374,9 @@ final class WebSocketChannel {
             // Close (a refusal above all) does not. A pong to our ping says
             // exactly what it read.
             switch event {
-            case .text, .binary: outgoing.noteSignOfLife()
+            case .text(let payload, _):
+                if !framesEngineIO || EngineIOPacket.isMessage(payload) { outgoing.noteSignOfLife() }
+            case .binary: outgoing.noteSignOfLife()
             case .pong(let payload): _ = outgoing.pongReceived(payload)
             default: break
             }

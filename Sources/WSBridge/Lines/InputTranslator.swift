@@ -36,6 +36,9 @@ struct InputTranslator {
     let maxPendingBytes: Int
     /// What the report of a text line that is not UTF-8 suggests.
     var invalidTextHint = "-b sends lines as binary"
+    /// --socketio: a JSON line is sent only if it is a Socket.IO event (or
+    /// an ack's answer); envelopes are no lines of its (wspipe(1): SOCKET.IO).
+    var socketIOLines = false
 
     private(set) var lineNumber = 0
     /// A JSON value not finished yet.
@@ -189,6 +192,9 @@ struct InputTranslator {
 
     private mutating func sendJSON(_ json: UnsafeRawBufferPointer, needsCompaction: Bool, firstLine: Int,
                                    _ send: (OutgoingMessage) -> Void) -> Outcome {
+        if socketIOLines, let error = SocketIOOutgoing.check(json) {
+            return .rejected(Rejection(line: firstLine, column: error.offset + 1, reason: error.reason))
+        }
         // The cheap test first: most lines are no envelope.
         if EnvelopeDecoder.mayBeEnvelope(json) {
             let enveloped: Outcome? = envelopes.decode(json) { outcome in

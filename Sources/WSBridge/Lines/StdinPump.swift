@@ -18,6 +18,7 @@ final class StdinPump {
     private var translator: InputTranslator
     private let strict: Bool
     private let wrapping: Bool
+    private let socketIOLines: Bool
     private let maxWholeInput: Int
     private let readChunk: Int
     private let log: Diagnostics
@@ -60,6 +61,8 @@ final class StdinPump {
         var rateIntervalNanos: Int64? = nil
         /// --wrap: lines are raw text for a template (the hints say so).
         var wrapping = false
+        /// --socketio: each JSON line must be a Socket.IO event (or an ack's answer).
+        var socketIOLines = false
         /// The most one read takes.
         var readChunk = 256 << 10
     }
@@ -77,7 +80,9 @@ final class StdinPump {
         self.translator = InputTranslator(format: settings.format, lenient: settings.lenient,
                                           maxPendingBytes: settings.maxPendingBytes)
         if settings.wrapping { translator.invalidTextHint = "--wrap sends each line as text" }
+        translator.socketIOLines = settings.socketIOLines
         wrapping = settings.wrapping
+        socketIOLines = settings.socketIOLines
         self.strict = settings.strict
         self.maxWholeInput = settings.maxPendingBytes
         self.readChunk = settings.readChunk
@@ -250,7 +255,9 @@ final class StdinPump {
         guard !phases.isFinished else { return }   // --strict stopped at an earlier one
         rejectedLines += 1
         // The first report says how to send such lines anyway; the rest stay short.
-        let how = rejectedLines == 1 && !wrapping ? "; --lenient sends invalid lines as text, -t sends every line as is" : ""
+        let how = rejectedLines > 1 || wrapping ? ""
+            : socketIOLines ? "; see SOCKET.IO in wspipe(1) for the lines Socket.IO takes"
+            : "; --lenient sends invalid lines as text, -t sends every line as is"
         log.warning("\(rejection.message) (not sent\(how))")
         events?.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column, reason: rejection.reason))
         if strict {

@@ -167,7 +167,7 @@ final class ClientRegistry {
     /// clients holding the most are disconnected until it fits again.
     private func account(_ client: ServerClient) {
         guard client.phase != .ended, let channel = client.channel else { return }
-        let held = channel.bufferedBytes + channel.accountBytes
+        let held = channel.bufferedBytes + channel.accountBytes + client.heldBesidesChannel
         budget.changed(from: client.heldBytes, to: held)
         client.heldBytes = held
         if budget.isExceeded { enforceBudget() }
@@ -183,7 +183,7 @@ final class ClientRegistry {
         defer { enforcingBudget = false }
         // The other parts may be stale (their output shrank since): exact figures first.
         for client in clients {
-            let held = client.channel.map { $0.bufferedBytes + $0.accountBytes } ?? 0
+            let held = client.channel.map { $0.bufferedBytes + $0.accountBytes + client.heldBesidesChannel } ?? 0
             budget.changed(from: client.heldBytes, to: held)
             client.heldBytes = held
         }

@@ -90,6 +90,8 @@ public final class ServerSession: SessionDriver {
     /// --answer, --heartbeat, --wrap, --record, --replay and the greeting
     /// (ServerSession+Script.swift); nil without them.
     let script: PeerScript?
+    /// --socketio: lines become packets on their way out (ServerSession+SocketIO.swift).
+    let socketIOLines: SocketIOOutgoing?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -110,6 +112,7 @@ public final class ServerSession: SessionDriver {
         shell.watchesChildren = options.exec != nil
         script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log,
                             greets: !options.onConnect.isEmpty)
+        socketIOLines = bridge.socketIO.map { _ in SocketIOOutgoing(log: log, events: events) }
         wireScript()
     }
 
@@ -173,10 +176,11 @@ public final class ServerSession: SessionDriver {
         if options.once { stopAccepting() }
         client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
-        if bridge.format == .json { client.channel?.readsTextAsJSON() }
+        if bridge.format == .json && bridge.socketIO == nil { client.channel?.readsTextAsJSON() }
         execs?.start(for: client)
         startKeepAlive(client)
-        scriptOpened(client)
+        // A Socket.IO client is greeted once it connected a namespace.
+        if let options = bridge.socketIO { socketIOOpened(client, options) } else { scriptOpened(client) }
     }
 
     /// --ping-interval: a client that does not answer our ping in time is
@@ -192,7 +196,7 @@ public final class ServerSession: SessionDriver {
         keepAlive.start()
     }
 
-    private func clientSilent(_ client: ServerClient) {
+    func clientSilent(_ client: ServerClient) {
         guard let channel = client.channel else { return }
         log.info("client \(client.id): no pong within the ping timeout; dropping it")
         if client.closeInfo == nil { client.closeInfo = (.goingAway, "ping timeout", false) }
@@ -214,6 +218,7 @@ public final class ServerSession: SessionDriver {
         case .message(let message):
             clientMessage(message, from: client)
         case .processed:
+            client.socketIO?.processed()
             client.script?.processed()
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
@@ -227,6 +232,7 @@ public final class ServerSession: SessionDriver {
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
         case .text(let payload, let verdict):
+            if let link = client.socketIO { return socketIOMessage(event, from: client, link) }
             if let script = client.script { script.received(text: payload, verdict: verdict) }
             if options.relay { registry.relay(.text(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
@@ -236,6 +242,7 @@ public final class ServerSession: SessionDriver {
             }
             appendText(payload, verdict: verdict, from: client)
         case .binary(let payload):
+            if let link = client.socketIO { return socketIOMessage(event, from: client, link) }
             if let script = client.script { script.received(binary: payload) }
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
@@ -261,7 +268,7 @@ public final class ServerSession: SessionDriver {
 
     /// A text message's line, tagged with its client under --tag.
     /// `verdict`: the JSON check's answer that came with the message (-1: none).
-    private func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) {
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) {
         let destination = shell.output.destination(forText: payload, isValidJSON: verdict >= 0 ? true : nil)
         if tagging {
             shell.output.appendText(payload, verdict: verdict, taggedWith: client.id, to: destination)
@@ -306,6 +313,7 @@ public final class ServerSession: SessionDriver {
     private func clientEnded(_ client: ServerClient) {
         client.keepAlive?.stop()
         client.keepAlive = nil
+        client.socketIO?.stop()
         registry.remove(client)
         scriptEnded(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
@@ -367,7 +375,7 @@ public final class ServerSession: SessionDriver {
             do {
                 let line = shell.stdin?.lineNumber ?? 0
                 return try addressed.deliver(payload, at: address, registry: registry) {
-                    registry.send($0, to: $1, line: line)
+                    send($0, to: $1, line: line)
                 }
             } catch {
                 // Counts as not sent (exit 6).
@@ -376,7 +384,7 @@ public final class ServerSession: SessionDriver {
                 return false
             }
         }
-        return registry.broadcast(message, line: shell.stdin?.lineNumber ?? 0)
+        return broadcast(message, line: shell.stdin?.lineNumber ?? 0)
     }
 
     /// stdin runs while some client takes messages and none is behind.
@@ -411,6 +419,7 @@ public final class ServerSession: SessionDriver {
     func finalReport() {
         execs?.reapAll()
         script?.finalReport(&shell.status, stats: &shell.stats)
+        socketIOLines?.finalReport(&shell.status, stats: &shell.stats)
         guard let pump = shell.stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines
         if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }

@@ -303,7 +303,7 @@ public let flagTable: [Flag] = [
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            rules: [.conflicts("binary"), .conflicts("tag")], modes: .all,
+            rules: [.conflicts("binary"), .conflicts("tag"), .conflicts("socketio")], modes: .all,
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
@@ -315,7 +315,7 @@ public let flagTable: [Flag] = [
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            rules: [.conflicts("text"), .conflicts("tag")], modes: .all,
+            rules: [.conflicts("text"), .conflicts("tag"), .conflicts("socketio")], modes: .all,
             doc: [
                 "Incoming messages are written as with --text.",
             ],
@@ -332,7 +332,7 @@ public let flagTable: [Flag] = [
             apply: { $0.nulSeparator = true }),
     .toggle("no-line", nil, .dataMode,
             help: "Raw mode without lines: all of stdin is one message, and messages are written with no separator.",
-            rules: [.conflicts("nul")], modes: [.client, .server, .exec],
+            rules: [.conflicts("nul"), .conflicts("socketio")], modes: [.client, .server, .exec],
             doc: [
                 """
                 Selects raw mode (text messages, or binary ones with --binary) and turns line splitting \
@@ -363,7 +363,7 @@ public let flagTable: [Flag] = [
          }),
     .toggle("lenient", nil, .dataMode,
             help: "Send lines that are not valid JSON as raw text instead of rejecting them.",
-            rules: [.conflicts("strict")], modes: .all,
+            rules: [.conflicts("strict"), .conflicts("socketio")], modes: .all,
             doc: [
                 "Such a line is then not counted as rejected: it does not make the exit status 6.",
             ],
@@ -400,6 +400,50 @@ public let flagTable: [Flag] = [
             help: "Draw no status row under the interactive prompt (WSPIPE_PLAIN=1 does the same).",
             modes: .interactive,
             apply: { $0.noStatusLine = true }),
+    .toggle("socketio", nil, .dataMode,
+            help: "Speak Socket.IO (Engine.IO v4 over WebSocket): events and acks are the JSON lines.",
+            rules: [.conflicts("text"), .conflicts("binary"), .conflicts("no-line"), .conflicts("lenient")],
+            modes: [.client, .interactive, .server],
+            doc: [
+                """
+                The URL gets the path /socket.io/ when its path is empty or /, and the query \
+                EIO=4&transport=websocket (another path is kept). Engine.IO's open packet and pings \
+                are handled by wspipe (a ping is answered, and its timings decide when a silent server \
+                is dropped); the namespaces of --namespace are connected on every connection, before \
+                anything is sent. An incoming 42/chat,["message",{"text":"hi"}] is the line \
+                {"event":"message","data":{"text":"hi"},"ns":"/chat"}, and such a line is sent as that \
+                packet. See SOCKET.IO for acks, binary events, the type --route reads and the server mode.
+                """,
+            ],
+            apply: { $0.socketIO = true }),
+    Flag(long: "namespace", valueName: "NS",
+         help: "Connect the Socket.IO namespace NS (the client; / unless given) or serve only it (--listen); repeat for more.",
+         category: .dataMode, repeatable: true, rules: [.requires("socketio")], modes: [.client, .interactive, .server],
+         doc: [
+             """
+             A client connects each namespace on every connection, in order, each with the --sio-auth \
+             object, and sends nothing before all of them are connected; a server without it accepts \
+             any namespace a client names, and with it answers the others with a connect_error.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             guard v.hasPrefix("/"), !v.contains(","), !v.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                 throw UsageError("--namespace: '\(v)' must start with / and hold no comma")
+             }
+             if !o.namespaces.contains(v) { o.namespaces.append(v) }
+         }),
+    Flag(long: "sio-auth", valueName: "JSON",
+         help: "Send this object as the auth of every namespace's connect, rendered afresh for each connection.",
+         category: .dataMode, rules: [.requires("socketio")], modes: [.client, .interactive],
+         doc: [
+             """
+             JSON is a template (see TEMPLATES): ${NAME} is the latest value of a --capture, so a token \
+             the server hands out is used on the next connection, and ${seq} is the connection \
+             attempt's number. A server that refuses it answers with a connect_error, which ends the \
+             run with its message and exit status 4.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.sioAuth = try FlagValue.nonEmpty("sio-auth", v) }),
 
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
@@ -408,7 +452,8 @@ public let flagTable: [Flag] = [
          doc: [
              """
              A dotted path such as event.kind reaches into nested objects. A message where the key \
-             is missing, or holds something other than a string, is matched by the route for *.
+             is missing, or holds something other than a string, is matched by the route for *. \
+             With --socketio the type is read at event (the event's name) unless another path is given.
              """,
          ],
          apply: { o, v throws(UsageError) in o.typeKey = try FlagValue.keyPath("type-key", v) }),

@@ -48,6 +48,8 @@ public enum ManPageRenderer {
 
         page.request("SH", "CHECKING A SERVER")
         checkingAServer(&page)
+        page.request("SH", "SOCKET.IO")
+        page.paragraphs(socketIO)
 
         page.request("SH", "INTERACTIVE MODE")
         interactiveMode(&page)

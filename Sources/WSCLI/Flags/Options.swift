@@ -91,6 +91,12 @@ public struct Options: Sendable {
     public var historySize = 0
     /// `--no-status-line`: no status row in the interactive mode.
     public var noStatusLine = false
+    /// `--socketio`: Socket.IO events as lines (Engine.IO v4 over WebSocket).
+    public var socketIO = false
+    /// `--namespace NS`, in order (each starts with "/", holds no comma).
+    public var namespaces: [String] = []
+    /// `--sio-auth JSON`: the template of the namespaces' auth object.
+    public var sioAuth: String? = nil
     public var closeTimeoutNanos: Int64 = 0
     /// `--linger`: at stdin EOF, how long replies still owed may take.
     public var lingerNanos: Int64 = 0
