@@ -13,7 +13,7 @@ extension ClientSession {
         case .processed:
             script?.connection?.processed()
             shell.output.routes.flushAll()
-            channel?.setReadPaused(shell.output.routes.isBackedUp)
+            channel?.setReadPaused(readsPaused)
             // Acks release held messages: stdin may read on.
             if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
             sender.replies.processed(now: monotonicNanos())

@@ -593,7 +593,7 @@ public let flagTable: [Flag] = [
              reason "ping timeout"); the others go on.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
+         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.intervalOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
          category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")], modes: .all,
@@ -751,7 +751,7 @@ public let flagTable: [Flag] = [
          help: "How often --heartbeat is sent.",
          category: .scripting, defaultValue: "20s", rules: [.requires("heartbeat")], modes: [.clients, .server],
          apply: { o, v throws(UsageError) in
-             o.heartbeatIntervalNanos = try FlagValue.positiveDuration("heartbeat-interval", v)
+             o.heartbeatIntervalNanos = try FlagValue.interval("heartbeat-interval", v)
          }),
     Flag(long: "heartbeat-timeout", valueName: "DURATION",
          help: "Drop a connection on which nothing at all arrives from the peer for this long.",
