@@ -60,8 +60,11 @@ final class ReconnectFlagsTests: XCTestCase {
     func testPingErrors() {
         assertUsageError(["--ping-interval", "often", url],
                          "--ping-interval: invalid duration 'often' (use e.g. 250ms, 2s, 1.5m)")
-        assertUsageError(["--ping-interval", "0", url], "--ping-interval: duration must be greater than 0")
-        assertUsageError(["--ping-interval", "0ms", url], "--ping-interval: duration must be greater than 0")
+        assertUsageError(["--ping-interval", "0", url],
+                         "--ping-interval: '0' is too short: an interval must be at least 10ms")
+        assertUsageError(["--ping-interval", "9.999ms", url],
+                         "--ping-interval: '9.999ms' is too short: an interval must be at least 10ms")
+        XCTAssertEqual(parseOK(["--ping-interval", "10ms", url]).pingIntervalNanos, 10_000_000)
         assertUsageError(["--ping-interval", "1s", "--ping-timeout", "-1s", url],
                          "--ping-timeout: invalid duration '-1s' (use e.g. 250ms, 2s, 1.5m)")
         assertUsageError(["--ping-interval", "1s", "--ping-timeout", "0s", url],

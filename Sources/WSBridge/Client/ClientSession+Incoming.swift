@@ -15,7 +15,7 @@ extension ClientSession {
             socketIO?.processed()
             script?.connection?.processed()
             shell.output.routes.flushAll()
-            channel?.setReadPaused(shell.output.routes.isBackedUp)
+            channel?.setReadPaused(readsPaused)
             // Acks release held messages: stdin may read on.
             if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
             sender.replies.processed(now: monotonicNanos())

@@ -23,9 +23,25 @@ extension ClientSession {
     func scriptOpening() {
         guard let script else { return }
         script.connections += 1
-        script.connection = ConnectionScript(conn: script.connections, peer: script, sequence: script.sequence) {
-            [unowned self] message, source in self.sendScripted(message, source)
-        }
+        script.connection = ConnectionScript(
+            conn: script.connections, peer: script, sequence: script.sequence,
+            // As for stdin lines (`ClientSender.updateFlow`).
+            isBehind: { [unowned self] in (self.channel?.outputBytes ?? 0) >= ClientSender.socketHighWater }
+        ) { [unowned self] message, source in self.sendScripted(message, source) }
+    }
+
+    /// Whether the server is read: not while answers to it wait beyond their
+    /// limit (`ConnectionScript.holdsReadingBack`) or the routes are backed up.
+    var readsPaused: Bool {
+        shell.output.routes.isBackedUp || script?.connection?.holdsReadingBack == true
+    }
+
+    /// The connection caught up: the answers and the heartbeat that waited go
+    /// first, ahead of the queue, and the server is read again.
+    func releaseScripted() {
+        guard let connection = script?.connection else { return }
+        connection.release()
+        channel?.setReadPaused(readsPaused)
     }
 
     /// The connection is open (about to read): heartbeats and the silence watch start.
@@ -33,7 +49,9 @@ extension ClientSession {
         guard let script else { return }
         script.connection?.start(onSilent: { [unowned self] in self.heartbeatSilent() })
         // The answers to the read that ends the run (--max-messages, --until) go before the Close.
-        if !script.answers.isEmpty { channel?.beforeDeferredClose = { [unowned script] in script.connection?.processed() } }
+        if !script.answers.isEmpty {
+            channel?.beforeDeferredClose = { [unowned script] in script.connection?.processed(beforeClose: true) }
+        }
     }
 
     /// The connection ended (after its disconnected event). `${seq}` counts

@@ -336,6 +336,7 @@ public final class ClientSession: SessionDriver {
     }
 
     private func pump() {
+        releaseScripted()
         sender.pump()
         sender.updateFlow(of: shell.stdin)
         script?.player?.resume()
@@ -365,7 +366,7 @@ public final class ClientSession: SessionDriver {
 
     func stdoutLost() { handle(.stop(.stdoutLost)) }
     func maxMessagesReached() { handle(.stop(.maxMessages)) }
-    func routesDrained() { channel?.setReadPaused(false) }
+    func routesDrained() { channel?.setReadPaused(readsPaused) }
     func finalReport() {
         interactive?.finish()
         ending.reportUnmatched(log: log, status: &shell.status)

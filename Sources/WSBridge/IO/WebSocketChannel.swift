@@ -298,8 +298,19 @@ final class WebSocketChannel {
         if readiness.contains(.writable) && going { flush() }
     }
 
+    /// Reads in one turn of the loop, at most (2 MiB): a peer sending faster
+    /// than wspipe reads kept the loop here, and nothing else was served (a
+    /// server under a ping flood answered no other client's upgrade).
+    private static let readsPerTurn = 8
+    /// TLS's next reads after a turn that used them all (poll cannot see
+    /// what it holds decrypted).
+    private var nextTurn: EventLoop.TimerID?
+
     private func readAvailable() {
+        var reads = 0
         while !ended && !readingStopped {
+            if reads == Self.readsPerTurn { return yieldTurn() }
+            reads += 1
             var asked = Self.readBuffer.count
             let result: IOResult
             if let inPlace = readIntoMessage(&asked) {
@@ -332,6 +343,17 @@ final class WebSocketChannel {
             }
         }
         flush()
+    }
+
+    /// Lets the loop serve the others: poll reports the socket again next
+    /// turn; TLS is read again by a timer, once.
+    private func yieldTurn() {
+        flush()
+        guard isTLS, nextTurn == nil, !ended else { return }
+        nextTurn = loop.schedule(afterNanos: 0) { [weak self] in
+            self?.nextTurn = nil
+            self?.readAvailable()
+        }
     }
 
     private func feed(_ bytes: UnsafeMutableRawBufferPointer) {
@@ -632,6 +654,8 @@ final class WebSocketChannel {
         if phases.handle(.end).contains(.unwatch) { loop.unwatch(stream.fd) }
         if let lookTimer { loop.cancel(lookTimer) }
         lookTimer = nil
+        if let nextTurn { loop.cancel(nextTurn) }
+        nextTurn = nil
         // Asked before the close: the kernel still knows what the peer never acknowledged.
         unacknowledgedAtEnd = SocketQueue.unacknowledgedBytes(stream.fd)
         stream.close()

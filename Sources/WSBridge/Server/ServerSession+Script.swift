@@ -33,15 +33,19 @@ extension ServerSession {
     /// A client is upgraded: it is greeted, and its heartbeats and replay start.
     func scriptOpened(_ client: ServerClient) {
         guard let script else { return }
-        let connection = ConnectionScript(conn: client.id, peer: script, sequence: SequenceCounter()) {
-            [unowned self, unowned client] message, source in
+        let connection = ConnectionScript(
+            conn: client.id, peer: script, sequence: SequenceCounter(),
+            isBehind: { [unowned self, unowned client] in self.registry.isBehind(client) }
+        ) { [unowned self, unowned client] message, source in
             self.registry.source = source
             defer { self.registry.source = .input }
             // Greetings, heartbeats and answers are the script's, not the user's lines: uncounted.
             if self.send(message, to: client, line: MessageTag.uncounted) { client.channel?.flush() }
         }
         client.script = connection
-        if !script.answers.isEmpty { client.channel?.beforeDeferredClose = { [unowned connection] in connection.processed() } }
+        if !script.answers.isEmpty {
+            client.channel?.beforeDeferredClose = { [unowned connection] in connection.processed(beforeClose: true) }
+        }
         for template in options.onConnect { connection.sendNow(template, .onConnect) }
         connection.start(onSilent: { [unowned self, unowned client] in self.heartbeatSilent(client) })
         guard let schedule = script.replaySchedule(.in, rateIntervalNanos: bridge.rateIntervalNanos) else { return }

@@ -105,7 +105,7 @@ public final class ServerSession: SessionDriver {
         lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose || bridge.script.replay != nil, once: options.once,
                                     closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
                                     closeReason: bridge.closeReason)
-        registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
+        registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos, relay: options.relay)
         gate = AcceptGate(maxHandshakes: options.maxClients)
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
@@ -122,7 +122,7 @@ public final class ServerSession: SessionDriver {
             try listen()
             registry.flowChanged = { [unowned self] in
                 self.updateStdin()
-                if self.options.relay { self.updateClientReads() }
+                if self.registry.roomWaitsForEveryone { self.updateClientReads() }
                 self.scriptFlowChanged()
             }
             // With --exec each client's program takes the place of stdin.
@@ -174,7 +174,7 @@ public final class ServerSession: SessionDriver {
         sayLateClient(client)
         shell.events.emit(EventLine.clientConnected(id: client.id, peer: client.peer))
         if options.once { stopAccepting() }
-        client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
+        client.channel?.onDrained = { [unowned self, unowned client] in self.clientDrained(client) }
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
         if bridge.format == .json && bridge.socketIO == nil { client.channel?.readsTextAsJSON() }
         execs?.start(for: client)
@@ -223,7 +223,7 @@ public final class ServerSession: SessionDriver {
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
             registry.processed(client)
-            client.channel?.setReadPaused(clientReadsPaused)
+            client.channel?.setReadPaused(readsPaused(client))
         case .ended:
             clientEnded(client)
         }
@@ -400,18 +400,37 @@ public final class ServerSession: SessionDriver {
     func maxMessagesReached() { handle(.stop(.done, clients: activeCount)) }
     func childrenExited() { execs?.childrenExited() }
     /// The destinations caught up: resume reading the clients (unless a
-    /// --relay receiver is still behind).
-    func routesDrained() { registry.setReadPaused(clientReadsPaused) }
+    /// --relay --send-timeout 0 member is still behind).
+    func routesDrained() { updateClientReads() }
 
     /// Clients are not read while their messages have nowhere to go: the
-    /// routes are backed up, or (--relay) some client is not taking what the
-    /// others send it. Nothing is dropped and no buffer grows without bound.
+    /// routes are backed up, or (--relay --send-timeout 0) some member is not
+    /// taking what the others send it. Nothing is dropped and no buffer grows
+    /// without bound. (With --relay alone each member has its own queue and
+    /// nobody waits for it: `ClientRegistry.relay`.)
     private var clientReadsPaused: Bool {
-        shell.output.routes.isBackedUp || (options.relay && registry.hasStalledClient)
+        shell.output.routes.isBackedUp || (registry.roomWaitsForEveryone && registry.hasStalledClient)
+    }
+
+    /// Whether `client` is read: not while its messages have nowhere to go,
+    /// nor while more answers wait for it than it may leave unread
+    /// (`ConnectionScript.holdsReadingBack`).
+    func readsPaused(_ client: ServerClient) -> Bool {
+        clientReadsPaused || client.script?.holdsReadingBack == true
     }
 
     private func updateClientReads() {
-        registry.setReadPaused(clientReadsPaused)
+        registry.setReadPaused { [unowned self] in self.readsPaused($0) }
+    }
+
+    /// The client's output was all written: it no longer holds stdin up, and
+    /// what the script held back for it goes now (it may put the client
+    /// behind again, so after the registry has heard of the drain).
+    private func clientDrained(_ client: ServerClient) {
+        registry.drained(client)
+        guard let connection = client.script else { return }
+        connection.release()
+        client.channel?.setReadPaused(readsPaused(client))
     }
 
     /// Lines that were not sent make the exit status 6 (wspipe(1): LINES AND

@@ -653,7 +653,7 @@ public let flagTable: [Flag] = [
 
     // MARK: Keepalive, reconnect and replay (wspipe(1): RECONNECT AND REPLAY)
     Flag(long: "ping-interval", valueName: "DURATION",
-         help: "Send a ping this often to keep the connection alive.",
+         help: "Send a ping this often, 10ms or more, to keep the connection alive.",
          category: .reconnect, defaultValue: "off", modes: .all,
          doc: [
              """
@@ -663,7 +663,7 @@ public let flagTable: [Flag] = [
              reason "ping timeout"); the others go on.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
+         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.intervalOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
          category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")], modes: .all,
@@ -805,6 +805,14 @@ public let flagTable: [Flag] = [
              for one TYPE answer in the order given. An answer belongs to its connection: one not \
              yet written when the connection drops is not sent again. See TEMPLATES.
              """,
+             """
+             Answers wait behind back-pressure as stdin lines do: while the connection's unsent \
+             output is above the high water (256K for a client; with --listen, the one stdin waits \
+             for: 4M, less with many clients) they wait in wspipe, in order, and go once it has \
+             caught up; while more than 1M of them wait, wspipe stops reading the peer. A peer \
+             that asks faster than it reads the answers is slowed down, not followed without \
+             bound, and every request it sent is still answered.
+             """,
          ],
          apply: { o, v throws(UsageError) in
              _ = try FlagValue.answer("answer", v)
@@ -818,15 +826,17 @@ public let flagTable: [Flag] = [
              The first one goes an interval after the connection opens. With --listen each client \
              gets its own. For the realtime protocols that expect a JSON heartbeat and drop a \
              client that sends none (WebSocket pings do not count for them); --heartbeat-timeout \
-             notices a peer that has gone silent.
+             notices a peer that has gone silent. A heartbeat that falls due while the connection's \
+             unsent output is above the high water (as for --answer) waits for it to catch up, and \
+             the intervals that pass meanwhile add none: one goes when it has.
              """,
          ],
          apply: { o, v throws(UsageError) in o.heartbeat = try FlagValue.nonEmpty("heartbeat", v) }),
     Flag(long: "heartbeat-interval", valueName: "DURATION",
-         help: "How often --heartbeat is sent.",
+         help: "How often --heartbeat is sent, 10ms or more.",
          category: .scripting, defaultValue: "20s", rules: [.requires("heartbeat")], modes: [.clients, .server],
          apply: { o, v throws(UsageError) in
-             o.heartbeatIntervalNanos = try FlagValue.positiveDuration("heartbeat-interval", v)
+             o.heartbeatIntervalNanos = try FlagValue.interval("heartbeat-interval", v)
          }),
     Flag(long: "heartbeat-timeout", valueName: "DURATION",
          help: "Drop a connection on which nothing at all arrives from the peer for this long.",
@@ -1120,9 +1130,20 @@ public let flagTable: [Flag] = [
             rules: [.conflicts("exec")], modes: .server,
             doc: [
                 """
-                stdout still gets every message, and stdin lines still go to every client. A client \
-                that does not read what the others send it holds all of them back (wspipe stops \
-                reading the clients until it catches up) until --send-timeout (10s) disconnects it.
+                stdout still gets every message, and stdin lines still go to every client. Each \
+                member has a queue of its own (what wspipe has not written to it yet): the room never \
+                waits for a member, so one that reads slowly, or not at all, holds nobody back. A \
+                member that has more than 16M unsent when a message is relayed to it (less with \
+                many clients: the memory budget shared among them, at least 256K) has fallen behind: \
+                it is disconnected with 1008 (reason "fell behind the relay"), a relay_behind event \
+                and a warning, and the others go on. So wspipe holds at most that, and one message \
+                more, for each member. A member that takes nothing at all is disconnected after \
+                --send-timeout (10s) as well, since it holds stdin back.
+                """,
+                """
+                With --send-timeout 0 the room waits for its slowest member instead: wspipe stops \
+                reading the clients while one is behind, so nobody is dropped and every member gets \
+                every message, but one member that does not read stops the whole room.
                 """,
             ],
             apply: { $0.relay = true }),
@@ -1146,12 +1167,12 @@ public let flagTable: [Flag] = [
          category: .server, defaultValue: "10s", rules: [.conflicts("exec")], modes: .server,
          doc: [
              """
-             A client that does not read what it is sent holds back stdin (and, with --relay, the \
-             other clients' messages) once its unsent output passes the high water, so that every \
-             client gets every line. A client whose unsent output then has not shrunk for this long \
-             is disconnected with 1008 and a send_timeout event, and the others go on: a stuck \
-             client holds the room back for at most this long, never for good. With 0 a slow \
-             client is waited for, however long it takes.
+             A client that does not read what it is sent holds back stdin once its unsent output \
+             passes the high water, so that every client gets every line. A client whose unsent \
+             output then has not shrunk for this long is disconnected with 1008 and a send_timeout \
+             event, and the others go on: a stuck client holds stdin back for at most this long, \
+             never for good. With 0 a slow client is waited for, however long it takes, and with \
+             --relay the whole room waits for it (see --relay).
              """,
          ],
          apply: { o, v throws(UsageError) in

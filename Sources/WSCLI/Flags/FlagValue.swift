@@ -41,6 +41,24 @@ enum FlagValue {
         value == "off" ? nil : try positiveDuration(long, value)
     }
 
+    /// The shortest period of something sent on its own (a heartbeat, a
+    /// ping): below it the timer would send in a near busy loop.
+    static let shortestIntervalNanos: Int64 = 10_000_000
+
+    /// A duration of at least 10 ms: how often wspipe sends something unasked.
+    static func interval(_ long: String, _ value: String) throws(UsageError) -> Int64 {
+        let nanos = try duration(long, value)
+        guard nanos >= shortestIntervalNanos else {
+            throw UsageError("--\(long): '\(value)' is too short: an interval must be at least 10ms")
+        }
+        return nanos
+    }
+
+    /// "off" (the documented default) or an interval of at least 10 ms.
+    static func intervalOrOff(_ long: String, _ value: String) throws(UsageError) -> Int64? {
+        value == "off" ? nil : try interval(long, value)
+    }
+
     /// "unlimited" (the documented default) or an integer > 0.
     static func positiveIntegerOrUnlimited(_ long: String, _ value: String) throws(UsageError) -> Int? {
         value == "unlimited" ? nil : try positiveInteger(long, value)
