@@ -1,5 +1,6 @@
 import WSCore
 import WSJSON
+import WSCodecs
 
 /// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.
@@ -43,6 +44,9 @@ public struct BridgeOptions: Sendable {
     public var colorize = false
     /// --answer, --heartbeat, --wrap, --record, --replay (wspipe(1): SCRIPTED PEER).
     public var script = ScriptOptions()
+    /// --codec: binary messages are MessagePack or CBOR, read and written as
+    /// JSON lines (wspipe(1): BINARY CODECS); nil: binary is `$binary`.
+    public var codec: BinaryFormat? = nil
 
     public init() {}
 
@@ -50,7 +54,7 @@ public struct BridgeOptions: Sendable {
         // --wrap takes each line as raw text (checked as UTF-8), whatever the format of the output.
         StdinPump.Settings(format: script.wrap == nil ? format : .text, separator: separator, lenient: lenient,
                            strict: strict, maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos,
-                           wrapping: script.wrap != nil)
+                           wrapping: script.wrap != nil, codec: codec)
     }
 
     /// Formatters for the lines of incoming messages: escapes only ever go to

@@ -32,6 +32,12 @@ extension ClientSession {
             received(text: payload, verdict: verdict)
             if watchesMessages { watch(text: payload, verdict: verdict) }
         case .binary(let payload):
+            if let codec = shell.codec, let json = codec.decode(payload, from: "the server") {
+                // From here on a JSON text message (wspipe(1): BINARY CODECS),
+                // counted in --stats with the bytes that came.
+                shell.stats.bytesIn += payload.count - json.count
+                return incoming(.text(json, verdict: 0))
+            }
             metrics.messageArrived()
             sender.replies.received(text: nil)
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }

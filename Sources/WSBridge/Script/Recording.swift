@@ -1,5 +1,6 @@
 import WSJSON
 import WSCore
+import WSCodecs
 
 /// A --record file read back for --replay (wspipe(1): SCRIPTED PEER): its
 /// messages and the connection starts, in file order. Read and checked
@@ -24,10 +25,13 @@ public struct Recording: Sendable {
         (entries.filter { $0.direction == .in }.count, entries.filter { $0.direction == .out }.count)
     }
 
-    /// Parses a recording. `bytes` is the whole file.
-    public init(parsing bytes: [UInt8]) throws(RecordingError) {
+    /// Parses a recording. `bytes` is the whole file. With `codec` (--codec)
+    /// a message that is JSON (no `$text` or `$binary` envelope) is sent
+    /// encoded, as the line it was recorded from would be.
+    public init(parsing bytes: [UInt8], codec: BinaryFormat? = nil) throws(RecordingError) {
         var entries: [Entry] = []
         var envelopes = EnvelopeDecoder()
+        let encoder = codec.map { Transcoder($0, maxJSONBytes: Int.max / 2) }
         var number = 0
         var start = 0
         while start < bytes.count {
@@ -37,7 +41,7 @@ public struct Recording: Sendable {
             start = end + 1
             if line.allSatisfy({ JSONSkipper.isWhitespace($0) }) { continue }
             let parsed = Array(line).withUnsafeBytes { raw in
-                Result { () throws(RecordingError) in try Self.entry(raw, line: number, &envelopes) }
+                Result { () throws(RecordingError) in try Self.entry(raw, line: number, &envelopes, encoder) }
             }
             entries.append(try parsed.get())
         }
@@ -45,7 +49,7 @@ public struct Recording: Sendable {
     }
 
     private static func entry(_ line: UnsafeRawBufferPointer, line number: Int,
-                              _ envelopes: inout EnvelopeDecoder) throws(RecordingError) -> Entry {
+                              _ envelopes: inout EnvelopeDecoder, _ encoder: Transcoder?) throws(RecordingError) -> Entry {
         func fail(_ reason: String) -> RecordingError { RecordingError(line: number, reason: reason) }
         if let error = JSONScanner.validate(line).error { throw fail("column \(error.column): \(error.reason)") }
         guard let dirText = string(at: ["dir"], line), let direction = RecordLine.Direction(rawValue: dirText) else {
@@ -64,7 +68,14 @@ public struct Recording: Sendable {
         var rejected: String?
         entry.message = envelopes.decode(value) { outcome -> OutboundQueue.Message? in
             switch outcome {
-            case .notEnvelope: return OutboundQueue.copy(.text(value), line: 0)
+            case .notEnvelope:
+                guard let encoder else { return OutboundQueue.copy(.text(value), line: 0) }
+                do throws(CodecError) {
+                    return OutboundQueue.copy(.binary(try encoder.encode(value)), line: 0)
+                } catch {
+                    rejected = "\"msg\": \(error.reason) (--codec \(encoder.format.rawValue))"
+                    return nil
+                }
             case .text(let text): return OutboundQueue.copy(.text(text), line: 0)
             case .binary(let data): return OutboundQueue.copy(.binary(data), line: 0)
             case .invalidBase64: rejected = "invalid base64 in \"$binary\""; return nil
