@@ -13,9 +13,10 @@ final class LayerTests: XCTestCase {
         "WSTransport": ["COpenSSL", "WSCore", "Glibc", "Darwin"],
         // The compiler's own x86-64 vector intrinsics, not a library.
         "WSJSON": ["_Builtin_intrinsics.intel"],
+        "WSCodecs": ["_Builtin_intrinsics.intel"],
         "WSTerminal": [],
-        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSTerminal"],
-        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSTerminal", "WSBridge", "BuildInfo"],
+        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal"],
+        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSBridge", "BuildInfo"],
         "wspipe": ["WSCLI"],
         // The commit `--version` names; written at build time by CommitStamp.
         "BuildInfo": [],
