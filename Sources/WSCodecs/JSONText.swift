@@ -20,10 +20,7 @@ extension OutputBuffer {
             put(UInt8(truncatingIfNeeded: value) &+ 0x30)
             return
         }
-        var digits = 1
-        var probe = value
-        while probe >= 100 { probe /= 100; digits &+= 2 }
-        if probe >= 10 { digits &+= 1 }
+        let digits = Self.decimalDigits(value)
         var v = value
         var end = count &+ digits
         let pairs = Self.digitPairs.utf8Start
@@ -42,6 +39,28 @@ extension OutputBuffer {
         }
         count &+= digits
     }
+
+    /// The number of decimal digits of `value` (1 to 20).
+    @inline(__always)
+    static func decimalDigits(_ value: UInt64) -> Int {
+        // log10 from the bit length (x 1233 / 4096), then one compare.
+        let bits = 64 &- (value | 1).leadingZeroBitCount
+        let guess = (bits &* 1233) &>> 12
+        return guess &+ (value >= powerOfTen(guess) ? 1 : 0)
+    }
+
+    /// 10^k for k in 0...19.
+    @inline(__always)
+    private static func powerOfTen(_ k: Int) -> UInt64 {
+        withUnsafeBytes(of: powersOfTen) { $0.load(fromByteOffset: k &* 8, as: UInt64.self) }
+    }
+
+    private static let powersOfTen: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                                     UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+        (1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
+         10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000,
+         1_000_000_000_000_000, 10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000,
+         10_000_000_000_000_000_000)
 
     /// An integer given as sign and magnitude (magnitude up to 2^64, the
     /// most negative CBOR integer being -2^64 = -1 - (2^64 - 1)): a plain
@@ -72,9 +91,76 @@ extension OutputBuffer {
     /// A float, always with a fraction or an exponent (`2.0`, never `2`), so
     /// that it reads back as a float; NaN and the infinities, which JSON
     /// lacks, as `{"$float":"NaN"}`, `"Infinity"`, `"-Infinity"`. The digits
-    /// are the shortest that read back as the same double (Swift's own
-    /// conversion). Within a reservation of `scalarRoom` bytes.
+    /// are the shortest that read back as the same double. Within a
+    /// reservation of `scalarRoom` bytes.
+    @inline(__always)
     mutating func putDouble(_ value: Double) {
+        if putShortDecimal(value) { return }
+        putDoubleSlowly(value)
+    }
+
+    /// Powers of ten that are exact doubles, for `putShortDecimal`.
+    private static let exactPowers: (Double, Double, Double, Double, Double, Double, Double, Double, Double) =
+        (1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)
+
+    /// Most floats in messages are short decimals (prices, ratios,
+    /// coordinates: 64250.37, 0.125): the fewest decimals k (0 to 8) for
+    /// which m / 10^k, m the integer nearest value * 10^k, is the double
+    /// itself (both exact doubles below 2^53: the division is correctly
+    /// rounded), written as m with the point put in. No shorter text reads
+    /// back as it: one would have fewer decimals. False for the others.
+    @inline(__always)
+    private mutating func putShortDecimal(_ value: Double) -> Bool {
+        let magnitude = value.magnitude
+        guard magnitude < 1e15, magnitude >= 1e-4 || value == 0, value.sign == .plus || value != 0 else { return false }
+        var k = 0
+        var scaled = magnitude
+        var power = 1.0
+        while true {
+            let m = scaled.rounded()
+            if m < 9_007_199_254_740_992 && m / power == magnitude {
+                putScaled(UInt64(m), decimals: k, negative: value < 0)
+                return true
+            }
+            k &+= 1
+            if k > 8 { return false }
+            power = withUnsafeBytes(of: Self.exactPowers) { $0.load(fromByteOffset: k &* 8, as: Double.self) }
+            scaled = magnitude * power
+            if scaled >= 9_007_199_254_740_992 { return false }
+        }
+    }
+
+    /// `m / 10^decimals` in decimal, with at least one digit each side of the point.
+    @inline(__always)
+    private mutating func putScaled(_ m: UInt64, decimals: Int, negative: Bool) {
+        if negative { put(0x2D) }
+        if decimals == 0 {
+            putDecimal(m)
+            put(0x2E, 0x30)
+            return
+        }
+        let start = count
+        putDecimal(m)
+        var digits = count &- start
+        if digits <= decimals {
+            // 0.00ddd: zeros in front, the point after the first.
+            let zeros = decimals &- digits &+ 1
+            (base + (start &+ zeros)).update(from: base + start, count: digits)
+            for k in 0 ..< zeros { base[start &+ k] = 0x30 }
+            digits &+= zeros
+            count = start &+ digits
+        }
+        // The point before the last `decimals` digits.
+        let point = count &- decimals
+        (base + (point &+ 1)).update(from: base + point, count: decimals)
+        base[point] = 0x2E
+        count &+= 1
+    }
+
+    /// Any other float: Swift's shortest digits ("1e-05", "1e+16",
+    /// "5e-324", "-0.0": all JSON numbers with a fraction or an exponent).
+    @inline(never)
+    private mutating func putDoubleSlowly(_ value: Double) {
         if !value.isFinite {
             if value.isNaN {
                 put(#"{"$float":"NaN"}"#)
@@ -83,17 +169,6 @@ extension OutputBuffer {
             }
             return
         }
-        // Whole numbers below 2^53 are common (prices, coordinates) and
-        // need no conversion library: the integer, then ".0".
-        let magnitude = value.magnitude
-        if magnitude < 1e15, magnitude.rounded(.towardZero) == magnitude, !(value == 0 && value.sign == .minus) {
-            if value < 0 { put(0x2D) }
-            putDecimal(UInt64(magnitude))
-            put(0x2E, 0x30)
-            return
-        }
-        // Swift writes "1e-05", "1e+16", "5e-324", "0.1", "-0.0": all JSON
-        // numbers with a fraction or an exponent.
         var text = value.description
         text.withUTF8 { utf8 in
             if let start = utf8.baseAddress { put(start, min(utf8.count, Self.scalarRoom)) }
@@ -103,13 +178,35 @@ extension OutputBuffer {
     /// `n` bytes at `p` (text of a string in the binary format) as a JSON
     /// string token: '"', '\\' and control characters escaped, everything
     /// else copied, UTF-8 checked on the way (RFC 3629: no overlong forms,
-    /// no surrogates, nothing above U+10FFFF). Returns -1 when written, the
-    /// index of the first byte that is not UTF-8, or -2 past the limit.
+    /// no surrogates, nothing above U+10FFFF). `readable`: the bytes that may
+    /// be read from `p` (at least `n`; the input's end). Returns -1 when
+    /// written, the index of the first byte that is not UTF-8, or -2 past
+    /// the limit.
     /// `quoted` false: only the text between the quotes (a chunk of a CBOR
     /// string of indefinite length).
     @inline(__always)
-    mutating func putString(_ p: UnsafePointer<UInt8>, _ n: Int, quoted: Bool = true) -> Int {
+    mutating func putString(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int, quoted: Bool = true) -> Int {
         guard reserve(n &+ 2 &+ Self.slack) else { return -2 }
+        // Most strings (keys, names, codes) are short and plain: one
+        // 16-byte load and store when the input has 16 bytes to read.
+        if n <= 16 && readable >= 16 {
+            let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
+            if StringScan.firstStop(v) >= n {
+                var d = count
+                if quoted { base[d] = 0x22; d &+= 1 }
+                UnsafeMutableRawPointer(base + d).storeBytes(of: v, as: SIMD16<UInt8>.self)
+                d &+= n
+                if quoted { base[d] = 0x22; d &+= 1 }
+                count = d
+                return -1
+            }
+        }
+        return putStringSlowly(p, n, quoted: quoted)
+    }
+
+    /// `putString` for a string that is long or holds bytes to escape or check.
+    @inline(never)
+    mutating func putStringSlowly(_ p: UnsafePointer<UInt8>, _ n: Int, quoted: Bool) -> Int {
         var d = count
         if quoted {
             base[d] = 0x22

@@ -49,7 +49,7 @@ enum MessagePackToJSON {
             if atKey {
                 atKey = false
                 if let length = stringKey(p, n, &i) {
-                    let bad = out.putString(p + i, length)
+                    let bad = out.putString(p + i, length, readable: n &- i)
                     if bad != -1 { throw stringError(bad, at: i, out) }
                     out.put(0x3A)
                     i &+= length
@@ -100,7 +100,7 @@ enum MessagePackToJSON {
             case 0xA0 ... 0xBF, 0xD9, 0xDA, 0xDB:
                 let length = try header(p, n, &i, b <= 0xBF ? 0 : b == 0xD9 ? 1 : b == 0xDA ? 2 : 4, b, what: "str")
                 guard length <= n &- i else { throw announced(length, "string", "bytes", head, n &- i) }
-                let bad = out.putString(p + i, length)
+                let bad = out.putString(p + i, length, readable: n &- i)
                 if bad != -1 { throw stringError(bad, at: i, out) }
                 i &+= length
             case 0xC0:
