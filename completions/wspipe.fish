@@ -36,6 +36,7 @@ complete -c wspipe -s 'b' -l binary -d 'Raw line mode sending each line as a bin
 complete -c wspipe -s '0' -l nul -d 'Separate lines with NUL instead of newline in raw line mode'
 complete -c wspipe -l no-line -d 'Raw mode without lines: all of stdin is one message, and messages are written with no separator'
 complete -c wspipe -l binary-output -r -f -a 'raw base64 drop' -d 'How raw line mode writes incoming binary messages'
+complete -c wspipe -l codec -r -f -a 'msgpack cbor' -d 'Read binary messages as MessagePack or CBOR and write them as JSON lines; send JSON lines as binary messages in it'
 complete -c wspipe -l lenient -d 'Send lines that are not valid JSON as raw text instead of rejecting them'
 complete -c wspipe -l strict -d 'Stop at the first line that is not valid JSON'
 complete -c wspipe -s 'i' -l interactive -d 'Run the interactive line editor even when stdout is not a terminal (the default when stdin and stdout both are)'
