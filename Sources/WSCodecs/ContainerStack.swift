@@ -65,7 +65,10 @@ struct ContainerStack {
 struct MapMarks {
     private var words: [UInt64] = []
 
-    mutating func reset() { words.removeAll(keepingCapacity: true) }
+    mutating func reset() {
+        // (Asked of an empty array, removeAll allocates.)
+        if !words.isEmpty { words.removeAll(keepingCapacity: true) }
+    }
 
     mutating func mark(_ map: Int) {
         let word = map &>> 6

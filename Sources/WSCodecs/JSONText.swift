@@ -24,6 +24,18 @@ extension OutputBuffer {
         var v = value
         var end = count &+ digits
         let pairs = Self.digitPairs.utf8Start
+        while v >= 10_000 {
+            // Four digits a step: one 64-bit division instead of two.
+            let four = Int(v % 10_000)
+            v /= 10_000
+            let high = (four / 100) &* 2
+            let low = (four % 100) &* 2
+            base[end &- 1] = pairs[low &+ 1]
+            base[end &- 2] = pairs[low]
+            base[end &- 3] = pairs[high &+ 1]
+            base[end &- 4] = pairs[high]
+            end &-= 4
+        }
         while v >= 100 {
             let pair = Int(v % 100) &* 2
             v /= 100
@@ -117,9 +129,11 @@ extension OutputBuffer {
         var scaled = magnitude
         var power = 1.0
         while true {
-            let m = scaled.rounded()
-            if m < 9_007_199_254_740_992 && m / power == magnitude {
-                putScaled(UInt64(m), decimals: k, negative: value < 0)
+            // The nearest integer (any would do: the division checks it),
+            // converted by one instruction rather than a call to round().
+            let whole = UInt64(scaled + 0.5)
+            if Double(whole) / power == magnitude {
+                putScaled(whole, decimals: k, negative: value < 0)
                 return true
             }
             k &+= 1
@@ -201,7 +215,37 @@ extension OutputBuffer {
                 return -1
             }
         }
+        if n <= 8 && readable >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+            // Lanes that are controls, '"', '\\' or non-ASCII, among the first n.
+            let stops = (Self.lanesBelow(word, 0x20) | Self.lanesEqual(word, 0x22) | Self.lanesEqual(word, 0x5C)
+                         | word) & 0x8080_8080_8080_8080
+            if (stops == 0 ? 8 : stops.trailingZeroBitCount &>> 3) >= n {
+                var d = count
+                if quoted { base[d] = 0x22; d &+= 1 }
+                UnsafeMutableRawPointer(base + d).storeBytes(of: word.littleEndian, as: UInt64.self)
+                d &+= n
+                if quoted { base[d] = 0x22; d &+= 1 }
+                count = d
+                return -1
+            }
+        }
         return putStringSlowly(p, n, quoted: quoted)
+    }
+
+    /// SWAR: the high bit set in the lanes of `word` below `bound` (<= 0x80);
+    /// exact up to the first such lane.
+    @inline(__always)
+    private static func lanesBelow(_ word: UInt64, _ bound: UInt8) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101 &* UInt64(bound)) & ~word & 0x8080_8080_8080_8080
+    }
+
+    /// SWAR: the high bit set in the lanes of `word` equal to `byte`; exact
+    /// up to the first such lane.
+    @inline(__always)
+    private static func lanesEqual(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
     }
 
     /// `putString` for a string that is long or holds bytes to escape or check.
