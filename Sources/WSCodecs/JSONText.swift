@@ -61,18 +61,32 @@ extension OutputBuffer {
         return guess &+ (value >= powerOfTen(guess) ? 1 : 0)
     }
 
-    /// 10^k for k in 0...19.
+    /// 10^k for k in 0...19 (a jump table, no memory to copy).
     @inline(__always)
     private static func powerOfTen(_ k: Int) -> UInt64 {
-        withUnsafeBytes(of: powersOfTen) { $0.load(fromByteOffset: k &* 8, as: UInt64.self) }
+        switch k {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1000
+        case 4: return 10_000
+        case 5: return 100_000
+        case 6: return 1_000_000
+        case 7: return 10_000_000
+        case 8: return 100_000_000
+        case 9: return 1_000_000_000
+        case 10: return 10_000_000_000
+        case 11: return 100_000_000_000
+        case 12: return 1_000_000_000_000
+        case 13: return 10_000_000_000_000
+        case 14: return 100_000_000_000_000
+        case 15: return 1_000_000_000_000_000
+        case 16: return 10_000_000_000_000_000
+        case 17: return 100_000_000_000_000_000
+        case 18: return 1_000_000_000_000_000_000
+        default: return 10_000_000_000_000_000_000
+        }
     }
-
-    private static let powersOfTen: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                                     UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
-        (1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
-         10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000,
-         1_000_000_000_000_000, 10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000,
-         10_000_000_000_000_000_000)
 
     /// An integer given as sign and magnitude (magnitude up to 2^64, the
     /// most negative CBOR integer being -2^64 = -1 - (2^64 - 1)): a plain
@@ -111,10 +125,6 @@ extension OutputBuffer {
         putDoubleSlowly(value)
     }
 
-    /// Powers of ten that are exact doubles, for `putShortDecimal`.
-    private static let exactPowers: (Double, Double, Double, Double, Double, Double, Double, Double, Double) =
-        (1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)
-
     /// Most floats in messages are short decimals (prices, ratios,
     /// coordinates: 64250.37, 0.125): the fewest decimals k (0 to 8) for
     /// which m / 10^k, m the integer nearest value * 10^k, is the double
@@ -138,7 +148,7 @@ extension OutputBuffer {
             }
             k &+= 1
             if k > 8 { return false }
-            power = withUnsafeBytes(of: Self.exactPowers) { $0.load(fromByteOffset: k &* 8, as: Double.self) }
+            power *= 10   // exact: 10^k is a double up to 10^22
             scaled = magnitude * power
             if scaled >= 9_007_199_254_740_992 { return false }
         }
@@ -157,16 +167,20 @@ extension OutputBuffer {
         putDecimal(m)
         var digits = count &- start
         if digits <= decimals {
-            // 0.00ddd: zeros in front, the point after the first.
+            // 0.00ddd: zeros in front, the point after the first. (Byte
+            // loops: a few bytes, where a call to memmove costs more.)
             let zeros = decimals &- digits &+ 1
-            (base + (start &+ zeros)).update(from: base + start, count: digits)
-            for k in 0 ..< zeros { base[start &+ k] = 0x30 }
+            var k = digits
+            while k > 0 { k &-= 1; base[start &+ zeros &+ k] = base[start &+ k] }
+            k = 0
+            while k < zeros { base[start &+ k] = 0x30; k &+= 1 }
             digits &+= zeros
             count = start &+ digits
         }
         // The point before the last `decimals` digits.
         let point = count &- decimals
-        (base + (point &+ 1)).update(from: base + point, count: decimals)
+        var k = decimals
+        while k > 0 { base[point &+ k] = base[point &+ k &- 1]; k &-= 1 }
         base[point] = 0x2E
         count &+= 1
     }
