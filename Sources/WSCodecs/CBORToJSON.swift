@@ -200,9 +200,7 @@ enum CBORToJSON {
             return UInt64(info)
         }
         let width = 1 &<< Int(info &- 24)
-        guard width < n &- i else {
-            throw CodecError(offset: n, reason: "message ends inside the head at byte \(i) (\(width) more bytes needed)")
-        }
+        guard width < n &- i else { throw cutHead(i, width, n) }
         let at = UnsafeRawPointer(p + (i &+ 1))
         let value: UInt64
         switch width {
@@ -215,16 +213,25 @@ enum CBORToJSON {
         return value
     }
 
+    @inline(never)
+    private static func cutHead(_ i: Int, _ width: Int, _ n: Int) -> CodecError {
+        CodecError(offset: n, reason: "message ends inside the head at byte \(i) (\(width) more bytes needed)")
+    }
+
     /// An announced length or count that the rest of the message can hold
     /// (each item takes `perItem` bytes at least), as an Int.
     @inline(__always)
     private static func fits(_ value: UInt64, _ head: Int, _ i: Int, _ n: Int, _ what: String, _ unit: String,
                              perItem: UInt64 = 1) throws(CodecError) -> Int {
         let left = UInt64(n &- i)
-        guard value <= left / perItem else {
-            throw CodecError(offset: head, reason: "\(MessagePackToJSON.article(what)) \(what) of \(value) \(unit) is announced, but only \(left) byte(s) follow")
-        }
+        guard value <= left / perItem else { throw announced(value, what, unit, head, left) }
         return Int(value)
+    }
+
+    // (Out of line: the loop that reads data items stays small.)
+    @inline(never)
+    private static func announced(_ value: UInt64, _ what: String, _ unit: String, _ head: Int, _ left: UInt64) -> CodecError {
+        CodecError(offset: head, reason: "\(MessagePackToJSON.article(what)) \(what) of \(value) \(unit) is announced, but only \(left) byte(s) follow")
     }
 
     /// A container of `count` items (-1: indefinite) that has none: an

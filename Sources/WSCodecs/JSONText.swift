@@ -139,9 +139,10 @@ extension OutputBuffer {
         var scaled = magnitude
         var power = 1.0
         while true {
-            // The nearest integer (any would do: the division checks it),
-            // converted by one instruction rather than a call to round().
-            let whole = UInt64(scaled + 0.5)
+            // The nearest integer (any would do: the division checks it):
+            // below 2^52, adding 2^52 leaves it in the low bits of the
+            // significand (no call to round(), no checked conversion).
+            let whole = (scaled + 4_503_599_627_370_496).bitPattern & 0xF_FFFF_FFFF_FFFF
             if Double(whole) / power == magnitude {
                 putScaled(whole, decimals: k, negative: value < 0)
                 return true
@@ -150,7 +151,7 @@ extension OutputBuffer {
             if k > 8 { return false }
             power *= 10   // exact: 10^k is a double up to 10^22
             scaled = magnitude * power
-            if scaled >= 9_007_199_254_740_992 { return false }
+            if scaled >= 4_503_599_627_370_496 { return false }
         }
     }
 

@@ -261,11 +261,14 @@ enum MessagePackToJSON {
 
     // MARK: errors
 
+    // (Out of line: the loop that reads values stays small.)
+    @inline(never)
     private static func truncated(_ at: Int, _ type: UInt8, _ width: Int, _ n: Int) -> CodecError {
         CodecError(offset: n, reason: "message ends inside the header at byte \(at) (type 0x\(hex(type)), \(width) more bytes needed)")
     }
 
     /// A length or count that the rest of the message cannot hold.
+    @inline(never)
     private static func announced(_ count: Int, _ what: String, _ unit: String, _ head: Int, _ left: Int) -> CodecError {
         CodecError(offset: head, reason: "\(article(what)) \(what) of \(count) \(unit) is announced, but only \(left) byte(s) follow")
     }

@@ -107,7 +107,7 @@ final class PlanTests: XCTestCase {
             "--answer", "ping={\"type\":\"pong\"}", "--heartbeat", "{}", "--heartbeat-interval", "5s",
             "--heartbeat-timeout", "9s", "--record", "r.ndjson", url,
         ], terminal))
-        let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", url]))
+        let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", "--codec", "cbor", url]))
         let b = try XCTUnwrap(client(["-t", "--strict", "--rate", "10/s", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b",
                                       "--wrap", "{\"t\":${line}}", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
