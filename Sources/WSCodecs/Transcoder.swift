@@ -34,8 +34,8 @@ public final class Transcoder {
 
     /// The JSON text (compact, one line, no newline) of the binary message `message`.
     public func decode(_ message: UnsafeRawBufferPointer) throws(CodecError) -> UnsafeRawBufferPointer {
-        json.shrink(to: Self.keptCapacity)
         json.count = 0
+        json.shrink(to: Self.keptCapacity)
         switch format {
         case .msgpack:
             try MessagePackToJSON.convert(message, into: &json, stack: &stack, marks: &marks)
@@ -48,8 +48,8 @@ public final class Transcoder {
     /// The binary message of the JSON text `text` (RFC 8259, with the
     /// envelopes); the error's offset is in `text`.
     public func encode(_ text: UnsafeRawBufferPointer) throws(CodecError) -> UnsafeRawBufferPointer {
-        binary.shrink(to: Self.keptCapacity)
         binary.count = 0
+        binary.shrink(to: Self.keptCapacity)
         switch format {
         case .msgpack:
             try JSONToBinary<MessagePackEmitter>.convert(text, into: &binary, stack: &stack, heads: &heads)
