@@ -60,15 +60,17 @@ let package = Package(
         .target(name: "WSTransport", dependencies: ["COpenSSL", "WSCore"], swiftSettings: releaseSettings),
         // Layer 3: JSON without a tree (validate, compact, key paths, string codec, pretty printer).
         .target(name: "WSJSON", swiftSettings: releaseSettings),
+        // Layer 3: MessagePack and CBOR to JSON and back (--codec), without a tree.
+        .target(name: "WSCodecs", swiftSettings: releaseSettings),
         // Layer 3: the terminal's text (line editor, key decoder, display width, escaping peer text).
         .target(name: "WSTerminal", swiftSettings: releaseSettings),
         // Layer 3: Socket.IO over Engine.IO v4 without I/O (packets, lines, the handshakes).
         .target(name: "WSSocketIO", dependencies: ["WSCore", "WSJSON"], swiftSettings: releaseSettings),
         // Layer 4: JSON lines, base64 framing, client and server sessions.
-        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSTerminal", "WSSocketIO"],
+        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO"],
                 swiftSettings: releaseSettings),
         // Layer 5: the flag table, option parsing, help and the program's entry.
-        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSSocketIO", "WSBridge", "BuildInfo"],
+        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSCodecs", "WSSocketIO", "WSBridge", "BuildInfo"],
                 swiftSettings: releaseSettings),
         // The commit `wspipe --version` names, stamped at build time by the
         // CommitStamp plugin (a source file in the build directory, never committed).
@@ -80,6 +82,7 @@ let package = Package(
         .testTarget(name: "WSCoreTests", dependencies: ["WSCore"]),
         .testTarget(name: "WSTransportTests", dependencies: ["WSTransport"]),
         .testTarget(name: "WSJSONTests", dependencies: ["WSJSON"]),
+        .testTarget(name: "WSCodecsTests", dependencies: ["WSCodecs", "WSJSON"]),
         .testTarget(name: "WSTerminalTests", dependencies: ["WSTerminal"]),
         .testTarget(name: "WSSocketIOTests", dependencies: ["WSSocketIO", "WSJSON"]),
         .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge", "WSJSON", "WSTerminal"]),

@@ -38,6 +38,10 @@ _wspipe() {
             mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- "$cur")
             _wspipe_prefix "$prefix"
             return 0 ;;
+        --codec)
+            mapfile -t COMPREPLY < <(compgen -W 'msgpack cbor' -- "$cur")
+            _wspipe_prefix "$prefix"
+            return 0 ;;
         --route-errors)
             mapfile -t COMPREPLY < <(compgen -W 'report ignore' -- "$cur")
             _wspipe_prefix "$prefix"
@@ -61,7 +65,7 @@ _wspipe() {
             return 0 ;;
     esac
     if [[ -z $prefix && $cur == -* ]]; then
-        mapfile -t COMPREPLY < <(compgen -W '--header -H --header-file --header-command --origin --user-agent --protocol --connect-timeout --proxy --proxy-user --proxy-user-file --noproxy --unix-socket --max-message-size --compress --location -L --max-redirs --location-downgrade --cookie --cookie-jar -c --user --user-file --ipv4 -4 --ipv6 -6 --insecure -k --cacert --cert --key --keylog --text -t --binary -b --nul -0 --no-line --binary-output --lenient --strict --interactive -i --history-size --no-status-line --socketio --namespace --sio-auth --type-key --route --route-errors --no-close -n --one-message -1 --max-messages --unidirectional -u --unidirectional-reverse -U --close-timeout --linger --reply --until --idle-timeout --rate --close-code --ping-interval --ping-timeout --backoff --jitter --max-retries --no-reconnect --wait --queue-limit --on-connect --on-connect-file --on-reconnect --capture --ack --ack-timeout --answer --heartbeat --heartbeat-interval --heartbeat-timeout --wrap --record --replay --replay-speed --check --check-timeout --check-settle --ignore --check-order --allow-extra --junit --repeat --max-reply-p99 --har-credentials --listen --once --exec --relay --tag --send-timeout --max-clients --max-programs --allow-origin --events --stats --trace --write-out -w --help -h --version -V --generate --verbose -v --quiet -q --config -K --no-config --profile' -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W '--header -H --header-file --header-command --origin --user-agent --protocol --connect-timeout --proxy --proxy-user --proxy-user-file --noproxy --unix-socket --max-message-size --compress --location -L --max-redirs --location-downgrade --cookie --cookie-jar -c --user --user-file --ipv4 -4 --ipv6 -6 --insecure -k --cacert --cert --key --keylog --text -t --binary -b --nul -0 --no-line --binary-output --codec --lenient --strict --interactive -i --history-size --no-status-line --socketio --namespace --sio-auth --type-key --route --route-errors --no-close -n --one-message -1 --max-messages --unidirectional -u --unidirectional-reverse -U --close-timeout --linger --reply --until --idle-timeout --rate --close-code --ping-interval --ping-timeout --backoff --jitter --max-retries --no-reconnect --wait --queue-limit --on-connect --on-connect-file --on-reconnect --capture --ack --ack-timeout --answer --heartbeat --heartbeat-interval --heartbeat-timeout --wrap --record --replay --replay-speed --check --check-timeout --check-settle --ignore --check-order --allow-extra --junit --repeat --max-reply-p99 --har-credentials --listen --once --exec --relay --tag --send-timeout --max-clients --max-programs --allow-origin --events --stats --trace --write-out -w --help -h --version -V --generate --verbose -v --quiet -q --config -K --no-config --profile' -- "$cur")
     elif [[ -z $prefix ]] && (( COMP_CWORD == 1 )); then
         mapfile -t COMPREPLY < <(compgen -W curl -- "$cur")
     fi

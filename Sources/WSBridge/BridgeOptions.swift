@@ -1,5 +1,6 @@
 import WSCore
 import WSJSON
+import WSCodecs
 
 /// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.
@@ -45,6 +46,9 @@ public struct BridgeOptions: Sendable {
     public var script = ScriptOptions()
     /// --socketio (wspipe(1): SOCKET.IO): Socket.IO events as lines; nil: plain WebSocket messages.
     public var socketIO: SocketIOOptions? = nil
+    /// --codec: binary messages are MessagePack or CBOR, read and written as
+    /// JSON lines (wspipe(1): BINARY CODECS); nil: binary is `$binary`.
+    public var codec: BinaryFormat? = nil
 
     public init() {}
 
@@ -52,7 +56,8 @@ public struct BridgeOptions: Sendable {
         // --wrap takes each line as raw text (checked as UTF-8), whatever the format of the output.
         StdinPump.Settings(format: script.wrap == nil ? format : .text, separator: separator, lenient: lenient,
                            strict: strict, maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos,
-                           wrapping: script.wrap != nil, socketIOLines: socketIO != nil && script.wrap == nil)
+                           wrapping: script.wrap != nil, socketIOLines: socketIO != nil && script.wrap == nil,
+                           codec: codec)
     }
 
     /// Formatters for the lines of incoming messages: escapes only ever go to

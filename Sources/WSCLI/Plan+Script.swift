@@ -27,7 +27,7 @@ extension Plan {
         s.heartbeatTimeoutNanos = o.heartbeatTimeoutNanos
         s.wrap = try o.wrap.map { text throws(UsageError) in try template("wrap", text, scope: captures.union(.line), o) }
         s.recordPath = o.record
-        s.replay = try o.replay.map { path throws(UsageError) in try RecordingFile.read(path) }
+        s.replay = try o.replay.map { path throws(UsageError) in try RecordingFile.read(path, codec: o.codec) }
         s.replaySpeed = o.replaySpeed
         try checkPlaybackLength(s, o, server: server)
         return s

@@ -93,6 +93,7 @@ enum Plan {
         b.format = o.noLine && o.lineFormat == .json ? .text : o.lineFormat
         b.separator = o.noLine ? nil : o.nulSeparator ? 0 : 10
         b.binaryOutput = o.binaryOutput
+        b.codec = o.codec
         b.lenient = o.lenient
         b.strict = o.strict
         b.noClose = o.noClose

@@ -135,7 +135,7 @@ final class DocGeneratorTests: XCTestCase {
 
     func testManPageSections() {
         let sections = man.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { $0.dropFirst(4) }
-        XCTAssertEqual(sections, ["NAME", "SYNOPSIS", "DESCRIPTION", "\"LINES AND MESSAGES\"", "OPTIONS", "ROUTING",
+        XCTAssertEqual(sections, ["NAME", "SYNOPSIS", "DESCRIPTION", "\"LINES AND MESSAGES\"", "\"BINARY CODECS\"", "OPTIONS", "ROUTING",
                                   "\"RECONNECT AND REPLAY\"", "\"SCRIPTED PEER\"", "TEMPLATES", "\"CHECKING A SERVER\"",
                                   "SOCKET.IO", "\"INTERACTIVE MODE\"", "\"FROM THE BROWSER\"", "\"CONFIG FILES\"",
                                   "\"EXIT STATUS\"", "ENVIRONMENT", "FILES",
@@ -432,7 +432,7 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertTrue(zsh.contains("\n  '*-H+[Send this header with the handshake request; repeat for more headers]:NAME\\: VALUE: '\n"))
         XCTAssertTrue(zsh.contains("\n  '(--header-file)--header-file=[Read handshake headers from FILE, one '\\''Name: value'\\'' a line (keeps secrets out of ps)]:FILE:_files'\n"))
         XCTAssertTrue(zsh.contains("--binary-output=[How raw line mode writes incoming binary messages]:raw|base64|drop:(raw base64 drop)'"))
-        XCTAssertTrue(zsh.contains("\n  '(-t --text -b --binary --tag --socketio)-t[Raw line mode"))
+        XCTAssertTrue(zsh.contains("\n  '(-t --text -b --binary --tag --socketio --codec)-t[Raw line mode"))
         XCTAssertTrue(zsh.contains("\n  '(-k --insecure)-k[Skip TLS certificate and hostname verification]'\n"))
         XCTAssertTrue(zsh.contains("\n  '(--listen)--listen=[Accept WebSocket clients on this address (a bare PORT is 127.0.0.1 only; 0.0.0.0:PORT for every interface), or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL]:[HOST\\:]PORT[/PATH]: '\n"))
     }

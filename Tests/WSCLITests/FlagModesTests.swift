@@ -82,6 +82,7 @@ final class FlagModesTests: XCTestCase {
         case "nul": return ([], ["-0"])
         case "no-line": return ([], ["--no-line"])
         case "binary-output": return ([], ["--binary-output", "base64"])
+        case "codec": return ([], ["--codec", "msgpack"])
         case "lenient": return ([], ["--lenient"])
         case "strict": return ([], ["--strict"])
         case "type-key": return ([], ["--type-key", "kind"])

@@ -13,7 +13,7 @@ final class FlagTableTests: XCTestCase {
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
             "proxy", "proxy-user", "proxy-user-file", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
-            "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict", "interactive",
+            "text", "binary", "nul", "no-line", "binary-output", "codec", "lenient", "strict", "interactive",
             "history-size", "no-status-line",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
             "linger",

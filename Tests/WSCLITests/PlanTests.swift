@@ -111,6 +111,7 @@ final class PlanTests: XCTestCase {
                                       "--socketio", "--namespace", "/chat", "--sio-auth", "{}", url]))
         let b = try XCTUnwrap(client(["-t", "--strict", "--rate", "10/s", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b",
                                       "--wrap", "{\"t\":${line}}", url]))
+        let d = try XCTUnwrap(client(["--codec", "cbor", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
                                       "--cert", pem, "--key", pem, "--tag", "--send-timeout", "2s", "--compress",
                                       "--cacert", pem, "--allow-origin", "https://o.example",
@@ -120,9 +121,9 @@ final class PlanTests: XCTestCase {
         let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat", "--max-programs", "3"]))
         let url = a.0.url
         // The route for a redirect is a function of the options (ProxySelection), not a value.
-        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0, c.0], exempt: ["url", "routeForRedirect"]), [])
-        XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1, c.1], exempt: []), [])
-        XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2, c.2], exempt: []), [])
+        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0, c.0, d.0], exempt: ["url", "routeForRedirect"]), [])
+        XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1, c.1, d.1], exempt: []), [])
+        XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2, c.2, d.2], exempt: []), [])
         // The handshake timeout of a server is fixed; no flag sets it.
         XCTAssertEqual(unchanged(ServerOptions(address: s.0.address), [s.0, e.0], exempt: ["address", "handshakeTimeoutNanos"]),
                        [])

@@ -4,21 +4,31 @@
 # and AddressSanitizer. Not run by CI.
 #
 #   Tests/fuzz/run.sh [SECONDS] [libFuzzer options...]     (default 60 s)
+#   Tests/fuzz/run.sh codecs [SECONDS] [...]   the MessagePack and CBOR
+#       converters of --codec instead (Tests/fuzz/codecs/,
+#       .build/fuzz/wscodecsfuzz on .build/fuzz/corpus-codecs, seeded from
+#       Tests/fuzz/codecs-seeds)
 #
-# Builds .build/fuzz/wsfuzz: each library target (WSJSON, WSCore,
+# Builds each library target (WSJSON, WSCore, WSCodecs, WSSocketIO,
 # WSTerminal, WSTransport, WSBridge) as a module of its own, instrumented
-# and testable, then Tests/fuzz/*.swift against them; then runs it on
+# and testable, then the fuzz target's Swift files against them
+# (.build/fuzz/wsfuzz from Tests/fuzz/*.swift); then runs it on
 # .build/fuzz/corpus (kept between runs) seeded from Tests/fuzz/seeds. A
 # crash leaves its input in .build/fuzz/crash-*; replay it with
 # `.build/fuzz/wsfuzz FILE`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
+target=wsfuzz sources=(Tests/fuzz/*.swift) seeds=seeds corpus=corpus
+if [[ "${1:-}" == codecs ]]; then
+    shift
+    target=wscodecsfuzz sources=(Tests/fuzz/codecs/*.swift) seeds=codecs-seeds corpus=corpus-codecs
+fi
 seconds=${1:-60}
 (($# > 0)) && shift
 out=.build/fuzz
 modules=$out/modules
-mkdir -p "$out/corpus" "$modules"
+mkdir -p "$out/$corpus" "$modules"
 
 flags=(-O -sanitize=fuzzer,address -parse-as-library -enable-testing
        -I "$modules" -I Sources/COpenSSL -I Sources/CZlib)
@@ -33,13 +43,13 @@ module() {
         -emit-object -o "$modules/$name.o" "${sources[@]}"
 }
 
-for name in WSJSON WSCore WSTerminal WSTransport WSBridge; do module "$name"; done
-echo "==> building $out/wsfuzz"
-quiet swiftc "${flags[@]}" -module-name WSFuzz Tests/fuzz/*.swift "$modules"/*.o -lssl -lcrypto -lz -o "$out/wsfuzz"
+for name in WSJSON WSCore WSCodecs WSSocketIO WSTerminal WSTransport WSBridge; do module "$name"; done
+echo "==> building $out/$target"
+quiet swiftc "${flags[@]}" -module-name WSFuzz "${sources[@]}" "$modules"/*.o -lssl -lcrypto -lz -o "$out/$target"
 
 echo "==> fuzzing for ${seconds}s"
 cd "$out"
 # The Swift runtime's backtracer would take seconds per crash report.
 export SWIFT_BACKTRACE=enable=no
-exec ./wsfuzz -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$@" corpus ../../Tests/fuzz/seeds
+exec ./"$target" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$@" "$corpus" ../../Tests/fuzz/"$seeds"

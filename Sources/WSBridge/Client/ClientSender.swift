@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSCodecs
 
 /// The client's outgoing path (wspipe(1): RECONNECT AND REPLAY): a message
 /// goes straight into the open connection when nothing waits before it and
@@ -18,7 +19,7 @@ final class ClientSender {
     private var queue = OutboundQueue()
     /// The connection being written to, while there is one.
     var channel: WebSocketChannel? {
-        didSet { if channel !== oldValue { carried = LineTally() } }
+        didSet { if channel !== oldValue { carried = LineTally(); viewsOnConnection = 0 } }
     }
     /// The counted messages sent on the current connection, confirmed or
     /// not: what a server that refuses the connection leaves in doubt.
@@ -79,11 +80,14 @@ final class ClientSender {
             packets = made
         }
         var tag = line
+        var json: UnsafeRawBufferPointer?
         switch message {
         case .text(let bytes):
             if replay.sent(text: bytes) { tag = MessageTag.uncounted }
             shell.sent(bytes: bytes.count)
         case .binary(let bytes):
+            json = codecView(of: bytes)
+            if let json, replay.sent(text: json) { tag = MessageTag.uncounted }
             shell.sent(bytes: bytes.count)
         }
         if let packets { packets.send(message, tag: tag, on: channel) } else { channel.send(message, tag: tag) }
@@ -91,7 +95,7 @@ final class ClientSender {
         if let view = packets?.replyView {
             view.withUnsafeBytes { replies.sent(.text($0), now: monotonicNanos()) }
         } else {
-            replies.sent(message, now: monotonicNanos())
+            replies.sent(json.map { .text($0) } ?? message, now: monotonicNanos())
         }
         if recording { onSent?(message, source) }
     }
@@ -119,12 +123,45 @@ final class ClientSender {
         return true
     }
 
-    /// Sends a message held for its --ack again (it stays held).
+    /// Sends a message held for its --ack again (it stays held). With
+    /// --codec the ledger holds the JSON of a binary message: encoded again.
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
-        guard sendUncounted(.text(text), source: .input, on: channel) else { return }
+        if let resendEncoder, let message = try? resendEncoder.encode(text) {
+            channel.send(.binary(message))
+            shell.sent(bytes: message.count)
+        } else {
+            guard sendUncounted(.text(text), source: .input, on: channel) else { return }
+            shell.sent(bytes: text.count)
+        }
         if recording { onSent?(.text(text), .input) }
         replies.sent(.text(text), now: monotonicNanos())
-        shell.sent(bytes: text.count)
+    }
+
+    // MARK: --codec
+
+    /// Re-encodes the messages held for an --ack (the ledger keeps their JSON).
+    private lazy var resendEncoder = shell.codec.map { Transcoder($0.format, maxJSONBytes: Int.max / 2) }
+    /// The messages of this connection whose JSON was read for the reply rule.
+    private var viewsOnConnection = 0
+
+    /// With --codec, the JSON of a binary message sent, for --ack and the
+    /// reply rule (`ReplyTracker`, which looks at the first messages of a
+    /// connection, or all of them with --reply): nil when neither looks.
+    private func codecView(of bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard let codec = shell.codec else { return nil }
+        guard replay.tracksAcks || replies.isExplicit || viewsOnConnection < ReplyTracker.trackedIDs else { return nil }
+        viewsOnConnection += 1
+        return codec.view(of: bytes)
+    }
+
+    /// The JSON an --ack reads of a message the connection gave back: the
+    /// text, or with --codec the JSON of a binary message.
+    private func ackView<R>(_ message: OutboundQueue.Message, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        message.bytes.withUnsafeBytes { bytes in
+            guard message.isBinary else { return body(bytes) }
+            guard replay.tracksAcks, let codec = shell.codec, let json = codec.view(of: bytes) else { return nil }
+            return body(json)
+        }
     }
 
     /// Moves held messages still to be re-sent, then queued ones, into the
@@ -246,9 +283,9 @@ final class ClientSender {
         // A connection's own messages (`connectionOnlyTag`) are kept here
         // (a refusal may name one) and never sent again (`sendAgain`).
         let earlier = channel.takeUnsentMessages { message, unsent in
-            var held = false
-            if case .text(let bytes) = message { held = replay.isHeld(bytes) }
-            kept.append((OutboundQueue.copy(message, line: unsent.tag), unsent, held))
+            let copy = OutboundQueue.copy(message, line: unsent.tag)
+            let held = ackView(copy) { replay.isHeld($0) } ?? false
+            kept.append((copy, unsent, held))
         }
         let unwritten = kept.contains { !$0.unsent.written && !$0.held && $0.unsent.tag != MessageTag.uncounted }
         let last = isLast(reachedPeer ? unwritten : unacknowledged)
@@ -268,7 +305,7 @@ final class ClientSender {
         for (index, entry) in kept.enumerated() {
             if index == culprit {
                 recovery.refused = entry.message
-                if entry.held { entry.message.bytes.withUnsafeBytes { replay.release($0) } }
+                if entry.held { _ = ackView(entry.message) { replay.release($0) } }
                 continue
             }
             if let culprit {

@@ -70,10 +70,12 @@ public final class ClientSession: SessionDriver {
         self.policy = policy
         endingWatchesMessages = policy.until != nil || policy.idleTimeoutNanos != nil
         shell = SessionShell(bridge: bridge, log: log, events: events)
-        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log)
+        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log,
+                            codec: shell.codec)
         watchesMessages = endingWatchesMessages || script != nil
         let sequence = script?.sequence ?? SequenceCounter()
-        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence)
+        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence,
+                                   codec: bridge.codec)
         script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
         sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,

@@ -1,5 +1,6 @@
 import WSCore
 import WSJSON
+import WSCodecs
 import WSTerminal
 import WSTransport
 
@@ -55,6 +56,9 @@ public final class InteractiveConsole {
         public var format: LineFormat = .json
         /// --lenient: an invalid JSON line is sent as text instead of kept.
         public var lenient = false
+        /// --codec: typed JSON is sent as binary messages in this format; the
+        /// transcript shows the messages sent as the lines that make them.
+        public var codec: BinaryFormat?
         /// ANSI colours (off with NO_COLOR).
         public var colors = false
         public var columns = 80
@@ -156,6 +160,8 @@ public final class InteractiveConsole {
     var formatter: TranscriptFormatter
     private var historyFile: HistoryFile?
     var translator: InputTranslator
+    /// --codec: the JSON of the binary messages sent, for the transcript.
+    private let codecViews: Transcoder?
     /// Shown above the prompt by `start()` (a history file that could not be read).
     private var startupWarning: String?
     /// The messages shown, kept for /find, /show and /resend.
@@ -187,7 +193,8 @@ public final class InteractiveConsole {
         renderer = EditorRenderer(columns: options.columns, screenRows: options.rows, colors: options.colors)
         formatter = TranscriptFormatter(colors: options.colors, columns: options.columns, screenRows: options.rows)
         translator = InputTranslator(format: options.format, lenient: options.lenient,
-                                     maxPendingBytes: options.maxMessageSize)
+                                     maxPendingBytes: options.maxMessageSize, codec: options.codec)
+        codecViews = options.codec.map { Transcoder($0, maxJSONBytes: Int.max / 2) }
         transcript = Transcript(limitBytes: options.transcriptBytes)
         completion = TabCompletion(list: options.listDirectory, home: options.home)
         let path = options.savedMessagesPath
@@ -473,6 +480,25 @@ public final class InteractiveConsole {
     /// Records a send and echoes it in the transcript as sent.
     func send(_ action: Action, above: inout [UInt8], actions: inout [Action]) {
         actions.append(action)
+        if let codecViews {
+            // As the line that makes the message: the JSON of a value, a
+            // text in its envelope; so /resend makes the same message.
+            switch action {
+            case .sendBinary(let payload):
+                if let json = payload.withUnsafeBytes({ try? Array(codecViews.decode($0)) }) {
+                    above += json.withUnsafeBytes { transcribe($0, binary: false, direction: .sent, isJSON: true) }
+                    return
+                }
+            case .sendText(let payload):
+                var line = Array(#"{"$text":"#.utf8)
+                payload.withUnsafeBytes { JSONScanner.appendQuoted($0, into: &line) }
+                line.append(UInt8(ascii: "}"))
+                above += line.withUnsafeBytes { transcribe($0, binary: false, direction: .sent, isJSON: true) }
+                return
+            default:
+                break
+            }
+        }
         switch action {
         case .sendText(let payload):
             above += payload.withUnsafeBytes { transcribe($0, binary: false, direction: .sent, isJSON: false) }

@@ -82,6 +82,7 @@ final class InteractiveFrontend {
         options.home = settings.home
         options.format = bridge.format
         options.lenient = bridge.lenient
+        options.codec = bridge.codec
         options.maxMessageSize = bridge.maxMessageSize
         options.transcriptBytes = settings.transcriptBytes
         options.statusLine = settings.statusLine

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSCodecs
 
 /// Reads a line source on the event loop (wspipe's stdin, or an --exec
 /// program's stdout), cuts it into lines and hands the messages they
@@ -16,6 +17,11 @@ final class StdinPump {
     private let clock: TimerScheduling
     private var splitter: LineSplitter
     private var translator: InputTranslator
+    /// --codec: the lines sent as their JSON text, not encoded (`InputTranslator.keepsAsJSON`).
+    var keepsAsJSON: ((UnsafeRawBufferPointer) -> Bool)? {
+        get { translator.keepsAsJSON }
+        set { translator.keepsAsJSON = newValue }
+    }
     private let strict: Bool
     private let wrapping: Bool
     private let socketIOLines: Bool
@@ -63,6 +69,8 @@ final class StdinPump {
         var wrapping = false
         /// --socketio: each JSON line must be a Socket.IO event (or an ack's answer).
         var socketIOLines = false
+        /// --codec: JSON lines are sent as binary messages in this format.
+        var codec: BinaryFormat? = nil
         /// The most one read takes.
         var readChunk = 256 << 10
     }
@@ -78,7 +86,7 @@ final class StdinPump {
         self.clock = clock ?? loop
         self.splitter = LineSplitter(separator: settings.separator)
         self.translator = InputTranslator(format: settings.format, lenient: settings.lenient,
-                                          maxPendingBytes: settings.maxPendingBytes)
+                                          maxPendingBytes: settings.maxPendingBytes, codec: settings.codec)
         if settings.wrapping { translator.invalidTextHint = "--wrap sends each line as text" }
         translator.socketIOLines = settings.socketIOLines
         wrapping = settings.wrapping

@@ -1,5 +1,6 @@
 import WSCore
 import WSJSON
+import WSCodecs
 
 /// A browser's HAR file (HTTP Archive 1.2, "Save all as HAR" in Chrome's and
 /// Firefox's DevTools) read as a recording (wspipe(1): CHECKING A SERVER):
@@ -18,9 +19,9 @@ extension Recording {
     }
 
     /// The whole file or the file as --record lines, whichever it is.
-    public static func reading(_ bytes: [UInt8]) throws(RecordingError) -> Recording {
+    public static func reading(_ bytes: [UInt8], codec: BinaryFormat? = nil) throws(RecordingError) -> Recording {
         if isHAR(bytes) { return try Recording(parsingHAR: bytes) }
-        return try Recording(parsing: bytes)
+        return try Recording(parsing: bytes, codec: codec)
     }
 
     public init(parsingHAR bytes: [UInt8]) throws(RecordingError) {

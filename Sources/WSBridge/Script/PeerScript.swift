@@ -10,7 +10,10 @@ final class PeerScript {
     let log: Diagnostics
     private(set) var recorder: MessageRecorder?
     var answers: AnswerTable
-    var renderer = TemplateRenderer()
+    var renderer: TemplateRenderer
+    /// --codec: the messages made are encoded (`renderer`), and the
+    /// recording shows the JSON of binary ones.
+    let codec: MessageCodec?
     /// Client mode: the --capture values for `${NAME}`.
     var captures: (() -> any TemplateCaptures)?
 
@@ -30,11 +33,13 @@ final class PeerScript {
 
     /// Nil when `options` asks for nothing (and a server `greets` no client).
     init?(options: ScriptOptions, typeKey: [String], scheduler: TimerScheduling, log: Diagnostics,
-          greets: Bool = false) {
+          greets: Bool = false, codec: MessageCodec? = nil) {
         guard !options.isEmpty || greets else { return nil }
         self.options = options
         self.scheduler = scheduler
         self.log = log
+        self.codec = codec
+        renderer = TemplateRenderer(codec: codec?.format)
         answers = AnswerTable(rules: options.answers, typeKey: typeKey)
     }
 
@@ -42,7 +47,7 @@ final class PeerScript {
     /// be opened ends the run with status 1, as a --route file does).
     func openRecording() throws {
         guard let path = options.recordPath, recorder == nil else { return }
-        do { recorder = try MessageRecorder(path: path, log: log) } catch { throw RecordingOpenError(path: path, error: error) }
+        do { recorder = try MessageRecorder(path: path, log: log, codec: codec) } catch { throw RecordingOpenError(path: path, error: error) }
     }
 
     /// --wrap is on: stdin lines are raw text to wrap.

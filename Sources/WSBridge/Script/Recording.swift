@@ -1,5 +1,6 @@
 import WSJSON
 import WSCore
+import WSCodecs
 
 /// A --record file read back for --replay and --check (wspipe(1): SCRIPTED
 /// PEER, CHECKING A SERVER): its messages and the connection starts, in file
@@ -40,10 +41,13 @@ public struct Recording: Sendable {
         (entries.filter { $0.direction == .in }.count, entries.filter { $0.direction == .out }.count)
     }
 
-    /// Parses a recording. `bytes` is the whole file.
-    public init(parsing bytes: [UInt8]) throws(RecordingError) {
+    /// Parses a recording. `bytes` is the whole file. With `codec` (--codec)
+    /// a message that is JSON (no `$text` or `$binary` envelope) is sent
+    /// encoded, as the line it was recorded from would be.
+    public init(parsing bytes: [UInt8], codec: BinaryFormat? = nil) throws(RecordingError) {
         var entries: [Entry] = []
         var envelopes = EnvelopeDecoder()
+        let encoder = codec.map { Transcoder($0, maxJSONBytes: Int.max / 2) }
         var number = 0
         var start = 0
         while start < bytes.count {
@@ -53,7 +57,7 @@ public struct Recording: Sendable {
             start = end + 1
             if line.allSatisfy({ JSONSkipper.isWhitespace($0) }) { continue }
             let parsed = Array(line).withUnsafeBytes { raw in
-                Result { () throws(RecordingError) in try Self.entry(raw, line: number, &envelopes) }
+                Result { () throws(RecordingError) in try Self.entry(raw, line: number, &envelopes, encoder) }
             }
             entries.append(try parsed.get())
         }
@@ -77,7 +81,7 @@ public struct Recording: Sendable {
     }
 
     private static func entry(_ line: UnsafeRawBufferPointer, line number: Int,
-                              _ envelopes: inout EnvelopeDecoder) throws(RecordingError) -> Entry {
+                              _ envelopes: inout EnvelopeDecoder, _ encoder: Transcoder?) throws(RecordingError) -> Entry {
         func fail(_ reason: String) -> RecordingError { RecordingError(line: number, reason: reason) }
         if let error = JSONScanner.validate(line).error { throw fail("column \(error.column): \(error.reason)") }
         guard let dirText = string(at: ["dir"], line), let direction = RecordLine.Direction(rawValue: dirText) else {
@@ -105,7 +109,14 @@ public struct Recording: Sendable {
         let tag = MessageTag.replayed(line: number)
         entry.message = envelopes.decode(value) { outcome -> OutboundQueue.Message? in
             switch outcome {
-            case .notEnvelope: return OutboundQueue.copy(.text(value), line: tag)
+            case .notEnvelope:
+                guard let encoder else { return OutboundQueue.copy(.text(value), line: tag) }
+                do throws(CodecError) {
+                    return OutboundQueue.copy(.binary(try encoder.encode(value)), line: tag)
+                } catch {
+                    rejected = "\"msg\": \(error.reason) (--codec \(encoder.format.rawValue))"
+                    return nil
+                }
             case .text(let text): return OutboundQueue.copy(.text(text), line: tag)
             case .binary(let data): return OutboundQueue.copy(.binary(data), line: tag)
             case .invalidBase64: rejected = "invalid base64 in \"$binary\""; return nil

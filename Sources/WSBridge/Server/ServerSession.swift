@@ -111,7 +111,7 @@ public final class ServerSession: SessionDriver {
                                     maxClients: options.maxClients)
         shell.watchesChildren = options.exec != nil
         script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log,
-                            greets: !options.onConnect.isEmpty)
+                            greets: !options.onConnect.isEmpty, codec: shell.codec)
         socketIOLines = bridge.socketIO.map { _ in SocketIOOutgoing(log: log, events: events) }
         wireScript()
     }
@@ -233,16 +233,14 @@ public final class ServerSession: SessionDriver {
         switch event {
         case .text(let payload, let verdict):
             if let link = client.socketIO { return socketIOMessage(event, from: client, link) }
-            if let script = client.script { script.received(text: payload, verdict: verdict) }
-            if options.relay { registry.relay(.text(payload), from: client) }
-            guard shell.admit(bytes: payload.count) else { return }
-            if tagging, let own = withoutOwnTag(payload, verdict: verdict, from: client) {
-                // Other bytes than those the verdict was given for.
-                return own.withUnsafeBytes { appendText($0, verdict: -1, from: client) }
-            }
-            appendText(payload, verdict: verdict, from: client)
+            textMessage(payload, verdict: verdict, as: .text(payload), from: client)
         case .binary(let payload):
             if let link = client.socketIO { return socketIOMessage(event, from: client, link) }
+            if let codec = shell.codec, let json = codec.decode(payload, from: "client \(client.id)") {
+                // A JSON text message from here on (wspipe(1): BINARY CODECS);
+                // --relay passes on what came.
+                return textMessage(json, verdict: 0, as: .binary(payload), from: client)
+            }
             if let script = client.script { script.received(binary: payload) }
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
@@ -264,6 +262,22 @@ public final class ServerSession: SessionDriver {
             log.warning("client \(client.id): protocol error: \(TerminalEscaping.escaping(reason)) (closing with \(code.rawValue))")
             if options.once { shell.status = shell.status.combined(with: .protocolViolation) }
         }
+    }
+
+    /// A text message (or, with --codec, the JSON of a binary one, `wire`
+    /// being the message as it came): to the script, --relay and its route.
+    private func textMessage(_ payload: UnsafeRawBufferPointer, verdict: Int, as wire: OutgoingMessage,
+                             from client: ServerClient) {
+        if let script = client.script { script.received(text: payload, verdict: verdict) }
+        if options.relay { registry.relay(wire, from: client) }
+        switch wire {
+        case .text(let bytes), .binary(let bytes): guard shell.admit(bytes: bytes.count) else { return }
+        }
+        if tagging, let own = withoutOwnTag(payload, verdict: verdict, from: client) {
+            // Other bytes than those the verdict was given for.
+            return own.withUnsafeBytes { appendText($0, verdict: -1, from: client) }
+        }
+        appendText(payload, verdict: verdict, from: client)
     }
 
     /// A text message's line, tagged with its client under --tag.
@@ -346,7 +360,7 @@ public final class ServerSession: SessionDriver {
     // MARK: stdin -> clients
 
     private func startStdin() {
-        _ = shell.makeStdin(deliver: script?.wraps == true ? wrappingDelivery() : { [unowned self] message in self.deliver(message) },
+        let stdin = shell.makeStdin(deliver: script?.wraps == true ? wrappingDelivery() : { [unowned self] message in self.deliver(message) },
                             afterBatch: { [unowned self] in self.registry.flushAll() },
                             onEnd: { [unowned self] in
                                 let lines = self.shell.stdin?.lineNumber ?? 0
@@ -355,6 +369,12 @@ public final class ServerSession: SessionDriver {
                                 self.registry.flushAll()
                                 self.handle(.inputEnded(clients: self.registry.count))
                             })
+        // --tag with --codec: a line for one client is encoded once its
+        // "$client" member is taken out.
+        if tagging, let codec = bridge.codec {
+            stdin.keepsAsJSON = { ClientTag.address(in: $0) != nil }
+            addressed.codecLines = InputTranslator(format: .json, lenient: false, maxPendingBytes: Int.max, codec: codec)
+        }
     }
 
     /// A client that connects after stdin ended (-n) gets none of its lines:

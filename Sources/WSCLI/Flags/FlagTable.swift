@@ -1,4 +1,5 @@
 import WSBridge
+import WSCodecs
 import WSTransport
 
 /// Every flag wspipe accepts, in the order `--help` lists them within each
@@ -303,7 +304,7 @@ public let flagTable: [Flag] = [
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            rules: [.conflicts("binary"), .conflicts("tag"), .conflicts("socketio")], modes: .all,
+            rules: [.conflicts("binary"), .conflicts("tag"), .conflicts("socketio"), .conflicts("codec")], modes: .all,
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
@@ -315,7 +316,7 @@ public let flagTable: [Flag] = [
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            rules: [.conflicts("text"), .conflicts("tag"), .conflicts("socketio")], modes: .all,
+            rules: [.conflicts("text"), .conflicts("tag"), .conflicts("socketio"), .conflicts("codec")], modes: .all,
             doc: [
                 "Incoming messages are written as with --text.",
             ],
@@ -332,7 +333,7 @@ public let flagTable: [Flag] = [
             apply: { $0.nulSeparator = true }),
     .toggle("no-line", nil, .dataMode,
             help: "Raw mode without lines: all of stdin is one message, and messages are written with no separator.",
-            rules: [.conflicts("nul"), .conflicts("socketio")], modes: [.client, .server, .exec],
+            rules: [.conflicts("nul"), .conflicts("socketio"), .conflicts("codec")], modes: [.client, .server, .exec],
             doc: [
                 """
                 Selects raw mode (text messages, or binary ones with --binary) and turns line splitting \
@@ -360,6 +361,26 @@ public let flagTable: [Flag] = [
                  throw .invalidChoice("binary-output", v, choices: BinaryOutputMode.allCases.map(\.rawValue))
              }
              o.binaryOutput = mode
+         }),
+    Flag(long: "codec", valueName: "msgpack|cbor",
+         help: "Read binary messages as MessagePack or CBOR and write them as JSON lines; send JSON lines as binary messages in it.",
+         category: .dataMode, completion: .choices(BinaryFormat.allCases.map(\.rawValue)),
+         rules: [.conflicts("text"), .conflicts("binary"), .conflicts("no-line")], modes: .all,
+         doc: [
+             """
+             Each binary message that arrives is written as the JSON line of its value, and each \
+             JSON line is sent as a binary message holding its value; routes, --type-key, --until, \
+             --answer, --capture and --ack read the JSON. Text messages are written as they are, and \
+             {"$text":...} and {"$binary":...} lines still send a text message or raw bytes. See \
+             BINARY CODECS for the envelopes that keep what JSON lacks (byte strings, extension \
+             types, tags, maps with other keys than strings, NaN, big integers).
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             guard let format = BinaryFormat(rawValue: v) else {
+                 throw .invalidChoice("codec", v, choices: BinaryFormat.allCases.map(\.rawValue))
+             }
+             o.codec = format
          }),
     .toggle("lenient", nil, .dataMode,
             help: "Send lines that are not valid JSON as raw text instead of rejecting them.",

@@ -25,6 +25,9 @@ public enum ManPageRenderer {
         page.request("SH", "LINES AND MESSAGES")
         linesAndMessages(&page)
 
+        page.request("SH", "BINARY CODECS")
+        binaryCodecs(&page)
+
         page.request("SH", "OPTIONS")
         page.paragraphs([optionsIntro])
         for category in FlagCategory.allCases {

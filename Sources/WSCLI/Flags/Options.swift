@@ -1,4 +1,5 @@
 import WSBridge
+import WSCodecs
 import WSTransport
 
 /// `--route-errors`: what happens when a route destination fails (wspipe(1): ROUTING).
@@ -75,6 +76,8 @@ public struct Options: Sendable {
     public var noLine = false
     /// Always set from `--binary-output`'s default; `.raw` only because an enum needs a value.
     public var binaryOutput: BinaryOutputMode = .raw
+    /// `--codec`: binary messages are MessagePack or CBOR, as JSON lines.
+    public var codec: BinaryFormat? = nil
     public var lenient = false
     public var strict = false
     /// `-n`: at stdin EOF keep receiving until the server closes.
