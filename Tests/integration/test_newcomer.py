@@ -134,6 +134,27 @@ def test_a_client_replay_reports_the_stdin_lines_it_did_not_send(run, ws_server,
     assert res.code == 0 and res.stderr == "", res
 
 
+def test_a_client_replay_waits_for_the_end_of_stdin_to_report_it(spawn, ws_server, tmp_path):
+    """Lines that come on stdin after the recording was played are still
+    reported (the run ended with the recording, leaving them unread, under
+    load)."""
+    srv = ws_server(helpers.record)
+    rec = tmp_path / "r.ndjson"
+    rec.write_text('{"t_ms":0,"dir":"out","conn":1,"msg":{"replayed":1}}\n')
+    proc = spawn(["--replay", str(rec), "--linger", "0", srv.url()], stdin=b"", close_stdin=False)
+    messages = []
+    while not messages:
+        kind, *rest = srv.log.get()
+        if kind == "msg":
+            messages.append(rest[0])
+    assert messages == ['{"replayed":1}']
+    proc.write(b'{"late":1}\n')
+    proc.close_stdin()
+    res = proc.finish()
+    assert res.code == 6, res
+    assert "1 message(s) (stdin:1) not sent" in res.stderr, res
+
+
 def test_wrap_skips_empty_lines(run, ws_server):
     srv = ws_server(helpers.record)
     res = run(["--wrap", '{"text":${line}}', "--linger", "0", srv.url()], stdin=b"one\n\ntwo\n\n\n")
@@ -156,7 +177,12 @@ def test_sigint_closes_with_a_status_code(spawn, ws_server):
 
 
 def test_help_says_a_bare_port_is_loopback_only(run):
+    # The short --help, one line an option.
     res = run(["--help"])
+    row = next(line for line in res.stdout.decode().splitlines() if line.strip().startswith("--listen <"))
+    assert "bare PORT: 127.0.0.1 only" in row, row
+    # The whole sentence, with the form that exposes the port.
+    res = run(["--help", "server"])
     lines = res.stdout.decode().splitlines()
     start = next(n for n, line in enumerate(lines) if line.strip().startswith("--listen <"))
     block = " ".join(lines[start:start + 4])

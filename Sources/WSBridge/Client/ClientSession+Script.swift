@@ -118,7 +118,7 @@ extension ClientSession {
             canDeliver: { [unowned self] in !self.sender.isFull },
             onEnd: { [unowned self] in
                 self.channel?.flush()
-                self.handle(.inputEnded(self.progress()))
+                self.replayInputEnded(recording: true)
             })
         script.player = player
         player.start()
@@ -132,8 +132,16 @@ extension ClientSession {
                 self.script?.stdinBesideReplay.add(tag: self.shell.stdin?.lineNumber ?? 0)
                 return true
             },
-            afterBatch: {}, onEnd: {})
+            afterBatch: {}, onEnd: { [unowned self] in self.replayInputEnded(recording: false) })
         pump.resume()
+    }
+
+    /// The recording or stdin beside it has ended; the input has once both
+    /// have (stdin at a terminal is not read: there it never ends by itself).
+    func replayInputEnded(recording: Bool) {
+        guard let script else { return }
+        script.replayInput = script.replayInput.after(recordingEnded: recording)
+        if script.replayInput == .ended { handle(.inputEnded(progress())) }
     }
 
     /// Nothing more is taken from the input: stdin, or the --replay.
