@@ -136,11 +136,18 @@ extension ClientSession {
         pump.resume()
     }
 
-    /// The recording or stdin beside it has ended; the input has once both
-    /// have (stdin at a terminal is not read: there it never ends by itself).
+    /// The recording or stdin beside it has ended. The recording is the run:
+    /// once it has been played, the stdin lines already written are read and
+    /// counted, and stdin is not waited for (a pipe nobody closes would hold
+    /// the run open after its script; stdin at a terminal is not read).
     func replayInputEnded(recording: Bool) {
         guard let script else { return }
         script.replayInput = script.replayInput.after(recordingEnded: recording)
+        if script.replayInput == .stdin, let stdin = shell.stdin {
+            stdin.drainAvailable()  // its end, when reached, comes back here
+            if script.replayInput == .stdin { script.replayInput = .ended }
+            else { return }
+        }
         if script.replayInput == .ended { handle(.inputEnded(progress())) }
     }
 

@@ -92,9 +92,9 @@ struct RecordingOpenError: Error, CustomStringConvertible {
     var description: String { "--record \(path): \(error)" }
 }
 
-/// What a client's --replay input waits for before it has ended: the
-/// recording, and stdin read beside it to report its lines (a run that ended
-/// while stdin still held lines would leave them unread and unsaid).
+/// Where a client's --replay input stands: the recording, and stdin read
+/// beside it to report its lines. Once the recording has been played
+/// (`.stdin`), what stdin already holds is read and the input ends.
 enum ReplayInput: Equatable {
     case recordingAndStdin, recording, stdin, ended
 
