@@ -26,6 +26,7 @@ without a timed run. Timing belongs to the shared bench's compare.sh.
 
 Usage: Tests/bench/budget.py [--wspipe PATH] [--bench DIR] [--n 20000]
                              [--scenarios up_100,dl_100,tls_up_100,tls_dl_100]
+(Other sizes: up_16k, tls_dl_1m, ...: the same stages at that payload size.)
 Needs valgrind, cc, openssl (the CLI, for a test certificate), libssl-dev.
 The shared bench (wspeer.c, wsref.c) is found by --bench, $WSBENCH, or
 ../shared/bench beside the repository or its parent. Not part of Tests/run.
@@ -60,7 +61,7 @@ WSPIPE_DL = [
     (r'/WSCore/(FrameDecoder|Connection|MessageAssembler|Masking|UTF8Validator|ByteBuffer|FrameHeader|Opcode'
      r'|ConnectionEvent)\.swift$', None, 'frame decode + unmask + UTF-8'),
     (r'/WSJSON/', None, 'JSON check'),
-    (r'/(OutputFormatter|MessageOutput|Destination|DestinationPhases|RouteTable|LineFormat)\.swift$', None,
+    (r'/(OutputFormatter|MessageOutput|BridgeOptions|Destination|DestinationPhases|RouteTable|LineFormat)\.swift$', None,
      'format + stdout'),
     (r'/FD\.swift$', r'5write', 'format + stdout'),
     (r'\.swift$', None, 'other'),
@@ -281,19 +282,26 @@ class Peer:
         self.proc.wait()
 
 
+def payload_size(scenario):
+    """up_100, dl_16k, tls_up_1m: the payload size the name ends with."""
+    text = scenario.rsplit('_', 1)[1]
+    return int(text[:-1]) << (10 if text.endswith('k') else 20) if text[-1] in 'km' else int(text)
+
+
 def run(tool, argv, scenario, n, peer, work, files, gen):
     """One callgrind run; returns its Profile after checking the transfer."""
     upload = '_up_' in '_' + scenario
     tls = scenario.startswith('tls_')
+    size = payload_size(scenario)
     url = '%s://127.0.0.1:%d/%s' % ('wss' if tls else 'ws', peer.tls_port if tls else peer.port,
-                                    'sink' if upload else 'source?n=%d&size=100' % n)
+                                    'sink' if upload else 'source?n=%d&size=%d' % (n, size))
     cmd = list(argv) + (['--cacert', files[0]] if tls else []) + [url]
     out = os.path.join(work, '%s.%s.%d.cg' % (tool, scenario, n))
     vg = ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out, '--dump-instr=no',
           '--compress-strings=no', '--compress-pos=no']
     stdout = open(os.path.join(work, 'out.txt'), 'wb')
     if upload:
-        with open(gen(n), 'rb') as stdin:
+        with open(gen(n, size), 'rb') as stdin:
             p = subprocess.run(vg + cmd, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, timeout=600)
     else:
         # stdin held open until the tool exits (the shared bench's dl_stdin=hold)
@@ -319,7 +327,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--wspipe', default=os.path.join(ROOT, '.build/release/wspipe'))
     ap.add_argument('--bench')
-    ap.add_argument('--n', type=int, default=20000)
+    ap.add_argument('--n', type=int, default=20000,
+                    help='messages of the larger run (the smaller one has a tenth); for 16k and 1m '
+                         'scenarios a tenth and a hundredth of it')
     ap.add_argument('--scenarios', default='up_100,dl_100,tls_up_100,tls_dl_100')
     ap.add_argument('--keep', help='keep the callgrind files in this directory')
     ap.add_argument('--json', help='write the figures here')
@@ -336,18 +346,20 @@ def main():
     budgets = json.load(open(BUDGETS_FILE))
     peer = Peer(wspeer, work, certs)
 
-    def gen(n):
-        path = os.path.join(work, 'lines.%d.txt' % n)
+    def gen(n, size):
+        path = os.path.join(work, 'lines.%d.%d.txt' % (n, size))
         if not os.path.exists(path):
             with open(path, 'wb') as f:
-                subprocess.run([wspeer, 'gen', str(n), '100'], stdout=f, check=True)
+                subprocess.run([wspeer, 'gen', str(n), str(size)], stdout=f, check=True)
         return path
 
     tools = [('wspipe', [a.wspipe]), ('wsref', [wsref])]
     figures, over = {}, []
-    small, large = a.n // 10, a.n
     try:
         for scenario in a.scenarios.split(','):
+            size = payload_size(scenario)
+            large = a.n if size <= 1024 else a.n // 10 if size <= 64 << 10 else a.n // 200
+            small = large // 10
             upload = '_up_' in '_' + scenario
             stages = UP_STAGES if upload else DL_STAGES
             result = {}
