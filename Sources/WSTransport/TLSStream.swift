@@ -122,6 +122,17 @@ public final class TLSStream: ByteStream {
             return held
         }
         guard let ssl = ssl, !failed else { return .error(IOError(call: "TLS read", message: "connection failed earlier")) }
+        // The last batch ended where the socket would block, and OpenSSL
+        // holds nothing: the read(2) a caller's next read would make can only
+        // say EAGAIN (one per message in an echo's round trip). poll sees
+        // whatever arrives now, as on plain TCP.
+        if batchEndedEmpty {
+            batchEndedEmpty = false
+            if SSL_has_pending(ssl) == 0 {
+                wants = .read
+                return .wouldBlock
+            }
+        }
         var filled = 0
         while filled < buffer.count {
             ERR_clear_error()
@@ -132,7 +143,7 @@ public final class TLSStream: ByteStream {
             }
             let end = ioFailure(n, errno: currentErrno(), reading: true)
             if filled == 0 { return end }
-            if case .wouldBlock = end {} else { heldReadEnd = end }
+            if case .wouldBlock = end { batchEndedEmpty = wants == .read } else { heldReadEnd = end }
             break
         }
         return .bytes(filled)
@@ -140,6 +151,8 @@ public final class TLSStream: ByteStream {
 
     /// How a batch of records ended when it already held bytes: the next read's answer.
     private var heldReadEnd: IOResult?
+    /// The last batch ended because the socket had nothing more (WANT_READ).
+    private var batchEndedEmpty = false
 
     public var holdsUnreadInput: Bool {
         guard let ssl = ssl, !failed, heldReadEnd == nil else { return true }

@@ -333,7 +333,10 @@ def main():
     ap.add_argument('--scenarios', default='up_100,dl_100,tls_up_100,tls_dl_100')
     ap.add_argument('--keep', help='keep the callgrind files in this directory')
     ap.add_argument('--json', help='write the figures here')
+    ap.add_argument('--report', help='print the tables of a --json file again, side by side (for README.md)')
     a = ap.parse_args()
+    if a.report:
+        return print_combined(json.load(open(a.report)), json.load(open(BUDGETS_FILE)))
     for tool in ('valgrind', 'cc', 'openssl'):
         if not shutil.which(tool):
             sys.exit('budget.py: needs %s' % tool)
@@ -401,6 +404,25 @@ def print_table(scenario, stages, result, budget, over):
             over.append('%s %s (%.0f > %d)' % (scenario, s, w, b))
         print('| %s | %.0f%s | %.0f | %s |' % (s, w, mark, r, '' if b is None else b))
     sys.stdout.flush()
+
+
+def print_combined(figures, budgets):
+    """One table for the uploads and one for the downloads: each scenario's
+    wspipe, wsref and budget columns side by side."""
+    for stages, kind in ((UP_STAGES, 'up'), (DL_STAGES, 'dl')):
+        names = [n for n in figures if n.split('_')[-2] == kind]
+        if not names:
+            continue
+        print('| stage | ' + ' | '.join('%s wspipe | wsref | budget' % n for n in names) + ' |')
+        print('|---|' + '---:|---:|---:|' * len(names))
+        for s in stages + ['total']:
+            cells = []
+            for n in names:
+                b = budgets.get(n, {}).get(s)
+                cells += ['%.0f' % figures[n]['wspipe'].get(s, 0), '%.0f' % figures[n]['wsref'].get(s, 0),
+                          '' if b is None else str(b)]
+            print('| %s | %s |' % (s, ' | '.join(cells)))
+        print()
 
 
 if __name__ == '__main__':
