@@ -1,7 +1,12 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The wspipe authors (LICENSE).
 // wspipe: stdin/stdout <-> WebSocket bridge for JSON protocols.
 // No package dependencies: C libraries come from the system through
 // systemLibrary targets (OpenSSL for TLS and SHA-1, zlib for deflate).
+// The version is not here (a manifest has none: a package's version is its
+// git tag, vVERSION): it is written once, in Sources/WSCLI/Flags/Version.swift,
+// and packaging/release.sh refuses a tag that does not match it.
 import PackageDescription
 
 // Release builds skip the run-time exclusivity checks: the event loop is
@@ -55,13 +60,17 @@ let package = Package(
         .target(name: "WSTransport", dependencies: ["COpenSSL", "WSCore"], swiftSettings: releaseSettings),
         // Layer 3: JSON without a tree (validate, compact, key paths, string codec, pretty printer).
         .target(name: "WSJSON", swiftSettings: releaseSettings),
+        // Layer 3: MessagePack and CBOR to JSON and back (--codec), without a tree.
+        .target(name: "WSCodecs", swiftSettings: releaseSettings),
         // Layer 3: the terminal's text (line editor, key decoder, display width, escaping peer text).
         .target(name: "WSTerminal", swiftSettings: releaseSettings),
+        // Layer 3: Socket.IO over Engine.IO v4 without I/O (packets, lines, the handshakes).
+        .target(name: "WSSocketIO", dependencies: ["WSCore", "WSJSON"], swiftSettings: releaseSettings),
         // Layer 4: JSON lines, base64 framing, client and server sessions.
-        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSTerminal"],
+        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO"],
                 swiftSettings: releaseSettings),
         // Layer 5: the flag table, option parsing, help and the program's entry.
-        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSBridge", "BuildInfo"],
+        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSCodecs", "WSSocketIO", "WSBridge", "BuildInfo"],
                 swiftSettings: releaseSettings),
         // The commit `wspipe --version` names, stamped at build time by the
         // CommitStamp plugin (a source file in the build directory, never committed).
@@ -73,7 +82,9 @@ let package = Package(
         .testTarget(name: "WSCoreTests", dependencies: ["WSCore"]),
         .testTarget(name: "WSTransportTests", dependencies: ["WSTransport"]),
         .testTarget(name: "WSJSONTests", dependencies: ["WSJSON"]),
+        .testTarget(name: "WSCodecsTests", dependencies: ["WSCodecs", "WSJSON"]),
         .testTarget(name: "WSTerminalTests", dependencies: ["WSTerminal"]),
+        .testTarget(name: "WSSocketIOTests", dependencies: ["WSSocketIO", "WSJSON"]),
         .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge", "WSJSON", "WSTerminal"]),
         .testTarget(name: "WSCLITests", dependencies: ["WSCLI"]),
     ]

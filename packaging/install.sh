@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs wspipe from this release directory (README, "Install a release"):
+# Installs wspipe from this release directory (README, "Install"):
 #   PREFIX/bin/wspipe                                   the program (one static executable)
 #   PREFIX/share/man/man1/wspipe.1                      man wspipe
 #   PREFIX/share/bash-completion/completions/wspipe     bash completion
@@ -11,6 +11,10 @@
 #   ./install.sh --uninstall            removes those files again (same PREFIX)
 # DESTDIR, when set, goes before PREFIX (staging for a package), as with make.
 set -eu
+# Folders made here are everyone's to enter (0755), whatever the caller's
+# umask: under umask 077 they were 0700, and other users could neither run
+# wspipe nor read its man page. The files get their modes below.
+umask 022
 
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${PREFIX:-/usr/local}

@@ -1,5 +1,6 @@
 import WSCore
 import WSJSON
+import WSCodecs
 
 /// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.
@@ -43,6 +44,11 @@ public struct BridgeOptions: Sendable {
     public var colorize = false
     /// --answer, --heartbeat, --wrap, --record, --replay (wspipe(1): SCRIPTED PEER).
     public var script = ScriptOptions()
+    /// --socketio (wspipe(1): SOCKET.IO): Socket.IO events as lines; nil: plain WebSocket messages.
+    public var socketIO: SocketIOOptions? = nil
+    /// --codec: binary messages are MessagePack or CBOR, read and written as
+    /// JSON lines (wspipe(1): BINARY CODECS); nil: binary is `$binary`.
+    public var codec: BinaryFormat? = nil
 
     public init() {}
 
@@ -50,7 +56,8 @@ public struct BridgeOptions: Sendable {
         // --wrap takes each line as raw text (checked as UTF-8), whatever the format of the output.
         StdinPump.Settings(format: script.wrap == nil ? format : .text, separator: separator, lenient: lenient,
                            strict: strict, maxPendingBytes: maxMessageSize, rateIntervalNanos: rateIntervalNanos,
-                           wrapping: script.wrap != nil)
+                           wrapping: script.wrap != nil, socketIOLines: socketIO != nil && script.wrap == nil,
+                           codec: codec)
     }
 
     /// Formatters for the lines of incoming messages: escapes only ever go to
@@ -84,6 +91,13 @@ struct LineFormatters {
 
     @inline(__always)
     func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to destination: Destination) {
+        // The common line, compact valid JSON into a pipe or file: the
+        // payload and a newline, without going through the formatter (whose
+        // checks cost more than the copy of a chat-sized message).
+        if verdict == 0 && plain.format == .json && payload.count < Destination.writeThroughSize
+            && !(anyTerminal && destination.isTerminal) {
+            return destination.appendLine(payload, terminator: 10)
+        }
         let formatter = formatter(for: destination)
         if payload.count >= Destination.writeThroughSize && !formatter.forTerminal {
             return appendLarge(payload, verdict, formatter, destination)
@@ -101,7 +115,8 @@ struct LineFormatters {
             return formatter.appendText(payload, verdict: verdict, to: &destination.pending)
         }
         let validation = JSONScanner.validate(payload, verdict: verdict)
-        if validation == .valid(needsCompaction: false) && destination.writeThrough(payload, terminator: 10) { return }
+        if validation == .valid(needsCompaction: false) && !OutputFormatter.looksLikeEnvelope(payload)
+            && destination.writeThrough(payload, terminator: 10) { return }
         formatter.appendJSONLine(payload, validation, to: &destination.pending)
     }
 

@@ -1,5 +1,5 @@
 /// Exit statuses (wspipe(1): EXIT STATUS). When several apply, the most serious wins:
-/// interrupted, then connection problems, then rejected input.
+/// interrupted, then connection problems, then a failed check, then rejected input.
 public enum ExitStatus: Int32, Sendable {
     case success = 0
     case runtimeError = 1
@@ -11,6 +11,9 @@ public enum ExitStatus: Int32, Sendable {
     /// The run ended because the server closed with a code other than
     /// 1000/1001, or refused every attempt that way.
     case closedWithError = 7
+    /// A check failed (--check, --max-reply-p99): the server answered
+    /// otherwise than the recording says, or too slowly.
+    case checkFailed = 8
     case interrupted = 130
     /// SIGHUP (the terminal of the interactive mode went away): 128 + 1.
     case hangup = 129
@@ -22,9 +25,11 @@ public enum ExitStatus: Int32, Sendable {
         case .success: return 0
         case .inputRejected: return 1
         case .runtimeError: return 2
-        case .connectFailed, .handshakeRejected, .protocolViolation, .closedWithError: return 3
-        case .usage: return 4
-        case .interrupted, .terminated, .hangup: return 5
+        // A check that could not run (the connection failed) says so rather than "failed".
+        case .checkFailed: return 3
+        case .connectFailed, .handshakeRejected, .protocolViolation, .closedWithError: return 4
+        case .usage: return 5
+        case .interrupted, .terminated, .hangup: return 6
         }
     }
 

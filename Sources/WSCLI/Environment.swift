@@ -20,6 +20,10 @@ struct Environment {
     var historyFile: String? = nil
     /// $XDG_CONFIG_HOME (empty counts as unset), for the saved messages.
     var configHome: String? = nil
+    /// $WSPIPE_CONFIG as it is: nil when unset, "" (no default config file) when empty.
+    var configFile: String? = nil
+    /// $SSLKEYLOGFILE (empty counts as unset): where TLS secrets go without --keylog.
+    var keyLogFile: String? = nil
     /// WSPIPE_PLAIN is set to a non-empty value: no status row (for screen readers).
     var plain = false
 
@@ -31,7 +35,9 @@ struct Environment {
                            stdinIsTerminal: StdioMode.isTerminal(0), stderrIsTerminal: StdioMode.isTerminal(2),
                            stateHome: variable("XDG_STATE_HOME"), home: variable("HOME"),
                            historyFile: ProcessEnvironment.variable("WSPIPE_HISTFILE"),
-                           configHome: variable("XDG_CONFIG_HOME"), plain: variable("WSPIPE_PLAIN") != nil)
+                           configHome: variable("XDG_CONFIG_HOME"),
+                           configFile: ProcessEnvironment.variable("WSPIPE_CONFIG"),
+                           keyLogFile: variable("SSLKEYLOGFILE"), plain: variable("WSPIPE_PLAIN") != nil)
     }
 
     /// Empty counts as unset.

@@ -65,7 +65,7 @@ enum OptionFiles {
     /// `--cookie FILE`: its text, or nil when it does not exist yet (an empty
     /// jar, as curl reads it, so -b and -c can name the same new file).
     static func cookies(fromFile path: String) throws(UsageError) -> String? {
-        if FileReplacement.isMissing(path) { return nil }
+        if FileSystem.isMissing(path) { return nil }
         return try read("cookie", path)
     }
 

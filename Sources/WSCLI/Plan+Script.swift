@@ -1,4 +1,5 @@
 import WSBridge
+import WSTransport
 
 /// The scripted peer's part of the plan (wspipe(1): SCRIPTED PEER,
 /// TEMPLATES): every template parsed and checked (a usage error with its
@@ -15,6 +16,9 @@ extension Plan {
         let captures: TemplateScope = server ? [] : .captures
         for answer in o.answers {
             let (type, text) = try FlagValue.answer("answer", answer)
+            if AnswerRule.isMalformedKeyPath(type) {
+                throw UsageError("--answer: '\(type)' is not a key path (a .KEYPATH answers the messages that have one; no key may be empty)")
+            }
             s.answers.append(AnswerRule(type: type, template: try template("answer", text, scope: captures.union(.message), o,
                                                                             source: "--answer \(type)")))
         }
@@ -23,9 +27,21 @@ extension Plan {
         s.heartbeatTimeoutNanos = o.heartbeatTimeoutNanos
         s.wrap = try o.wrap.map { text throws(UsageError) in try template("wrap", text, scope: captures.union(.line), o) }
         s.recordPath = o.record
-        s.replay = try o.replay.map { path throws(UsageError) in try RecordingFile.read(path) }
+        s.replay = try o.replay.map { path throws(UsageError) in try RecordingFile.read(path, codec: o.codec) }
         s.replaySpeed = o.replaySpeed
+        try checkPlaybackLength(s, o, server: server)
         return s
+    }
+
+    /// A replay that would last longer than wspipe waits for anything (at a
+    /// low --replay-speed, or a slow --rate) is refused before it starts.
+    private static func checkPlaybackLength(_ s: ScriptOptions, _ o: Options, server: Bool) throws(UsageError) {
+        guard let recording = s.replay, let path = o.replay,
+              recording.playbackNanos(server: server, speed: s.replaySpeed, rateIntervalNanos: o.rateIntervalNanos)
+                > DurationLimit.maxNanos
+        else { return }
+        let pace = o.rateIntervalNanos != nil ? "at this --rate" : "at this --replay-speed"
+        throw UsageError("--replay \(path): \(pace) the replay would last more than \(DurationLimit.text)")
     }
 
     /// --on-connect and --on-connect-file: a client's (with its captures) or,
@@ -47,7 +63,8 @@ extension Plan {
     static func template(_ long: String, _ text: String, scope: TemplateScope, _ o: Options,
                          source: String? = nil) throws(UsageError) -> MessageTemplate {
         do {
-            return try MessageTemplate(text, scope: scope, captures: o.captures.map(\.name))
+            return try MessageTemplate(text, scope: scope, captures: o.captures.map(\.name),
+                                       environment: ProcessEnvironment.variable)
         } catch {
             throw UsageError("\(source ?? "--" + long): template '\(text)': \(error)")
         }

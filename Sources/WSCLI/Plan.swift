@@ -13,11 +13,12 @@ enum Plan {
     case print(String)
     case client(ClientOptions, SessionPolicy, BridgeOptions)
     case server(ServerOptions, BridgeOptions)
+    case check(CheckOptions, BridgeOptions)
 
     /// A URL, `--listen` address or `--route` destination that does not
     /// parse, or a file that cannot be read, is a usage error.
     static func resolve(_ o: Options, _ environment: Environment) throws(UsageError) -> Plan {
-        if o.showHelp { return .print(HelpRenderer.render(width: 80)) }
+        if o.showHelp { return .print(HelpRenderer.render(width: 80, topic: o.helpTopic)) }
         if o.showVersion { return .print(wspipeVersionLine + "\n") }
         if let kind = o.generate {
             guard let text = DocGenerator.render(kind) else { throw UsageError("--generate: unknown kind '\(kind)'") }
@@ -25,13 +26,16 @@ enum Plan {
         }
         var bridge = try bridgeOptions(o, environment)
         bridge.script = try scriptOptions(o, server: o.listen != nil)
+        bridge.socketIO = try socketIOOptions(o)
         try OptionFiles.checkReadable(["cacert": o.cacert, "cert": o.cert, "key": o.key])
         if let listen = o.listen {
-            let server = try serverOptions(o, listen: listen)
+            var server = try serverOptions(o, listen: listen)
+            server.keyLogFile = o.keylog ?? environment.keyLogFile
             if server.exec != nil { try execOnly(&bridge) }
             return .server(server, bridge)
         }
-        var client = try clientOptions(o, environment)
+        if !o.checks.isEmpty { return .check(try checkOptions(o, environment), bridge) }
+        var client = try clientOptions(o, environment, recorded: try replayedRequest(o, bridge.script.replay))
         client.interactive = try interactiveSettings(o, environment)
         if client.interactive != nil { interactiveOnly(&bridge) }
         return .client(client, try sessionPolicy(o), bridge)
@@ -89,6 +93,7 @@ enum Plan {
         b.format = o.noLine && o.lineFormat == .json ? .text : o.lineFormat
         b.separator = o.noLine ? nil : o.nulSeparator ? 0 : 10
         b.binaryOutput = o.binaryOutput
+        b.codec = o.codec
         b.lenient = o.lenient
         b.strict = o.strict
         b.noClose = o.noClose
@@ -105,7 +110,8 @@ enum Plan {
             case .failure(let error): throw UsageError("--route: \(error.message)")
             }
         }
-        b.typeKey = o.typeKey
+        // A Socket.IO line has no "type": the event's name is its type.
+        b.typeKey = o.socketIO && o.typeKey == ["type"] ? ["event"] : o.typeKey
         b.routeErrorsIgnored = o.routeErrorsIgnored
         b.closeCode = CloseCode(rawValue: UInt16(o.closeCode))
         b.closeReason = o.closeReason
@@ -121,8 +127,9 @@ enum Plan {
         }
         var s = ServerOptions(address: address)
         s.responseHeaders = try responseHeaders(o)
-        s.pingIntervalNanos = o.pingIntervalNanos
-        s.pingTimeoutNanos = o.pingTimeoutNanos
+        // With --socketio they are Engine.IO's heartbeat (`socketIOOptions`).
+        s.pingIntervalNanos = o.socketIO ? nil : o.pingIntervalNanos
+        s.pingTimeoutNanos = o.socketIO ? nil : o.pingTimeoutNanos
         s.once = o.once
         s.protocols = o.protocols
         s.certFile = o.cert
@@ -156,14 +163,13 @@ enum Plan {
         return headers
     }
 
-    static func clientOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> ClientOptions {
-        let url: WebSocketURL
-        do {
-            url = try WebSocketURL(parsing: o.url ?? "")
-        } catch {
-            throw UsageError("\(error) (got '\(o.url ?? "")')")
-        }
-        var c = ClientOptions(url: url)
+    /// `recorded`: how the recording played (--replay, --check) says the
+    /// connection was opened; the URL and what a HAR request holds are
+    /// taken from it where the command line does not say.
+    static func clientOptions(_ o: Options, _ environment: Environment,
+                              recorded: RecordedRequest? = nil) throws(UsageError) -> ClientOptions {
+        let url = try webSocketURL(o.url ?? recorded?.url ?? "", recorded: o.url == nil && recorded?.url != nil)
+        var c = ClientOptions(url: o.socketIO ? url.socketIO() : url)
         c.headers = o.headers
         if let file = o.headerFile { c.headers += try OptionFiles.headers(fromFile: file) }
         c.headerCommand = o.headerCommand
@@ -175,12 +181,25 @@ enum Plan {
         c.tls.caFile = o.cacert
         c.tls.certFile = o.cert
         c.tls.keyFile = o.key
-        var credentials = o.proxyUser
-        if let file = o.proxyUserFile { credentials = try OptionFiles.proxyUser(fromFile: file) }
-        c.route = try ProxySelection.route(for: url, o, credentials: credentials, environment: environment.variable)
+        c.tls.keyLogFile = o.keylog ?? environment.keyLogFile
+        c.route = try ProxySelection.route(for: url, o, credentials: try proxyCredentials(o), environment: environment.variable)
         c.compress = o.compress
         try curlHabits(o, environment, &c)
+        if let recorded { adopt(recorded, into: &c, o) }
         return c
+    }
+
+    static func webSocketURL(_ text: String, recorded: Bool) throws(UsageError) -> WebSocketURL {
+        do {
+            return try WebSocketURL(parsing: text)
+        } catch {
+            throw UsageError("\(error) (got '\(text)'\(recorded ? ", the recording's" : ""))")
+        }
+    }
+
+    static func proxyCredentials(_ o: Options) throws(UsageError) -> (user: String, password: String)? {
+        if let file = o.proxyUserFile { return try OptionFiles.proxyUser(fromFile: file) }
+        return o.proxyUser
     }
 
     /// -L, cookies, --user, -4/-6 and -w (wspipe(1): OPTIONS, Connection and
@@ -249,6 +268,32 @@ enum Plan {
         p.lingerNanos = o.lingerNanos
         p.replyPath = o.replyPath
         p.replyMatch = o.replyMatch.map { UntilCondition(path: $0.path, value: $0.value) }
+        p.maxReplyP99Nanos = o.maxReplyP99Nanos
         return p
+    }
+}
+
+extension Plan {
+    /// --socketio, --namespace, --sio-auth (wspipe(1): SOCKET.IO). With
+    /// --listen, --ping-interval and --ping-timeout are the Engine.IO
+    /// heartbeat the server announces and keeps (25 s and 20 s without them).
+    static func socketIOOptions(_ o: Options) throws(UsageError) -> SocketIOOptions? {
+        guard o.socketIO else { return nil }
+        var s = SocketIOOptions()
+        s.namespaces = o.namespaces
+        if let auth = o.sioAuth {
+            guard auth.drop(while: { $0 == " " || $0 == "\t" }).first == "{" else {
+                throw UsageError("--sio-auth: '\(auth)' is not a JSON object")
+            }
+            s.auth = try template("sio-auth", auth, scope: .captures, o)
+        }
+        if o.listen != nil, let interval = o.pingIntervalNanos {
+            guard interval >= 1_000_000, (o.pingTimeoutNanos ?? interval) >= 1_000_000 else {
+                throw UsageError("--ping-interval: Engine.IO counts its heartbeat in milliseconds; 1ms at least")
+            }
+            s.pingIntervalNanos = interval
+            s.pingTimeoutNanos = o.pingTimeoutNanos ?? interval
+        }
+        return s
     }
 }

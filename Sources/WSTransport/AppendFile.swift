@@ -13,12 +13,12 @@ public final class AppendFile {
     public let path: String
     private var fd: Int32
 
-    /// Opens `path` for appending, creating it with mode 0600 when missing:
-    /// a recording holds every message, tokens included (like the history
-    /// file and the cookie jar, it is the user's alone).
+    /// Opens `path` for appending as a `PrivateFile`: a recording holds
+    /// every message, tokens included (like the history file and the cookie
+    /// jar, it is the user's alone).
     public init(path: String) throws(IOError) {
         self.path = path
-        switch FD.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode: 0o600) {
+        switch PrivateFile.openForAppending(path) {
         case .success(let fd): self.fd = fd
         case .failure(let error): throw error
         }

@@ -91,7 +91,9 @@ extension EventLoop {
     /// Runs `callback` on the loop once, no earlier than `afterNanos` from now.
     @discardableResult
     public func schedule(afterNanos: Int64, _ callback: @escaping () -> Void) -> TimerID {
-        let deadline = monotonicNanos() &+ max(0, afterNanos)
+        // Saturating: a wrapped sum would be in the past and fire at once.
+        let (sum, overflow) = monotonicNanos().addingReportingOverflow(max(0, afterNanos))
+        let deadline = overflow ? Int64.max : sum
         return TimerID(raw: timers.schedule(deadline: deadline, callback))
     }
 
@@ -137,7 +139,8 @@ extension EventLoop {
         guard let deadline = timers.nextDeadline() else { return -1 }
         let delta = deadline - monotonicNanos()
         if delta <= 0 { return 0 }
-        return Int32(min((delta + 999_999) / 1_000_000, Int64(Int32.max)))
+        let millis = delta / 1_000_000 + (delta % 1_000_000 == 0 ? 0 : 1)   // no sum near Int64.max
+        return Int32(min(millis, Int64(Int32.max)))
     }
 
     private func dispatchReady() {

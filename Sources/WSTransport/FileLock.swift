@@ -7,7 +7,7 @@ import Darwin
 /// A read-modify-write of a small file that several wspipe processes may
 /// make at once (two interactive sessions saving a message): each holds an
 /// exclusive flock(2) on the file itself from before it reads until after
-/// it has renamed the new content over it (FileReplacement), so the second
+/// it has renamed the new content over it (PrivateFile), so the second
 /// reads what the first wrote instead of writing over it.
 ///
 /// The lock is on the file, not on a lock file next to it (nothing more in
@@ -28,7 +28,8 @@ public enum FileLock {
                                       _ body: () -> T) -> Result<T, IOError> {
         while true {
             let fd: Int32
-            switch FD.open(path, O_RDONLY | O_CREAT, mode: mode_t(mode)) {
+            // Not through a link: a planted one would have us create a file elsewhere.
+            switch FD.open(path, O_RDONLY | O_CREAT | O_NOFOLLOW, mode: mode_t(mode)) {
             case .success(let opened): fd = opened
             case .failure(let error): return .failure(error)
             }

@@ -23,6 +23,13 @@ public enum FileSystem {
         return nil
     }
 
+    /// True when `path` names nothing (ENOENT): a cookie file that does not
+    /// exist yet is an empty one, as curl reads it.
+    public static func isMissing(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) != 0 && currentErrno() == ENOENT
+    }
+
     /// chmod(2).
     public static func setPermissions(_ path: String, _ permissions: UInt32) -> IOError? {
         chmod(path, mode_t(permissions)) == 0 ? nil : IOError(call: "chmod", errno: currentErrno())

@@ -21,7 +21,10 @@ enum Resolver {
         hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0)
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
-        guard rc == 0 else { throw resolveError(host, rc) }
+        guard rc == 0 else {
+            if family != .any, let other = otherFamilyAnswers(host, port, family) { throw other }
+            throw resolveError(host, rc)
+        }
         defer { freeaddrinfo(list) }
         var out: [SocketAddress] = []
         var cur = list
@@ -31,6 +34,16 @@ enum Resolver {
         }
         if out.isEmpty { throw TransportError("resolve \(host): no addresses") }
         return out
+    }
+
+    /// -4 or -6 and the name has no address of that family: when it has
+    /// some of the other, that is what to say ("Name or service not known"
+    /// would send the user looking for a typo).
+    private static func otherFamilyAnswers(_ host: String, _ port: UInt16, _ family: AddressFamily) -> TransportError? {
+        let other: AddressFamily = family == .ipv4 ? .ipv6 : .ipv4
+        guard (try? resolve(host: host, port: port, family: other)) != nil else { return nil }
+        let (wanted, flag, found) = family == .ipv6 ? ("IPv6", "-6", "IPv4") : ("IPv4", "-4", "IPv6")
+        return TransportError("resolve \(host): \(host) has no \(wanted) address, only \(found) ones (\(flag) keeps to \(wanted))")
     }
 
     /// "resolve no.such.host: Name or service not known"; EAI_SYSTEM carries errno.

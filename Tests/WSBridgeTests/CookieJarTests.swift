@@ -53,6 +53,38 @@ final class CookieJarTests: XCTestCase {
         XCTAssertNil(parse("a=b; Secure", "ws://www.example.com/"), "Secure over a plain connection")
     }
 
+    /// RFC 6265 §5.3 step 5 with the Public Suffix List: `Domain=co.uk` or
+    /// `Domain=github.io` was kept, and sent to every site under it.
+    func testADomainThatIsAPublicSuffixIsRefused() throws {
+        XCTAssertNil(parse("a=b; Domain=co.uk", "wss://shop.example.co.uk/"))
+        XCTAssertNil(parse("a=b; Domain=.github.io", "wss://someone.github.io/"))
+        XCTAssertNil(parse("a=b; Domain=ward.kawasaki.jp", "wss://x.ward.kawasaki.jp/"), "*.kawasaki.jp")
+        XCTAssertNotNil(parse("a=b; Domain=city.kawasaki.jp", "wss://x.city.kawasaki.jp/"), "!city.kawasaki.jp")
+        XCTAssertEqual(parse("a=b; Domain=example.co.uk", "wss://shop.example.co.uk/")?.domain, "example.co.uk")
+        XCTAssertEqual(parse("a=b; Domain=someone.github.io", "wss://someone.github.io/")?.hostOnly, false)
+        // The host itself may be a public suffix: its cookie stays its own.
+        let own = try XCTUnwrap(parse("a=b; Domain=github.io", "wss://github.io/"))
+        XCTAssertEqual(own.domain, "github.io")
+        XCTAssertTrue(own.hostOnly)
+        // The last Domain attribute decides (§5.2.3).
+        XCTAssertEqual(parse("a=b; Domain=example.co.uk; Domain=co.uk", "wss://shop.example.co.uk/")?.domain, nil)
+        let jar = CookieJar(savePath: nil)
+        jar.receive([("Set-Cookie", "sid=1; Domain=co.uk")], from: url("wss://a.co.uk/"), now: now)
+        XCTAssertNil(jar.header(for: url("wss://b.co.uk/"), now: now))
+    }
+
+    func testThePublicSuffixRules() {
+        for suffix in ["com", "uk", "co.uk", "github.io", "foo.ck", "ward.kawasaki.jp", "xn--55qx5d.cn",
+                       "s3.amazonaws.com", "localhost"] {
+            XCTAssertTrue(PublicSuffix.isPublicSuffix(suffix), suffix)
+        }
+        for domain in ["example.com", "example.co.uk", "www.ck", "kawasaki.jp", "city.kawasaki.jp", "someone.github.io",
+                       "a.b.city.kawasaki.jp", "example.xn--55qx5d.cn"] {
+            XCTAssertFalse(PublicSuffix.isPublicSuffix(domain), domain)
+        }
+        XCTAssertTrue(PublicSuffix.listDate.hasPrefix("20"), PublicSuffix.listDate)
+    }
+
     func testCookieDates() {
         XCTAssertEqual(CookieDate.parse("Wed, 21 Oct 2015 07:28:00 GMT"), 1_445_412_480)
         XCTAssertEqual(CookieDate.parse("Wednesday, 21-Oct-15 07:28:00 GMT"), 1_445_412_480)

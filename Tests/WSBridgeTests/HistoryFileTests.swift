@@ -6,6 +6,7 @@ import Darwin
 #endif
 @testable import WSBridge
 import WSTerminal
+import WSTransport
 
 final class HistoryFileTests: XCTestCase {
     private var directory = ""
@@ -118,6 +119,35 @@ final class HistoryFileTests: XCTestCase {
         XCTAssertEqual(mode(path), 0o600)
         XCTAssertNil(file.append("m8", entries: ["m6", "m7", "m8"]))
         XCTAssertEqual(contents(path), "m5\nm6\nm7\nm8\n")
+    }
+
+    /// The rewrite went through `HISTFILE.tmp.PID`, opened without O_EXCL:
+    /// a link planted there had the history written over the file it named.
+    func testTheRewriteFollowsNoLinkPlantedAtAPredictableName() {
+        let path = directory + "/history"
+        let victim = directory + "/victim"
+        XCTAssertNil(PrivateFile.replace(victim, with: Array("precious\n".utf8)))
+        XCTAssertEqual(symlink(victim, path + ".tmp.\(getpid())"), 0)
+        XCTAssertEqual(symlink(victim, path + ".wspipe-\(getpid())"), 0)
+        var file = HistoryFile(path: path, limit: 1)
+        XCTAssertNil(file.append("m1", entries: ["m1"]))
+        XCTAssertNil(file.append("m2", entries: ["m2"]))
+        XCTAssertNil(file.append("m3", entries: ["m3"]), "rewritten")
+        XCTAssertEqual(contents(path), "m3\n")
+        XCTAssertEqual(contents(victim), "precious\n")
+        XCTAssertEqual(mode(path), 0o600)
+    }
+
+    /// A history file that is a link to another file is not written through.
+    func testAHistoryThatIsALinkIsNotAppendedThrough() {
+        let path = directory + "/history"
+        let victim = directory + "/victim"
+        XCTAssertNil(PrivateFile.replace(victim, with: Array("precious\n".utf8)))
+        XCTAssertEqual(symlink(victim, path), 0)
+        var file = HistoryFile(path: path, limit: 10)
+        let warning = file.append("token", entries: ["token"])
+        XCTAssertTrue(warning?.contains("symbolic link") ?? false, warning ?? "nil")
+        XCTAssertEqual(contents(victim), "precious\n")
     }
 
     func testFailuresAreReportedOnceAndNeverStopTheHistory() {

@@ -31,6 +31,18 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertLessThanOrEqual(budget.stallThreshold(openClients: 1000) * 1000, budget.limitBytes / 2)
     }
 
+    func testARelayMemberMayFall16MiBBehindOrItsShareOfTheBudget() {
+        let budget = MemoryBudget(limitBytes: 256 << 20)
+        XCTAssertEqual(budget.relayLimit(openClients: 3), ClientRegistry.relayLimit)
+        XCTAssertEqual(ClientRegistry.relayLimit, 16 << 20)
+        XCTAssertEqual(budget.relayLimit(openClients: 64), 4 << 20, "the budget shared")
+        XCTAssertEqual(budget.relayLimit(openClients: 100_000), 256 << 10, "never below 256 KiB")
+        // Above the high water: a member is behind (stdin waits for it) before it is dropped.
+        for clients in [1, 3, 64, 1000] {
+            XCTAssertGreaterThan(budget.relayLimit(openClients: clients), budget.stallThreshold(openClients: clients))
+        }
+    }
+
     func testTheVictimHoldsTheMost() {
         XCTAssertEqual(MemoryBudget.victim([3, 9, 1, 9]), 1)
         XCTAssertNil(MemoryBudget.victim([]))

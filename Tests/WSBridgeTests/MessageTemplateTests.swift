@@ -49,6 +49,23 @@ final class MessageTemplateTests: XCTestCase {
                        #"{"s":7,"t":1700000000123,"c":"abc","f":[1, 2],"l":"hi"}"#)
     }
 
+    /// `${env:NAME}`: a JSON string of the value read at start, so a quote
+    /// or a backslash in it cannot break the JSON (was: '"$VAR"' spliced in).
+    func testEnvironmentVariablesAreJSONStrings() throws {
+        let environment = ["TOKEN": "a\"b\\c\td", "EMPTY": ""]
+        let template = try MessageTemplate(#"{"t":${env:TOKEN},"e":${env:EMPTY}}"#, scope: [],
+                                           environment: { environment[$0] })
+        XCTAssertEqual(String(decoding: template.render(TemplateValues()), as: UTF8.self),
+                       #"{"t":"a\"b\\c\td","e":""}"#)
+        XCTAssertEqual(template.variables, [.environment("TOKEN"), .environment("EMPTY")])
+        XCTAssertThrowsError(try MessageTemplate(#"{"t":${env:NOPE}}"#, scope: [], environment: { environment[$0] })) {
+            XCTAssertTrue("\($0)".contains("${env:NOPE}: NOPE is not set in the environment"), "\($0)")
+        }
+        XCTAssertThrowsError(try MessageTemplate(#"{"t":"x${env:TOKEN}"}"#, scope: [], environment: { environment[$0] }),
+                             "a string, so not inside one")
+        XCTAssertThrowsError(try MessageTemplate(#"{"t":${env:1X}}"#, scope: [], environment: { _ in "v" }))
+    }
+
     func testMissingValuesAreNull() throws {
         XCTAssertEqual(try render(#"[${.nope},${.a.b},${line}]"#, message: #"{"a":1}"#), "[null,null,null]")
         let template = try MessageTemplate("[${x}]", scope: .captures, captures: ["x"])

@@ -27,6 +27,33 @@ final class OutputFormatterTests: XCTestCase {
         XCTAssertEqual(text(""), "{\"$text\":\"\"}\n")
     }
 
+    /// A text of an envelope's shape was printed as itself, so the next
+    /// wspipe sent a binary message (or the inner text) in its place.
+    func testEnvelopeShapedTextIsWrappedSoTheLineGivesItBack() {
+        XCTAssertEqual(text(#"{"$binary":"3q2+7w=="}"#), #"{"$text":"{\"$binary\":\"3q2+7w==\"}"}"# + "\n")
+        XCTAssertEqual(text(#"{"$text":"x"}"#), #"{"$text":"{\"$text\":\"x\"}"}"# + "\n")
+        XCTAssertEqual(text("{\n \"$text\" : \"y\"\n}"), #"{"$text":"{\n \"$text\" : \"y\"\n}"}"# + "\n",
+                       "kept exact, not compacted")
+        XCTAssertEqual(text(#"{"$binary":"!"}"#), #"{"$text":"{\"$binary\":\"!\"}"}"# + "\n")
+        // Not envelopes: as they came.
+        XCTAssertEqual(text(#"{"$text":"x","b":1}"#), #"{"$text":"x","b":1}"# + "\n")
+        XCTAssertEqual(text(#"{"$binary":1}"#), #"{"$binary":1}"# + "\n")
+        XCTAssertEqual(text(#"{"$other":"x"}"#), #"{"$other":"x"}"# + "\n")
+        XCTAssertEqual(text(#"{"\u0024text":"x"}"#), #"{"\u0024text":"x"}"# + "\n", "stdin sends it as it is")
+        // Read back by stdin's translator: the very text.
+        for original in [#"{"$binary":"3q2+7w=="}"#, #"{"$text":"x"}"#, "{ \"$text\":\"\\ud800\" }"] {
+            var translator = InputTranslator(format: .json, lenient: false, maxPendingBytes: 1 << 20)
+            var sent: [String] = []
+            let line = Array(text(original).utf8.dropLast())
+            _ = line.withUnsafeBytes { raw in
+                translator.translate(raw) { message in
+                    if case .text(let bytes) = message { sent.append(String(decoding: bytes, as: UTF8.self)) }
+                }
+            }
+            XCTAssertEqual(sent, [original])
+        }
+    }
+
     func testBinaryIsBase64Wrapped() {
         let f = OutputFormatter(format: .json, binaryOutput: .raw, separator: 10)
         XCTAssertEqual(String(decoding: binary([0, 1, 2, 3], f), as: UTF8.self), "{\"$binary\":\"AAECAw==\"}\n")

@@ -114,6 +114,33 @@ final class RecordingTests: XCTestCase {
         XCTAssertEqual(try schedule(session, .out, rate: 10 * ms).map(\.0), [0, 10, 20])
     }
 
+    /// A hostile file: times past a year are its line's error; sums of steps
+    /// that would pass Int64 (a trap) stop one past the limit, which the plan
+    /// refuses.
+    func testTimesAreRangeChecked() throws {
+        for tMs in ["31536000001", "9000000000000000000", "99999999999999999999999"] {
+            XCTAssertThrowsError(try parse(#"{"t_ms":\#(tMs),"dir":"in","conn":1,"msg":1}"#)) { error in
+                XCTAssertEqual(error as? RecordingError, RecordingError(
+                    line: 1, reason: "\"t_ms\" is more than 31536000000 (8760h (a year)), the longest recording wspipe replays"))
+            }
+        }
+        var lines: [String] = []
+        for conn in 1...400 {
+            lines.append(#"{"t_ms":0,"dir":"event","conn":\#(conn),"msg":{"$event":"client_connected"}}"#)
+            lines.append(#"{"t_ms":31536000000,"dir":"in","conn":\#(conn),"msg":\#(conn)}"#)
+        }
+        let recording = try parse(lines.joined(separator: "\n"))
+        let offsets = ReplaySchedule(recording, direction: .in, speed: 1e-300, rateIntervalNanos: nil).items.map(\.offsetNanos)
+        XCTAssertEqual(offsets.count, 400)
+        XCTAssertEqual(offsets.max(), DurationLimit.maxNanos + 1)
+        XCTAssertEqual(recording.playbackNanos(server: true, speed: 1, rateIntervalNanos: nil), DurationLimit.maxNanos + 1)
+        XCTAssertEqual(recording.playbackNanos(server: true, speed: 1, rateIntervalNanos: DurationLimit.maxNanos),
+                       DurationLimit.maxNanos + 1)
+        XCTAssertEqual(recording.playbackNanos(server: false, speed: 1, rateIntervalNanos: nil), 0, "no message out")
+        let one = try parse(lines[0] + "\n" + lines[1])
+        XCTAssertEqual(one.playbackNanos(server: true, speed: 1, rateIntervalNanos: nil), DurationLimit.maxNanos)
+    }
+
     /// A recording without events starts with its first message; time never runs backwards.
     func testNoConnectionStartAndTimesGoingBack() throws {
         let lines = [#"{"t_ms":500,"dir":"in","conn":7,"msg":1}"#, #"{"t_ms":450,"dir":"in","conn":7,"msg":2}"#,

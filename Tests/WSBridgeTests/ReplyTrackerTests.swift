@@ -351,3 +351,52 @@ final class ReplyTrackerTests: XCTestCase {
         XCTAssertNil(t.wait(now: 0))
     }
 }
+
+/// Reply latency (wspipe(1): --stats reply_ms): measured where the matching
+/// rule pairs a reply with its request, from the request's send.
+final class ReplyLatencyTests: XCTestCase {
+    private func text(_ s: String, _ body: (OutgoingMessage) -> Void) {
+        Array(s.utf8).withUnsafeBytes { body(.text($0)) }
+    }
+
+    private func received(_ tracker: inout ReplyTracker, _ s: String, at now: Int64) -> ReplyTracker.Reply? {
+        Array(s.utf8).withUnsafeBytes { tracker.received(text: $0, now: now) }
+    }
+
+    func testReplyByKey() {
+        var tracker = ReplyTracker(replyPath: ["id"], lingerNanos: 0, readsJSON: true)
+        tracker.connected(roundTripNanos: 0)
+        text(#"{"id":1}"#) { tracker.sent($0, now: 100) }
+        text(#"{"id":2}"#) { tracker.sent($0, now: 150) }
+        XCTAssertNil(received(&tracker, #"{"id":3}"#, at: 200))
+        XCTAssertEqual(received(&tracker, #"{"id":2,"ok":true}"#, at: 400), ReplyTracker.Reply(nanos: 250, key: Array("2".utf8)))
+        XCTAssertEqual(received(&tracker, #"{"id":1}"#, at: 500)?.nanos, 400)
+        XCTAssertNil(received(&tracker, #"{"id":1}"#, at: 600), "answered once")
+        // Owed across a reconnect: still measured from the first send.
+        text(#"{"id":4}"#) { tracker.sent($0, now: 700) }
+        tracker.connected(roundTripNanos: 0)
+        XCTAssertEqual(received(&tracker, #"{"id":4}"#, at: 1000)?.nanos, 300)
+    }
+
+    func testTheOneShotRule() {
+        var tracker = ReplyTracker(replyPath: nil, lingerNanos: 1_000_000_000, readsJSON: true)
+        tracker.connected(roundTripNanos: 0)
+        // Before anything is sent, a message is no reply.
+        XCTAssertNil(received(&tracker, #"{"type":"welcome"}"#, at: 10))
+        text(#"{"op":"a"}"#) { tracker.sent($0, now: 100) }
+        text(#"{"op":"b","id":7}"#) { tracker.sent($0, now: 120) }
+        XCTAssertEqual(received(&tracker, #"{"id":7}"#, at: 130), ReplyTracker.Reply(nanos: 10, key: Array("7".utf8)))
+        // Without a key, which message answers which is a guess: not measured.
+        XCTAssertNil(received(&tracker, #"{"result":"a"}"#, at: 180))
+    }
+
+    func testAnEchoIsAReply() {
+        var tracker = ReplyTracker(replyPath: nil, lingerNanos: 1_000_000_000, readsJSON: true)
+        tracker.connected(roundTripNanos: 0)
+        text(#"{"say":"a"}"#) { tracker.sent($0, now: 100) }
+        text(#"{"say":"b"}"#) { tracker.sent($0, now: 150) }
+        XCTAssertNil(received(&tracker, #"{"type":"greeting"}"#, at: 160))
+        XCTAssertEqual(received(&tracker, #"{"say":"a"}"#, at: 200), ReplyTracker.Reply(nanos: 100, key: nil))
+        XCTAssertEqual(received(&tracker, #"{"say":"b"}"#, at: 260), ReplyTracker.Reply(nanos: 110, key: nil))
+    }
+}

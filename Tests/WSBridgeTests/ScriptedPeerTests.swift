@@ -73,7 +73,7 @@ final class ScriptedPeerTests: XCTestCase {
         var sent: [(Int64, String)] = []
         var ended = false
         let player = ReplayPlayer(schedule: schedule([10, 10, 60, 160]), scheduler: clock, now: { [unowned self] in self.clock.now },
-                                  deliver: { [unowned self] message in
+                                  deliver: { [unowned self] message, _ in
                                       if case .text(let t) = message { sent.append((self.clock.now / self.ms, String(decoding: t, as: UTF8.self))) }
                                       return true
                                   }, onEnd: { ended = true })
@@ -90,7 +90,7 @@ final class ScriptedPeerTests: XCTestCase {
         var sent: [Int64] = []
         var open = true
         let player = ReplayPlayer(schedule: schedule([0, 100, 200, 300]), scheduler: clock, now: { [unowned self] in self.clock.now },
-                                  deliver: { [unowned self] _ in sent.append(self.clock.now / self.ms); return true },
+                                  deliver: { [unowned self] _, _ in sent.append(self.clock.now / self.ms); return true },
                                   canDeliver: { open })
         player.start()
         clock.advance(by: 50 * ms)
@@ -107,7 +107,7 @@ final class ScriptedPeerTests: XCTestCase {
     func testStopLeavesTheRestUnplayedAndCountsUnsent() {
         var calls = 0
         let player = ReplayPlayer(schedule: schedule([0, 0, 100]), scheduler: clock, now: { [unowned self] in self.clock.now },
-                                  deliver: { _ in calls += 1; return calls != 2 })
+                                  deliver: { _, _ in calls += 1; return calls != 2 })
         player.start()
         XCTAssertEqual(player.unsent, 1)
         XCTAssertEqual(player.played, 1)
@@ -115,6 +115,22 @@ final class ScriptedPeerTests: XCTestCase {
         clock.advance(by: 1000 * ms)
         XCTAssertEqual(calls, 2)
         XCTAssertEqual(player.remaining, 1)
+        XCTAssertEqual(player.tallyRemaining().phrase, "2 message(s) (--replay:2-3)", "with their lines in the recording")
+    }
+
+    /// Each message goes with its line of the recording, so that a report
+    /// of it names that line (was: counted, without any line).
+    func testMessagesCarryTheirRecordingLines() {
+        var tags: [Int] = []
+        let player = ReplayPlayer(schedule: schedule([0, 0, 0]), scheduler: clock, now: { [unowned self] in self.clock.now },
+                                  deliver: { _, tag in tags.append(tag); return true })
+        player.start()
+        XCTAssertEqual(tags.map(MessageTag.replayLine(of:)), [1, 2, 3])
+        XCTAssertEqual(tags.map(MessageTag.line(of:)), [0, 0, 0], "no stdin line")
+        var tally = LineTally()
+        for tag in tags { tally.add(tag: tag) }
+        tally.add(tag: 7)
+        XCTAssertEqual(tally.phrase, "4 message(s) (stdin:7, --replay:1-3)")
     }
 
     // MARK: AnswerTable
@@ -135,5 +151,41 @@ final class ScriptedPeerTests: XCTestCase {
         XCTAssertEqual(answers(#"{"type":"ping"}"#), [])
         XCTAssertEqual(answers(#"{"meta":{"type":["ping"]}}"#), [], "only a string is a type")
         XCTAssertEqual(answers(#"[1]"#), [])
+    }
+
+    /// `{"ping":N}`, `{"op":1}`, a plain text ping and a binary one were
+    /// never answered (`$text` was accepted and never fired).
+    func testAnswersToTypesThatAreNoString() throws {
+        let one = try MessageTemplate(#"{"op":1}"#, scope: .message)
+        let pong = try MessageTemplate(#"{"pong":${.ping}}"#, scope: .message)
+        let text = try MessageTemplate(#"{"$text":"pong"}"#, scope: .message)
+        let binary = try MessageTemplate(#"{"$binary":"AA=="}"#, scope: .message)
+        let null = try MessageTemplate(#"{"n":1}"#, scope: .message)
+        var table = AnswerTable(rules: [AnswerRule(type: "1", template: one), AnswerRule(type: ".ping", template: pong),
+                                        AnswerRule(type: "$text", template: text), AnswerRule(type: "$binary", template: binary),
+                                        AnswerRule(type: "null", template: null)],
+                                typeKey: ["op"])
+        func answers(_ json: String) -> [MessageTemplate] {
+            var found: [MessageTemplate] = []
+            Array(json.utf8).withUnsafeBytes { table.forEachAnswer(to: $0) { found.append($0) } }
+            return found
+        }
+        XCTAssertEqual(answers(#"{"op":1,"d":null}"#), [one])
+        XCTAssertEqual(answers(#"{"op": 1 }"#), [one], "blanks around a number do not count")
+        XCTAssertEqual(answers(#"{"op":"1"}"#), [one], "the string 1 is type 1 too")
+        XCTAssertEqual(answers(#"{"op":1.0}"#), [], "a number as written")
+        XCTAssertEqual(answers(#"{"ping":1700000000}"#), [pong])
+        XCTAssertEqual(answers(#"{"ping":{"at":1}}"#), [pong], "whatever the value")
+        XCTAssertEqual(answers(#"{"op":null}"#), [null])
+        XCTAssertEqual(answers(#"{"pong":1}"#), [])
+        var plain: [MessageTemplate] = []
+        table.forEachAnswer(toPlain: false) { plain.append($0) }
+        XCTAssertEqual(plain, [text])
+        plain = []
+        table.forEachAnswer(toPlain: true) { plain.append($0) }
+        XCTAssertEqual(plain, [binary])
+        XCTAssertTrue(AnswerRule.isMalformedKeyPath(".a..b"))
+        XCTAssertFalse(AnswerRule.isMalformedKeyPath(".a.b"))
+        XCTAssertFalse(AnswerRule.isMalformedKeyPath("."), "a lone dot is a type like any other")
     }
 }

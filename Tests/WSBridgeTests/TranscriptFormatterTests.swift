@@ -94,6 +94,16 @@ final class TranscriptFormatterTests: XCTestCase {
         XCTAssertEqual(message(spaced, columns: 40, mode: .compact), "< 12:01:02.003 […\r\n")
     }
 
+    /// `/show N` under /compact printed the cut row again, not the message.
+    func testShowUnderCompactLaysTheMessageOutWhole() {
+        let json = #"{"type":"hello","members":["ann","bob"],"room":{"id":12,"topic":"a topic"}}"#
+        let shown = message(json, columns: 40, mode: .compact, full: true)
+        XCTAssertEqual(shown, message(json, columns: 40, mode: .pretty, full: true))
+        XCTAssertTrue(shown.contains("\"a topic\"") && !shown.contains("…"), shown)
+        let text = message("text that is long enough to be cut", columns: 40, mode: .compact, full: true)
+        XCTAssertTrue(text.contains("be cut\"") && !text.contains("…"), text)
+    }
+
     func testHugeMessagesShowTheirStartAndSize() {
         let huge = "[\"" + String(repeating: "é", count: 200_000) + "\"]"   // 400 004 bytes
         let shown = message(huge, columns: 60).components(separatedBy: "\r\n")

@@ -21,6 +21,18 @@ final class ArgumentParserErrorTests: XCTestCase {
         assertUsageError(["--frobnicate", url], "unknown option '--frobnicate'")
     }
 
+    /// curl's `-u user:pass`: -u is websocat's here, and the credentials
+    /// were taken for a URL ("URL must start with ws://").
+    func testCurlsDashUPointsToUser() {
+        let advice = "'-u alice:…': -u is websocat's --unidirectional here, not curl's -u; write --user alice:PASSWORD "
+            + "(or --user-file FILE, which keeps the password out of ps)"
+        assertUsageError(["-u", "alice:s3cret", url], advice)
+        assertUsageError([url, "-u", "alice:s3cret"], advice)
+        assertUsageError(["-nu", "alice:s3cret", url], advice)
+        assertUsageError(["-HX: u", "alice:s3cret", url], "URL must start with ws:// or wss:// (got 'alice:s3cret')")
+        XCTAssertTrue(parseOK(["-u", url]).unidirectional)
+    }
+
     func testUnknownShort() {
         assertUsageError(["-Z", url], "unknown option '-Z'")
         assertUsageError(["-kZ", url], "unknown option '-Z'")

@@ -19,6 +19,17 @@ final class ArgumentParserFormsTests: XCTestCase {
         XCTAssertFalse(o.insecure || o.quiet || o.noClose || o.once || o.showHelp || o.showVersion)
     }
 
+    /// Where each password is, for wspipe to blank it in its argument vector
+    /// (index among the arguments after the program's name, first byte).
+    func testSecretValuesAreLocated() {
+        let o = parseOK(["-v", "--user", "a:b", "--user=é:pw", "--proxy", "http://p", "--proxy-user=c:d",
+                         "--proxy-user", "e:f", "--origin", "x", url])
+        XCTAssertEqual(o.secretArguments.map(\.index), [2, 3, 6, 8])
+        XCTAssertEqual(o.secretArguments.map(\.offset), [0, 7, 13, 0])
+        XCTAssertTrue(parseOK(["--user-file", "f", url]).secretArguments.isEmpty, "a file name is no secret")
+        XCTAssertEqual(flagTable.filter(\.secret).map(\.long), ["proxy-user", "user"])
+    }
+
     func testLongWithSeparateValue() {
         XCTAssertEqual(parseOK(["--origin", "https://a.example", url]).origin, "https://a.example")
     }

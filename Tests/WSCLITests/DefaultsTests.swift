@@ -13,7 +13,8 @@ final class DefaultsTests: XCTestCase {
     /// flags, a URL otherwise, and the flags it requires.
     private func base(for flag: Flag) -> [String] {
         let samples = ["ack": "seq", "ping-interval": "1s", "cert": "c.pem", "key": "k.pem"]
-        var args = flag.serverOnly ? ["--listen", "8080"] : flag.modes == .interactive ? ["-i", url] : [url]
+        var args = flag.serverOnly ? ["--listen", "8080"] : flag.modes == .interactive ? ["-i", url]
+            : flag.modes == .check ? ["--check", "recording.ndjson"] : [url]
         for case .requires(let other) in flag.rules {
             args += ["--" + other]
             if FlagTable.flag(long: other)?.takesValue == true { args.append(samples[other] ?? "x") }

@@ -93,7 +93,7 @@ final class DocGeneratorTests: XCTestCase {
     /// The long flags `--help` shows, read from its text (not from the table).
     private var longFlagsInHelp: [String] {
         var found: [String] = []
-        for line in HelpRenderer.render().split(separator: "\n") {
+        for line in HelpRenderer.render(topic: "all").split(separator: "\n") {
             // Synopsis lines are indented 2 or 6; help text (which may start with a flag) 10.
             let trimmed = line.drop { $0 == " " }
             guard trimmed.hasPrefix("-"), line.count - trimmed.count < HelpRenderer.helpIndent else { continue }
@@ -135,10 +135,11 @@ final class DocGeneratorTests: XCTestCase {
 
     func testManPageSections() {
         let sections = man.split(separator: "\n").filter { $0.hasPrefix(".SH ") }.map { $0.dropFirst(4) }
-        XCTAssertEqual(sections, ["NAME", "SYNOPSIS", "DESCRIPTION", "\"LINES AND MESSAGES\"",
-                                  "\"ONE\\-SHOT EXCHANGES\"", "OPTIONS", "ROUTING",
-                                  "\"RECONNECT AND REPLAY\"", "\"SCRIPTED PEER\"", "TEMPLATES", "\"INTERACTIVE MODE\"",
-                                  "\"EXIT STATUS\"", "ENVIRONMENT",
+        XCTAssertEqual(sections, ["NAME", "SYNOPSIS", "DESCRIPTION", "\"LINES AND MESSAGES\"", "\"ONE\\-SHOT EXCHANGES\"",
+                                  "\"BINARY CODECS\"", "OPTIONS", "ROUTING",
+                                  "\"RECONNECT AND REPLAY\"", "\"SCRIPTED PEER\"", "TEMPLATES", "\"CHECKING A SERVER\"",
+                                  "SOCKET.IO", "\"INTERACTIVE MODE\"", "\"FROM THE BROWSER\"", "\"CONFIG FILES\"",
+                                  "\"EXIT STATUS\"", "ENVIRONMENT", "FILES",
                                   "EXAMPLES", "\"SEE ALSO\""])
         XCTAssertTrue(man.hasPrefix(".\\\" Generated from the flag table by `wspipe --generate man`"))
         XCTAssertTrue(man.contains("\n.TH WSPIPE 1 \"\" \"wspipe \(wspipeVersion)\" \"User Commands\"\n"))
@@ -149,7 +150,7 @@ final class DocGeneratorTests: XCTestCase {
     }
 
     func testManOptionHeadingsAreTheHelpHeadings() {
-        let help = HelpRenderer.render(width: 200).split(separator: "\n")
+        let help = HelpRenderer.render(width: 200, topic: "all").split(separator: "\n")
             .filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") && $0 != "Exit status:" && $0 != "Examples:" }
             .map { String($0.dropLast()) }
         let subsections = man.split(separator: "\n").filter { $0.hasPrefix(".SS ") }
@@ -169,7 +170,8 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertTrue(man.contains("\nNeeds \\fB\\-\\-ack\\fR.\n"))
         XCTAssertTrue(man.contains("\nWith \\fB\\-\\-listen\\fR, needs \\fB\\-\\-key\\fR.\n"))
         XCTAssertTrue(man.contains("\nNot with \\fB\\-\\-strict\\fR.\n"))
-        XCTAssertTrue(man.contains("\nClient mode only: refused with \\fB\\-\\-listen\\fR.\n"))
+        XCTAssertTrue(man.contains("\nClient mode only: refused with \\fB\\-\\-listen\\fR and \\fB\\-\\-check\\fR.\n"))
+        XCTAssertTrue(man.contains("\nRefused with \\fB\\-\\-check\\fR, which would ignore it.\n"))
         // Option names inside help text are bold minus signs too.
         XCTAssertTrue(man.contains("replaced by its \\fB\\-\\-capture\\fR; repeat"))
     }
@@ -180,11 +182,11 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(flagTable.filter { !$0.doc.isEmpty }.count, 20)
         XCTAssertTrue(man.contains("\n.TP\n\\fB\\-\\-jitter\\fR \\fIFRACTION\\fR\n"
                                    + "Vary each reconnect delay at random by up to this fraction either way (default: 0.2).\n"
-                                   + "Client mode only: refused with \\fB\\-\\-listen\\fR.\n"
+                                   + "Client mode and \\fB\\-\\-check\\fR only: refused with \\fB\\-\\-listen\\fR.\n"
                                    + ".IP\nWith 0.2, a delay of 10s becomes anything from 8s to 12s,"))
         XCTAssertTrue(man.contains("\n.IP\nDEST is one of:\n.RS\n.TP\n\\fBstdout, stderr\\fR\nThe standard streams.\n"))
         XCTAssertTrue(man.contains("\n.TP\n\\fBany other path\\fR\nA file, appended to, created if missing.\n.RE\n"))
-        let help = HelpRenderer.render()
+        let help = HelpRenderer.render(topic: "all")
         for flag in flagTable {
             var tag = flag.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
             tag += "\\fB\\-\\-" + flag.long.replacingOccurrences(of: "-", with: "\\-") + "\\fR"
@@ -236,7 +238,8 @@ final class DocGeneratorTests: XCTestCase {
     /// The prose names only real flags (a renamed flag cannot leave a stale
     /// mention). Examples are skipped: they also name jq's options.
     func testEveryOptionTheManPageNamesExists() {
-        let known = Set(flagTable.map(\.long))
+        // --print is wspipe curl's own option (FROM THE BROWSER).
+        let known = Set(flagTable.map(\.long) + ["print"])
         var inExample = false
         var prose = ""
         for line in man.split(separator: "\n") {
@@ -348,7 +351,7 @@ final class DocGeneratorTests: XCTestCase {
     func testBashScriptShape() {
         XCTAssertTrue(bash.hasSuffix("\ncomplete -F _wspipe wspipe\n"))
         XCTAssertTrue(bash.contains("\n        --binary-output)\n            mapfile -t COMPREPLY < <(compgen -W 'raw base64 drop' -- \"$cur\")\n"))
-        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--on-connect-file|--record|--replay)\n            compopt -o filenames"))
+        XCTAssertTrue(bash.contains("--header-file|--proxy-user-file|--unix-socket|--cookie|-c|--cookie-jar|--user-file|--cacert|--cert|--key|--keylog|--on-connect-file|--record|--replay|--check|--junit|-K|--config)\n            compopt -o filenames"))
     }
 
     func testBashSyntax() throws {
@@ -361,11 +364,11 @@ final class DocGeneratorTests: XCTestCase {
 
     /// Runs the completion function the way bash does for `words` (the last
     /// being completed) and returns the replies.
-    private func bashComplete(_ words: [String], in directory: URL? = nil) throws -> [String] {
+    private func bashComplete(_ words: [String], in directory: URL? = nil, prelude: String = "") throws -> [String] {
         let shell = try tool("bash")
         let file = try temporaryFile(bash, name: "wspipe.bash")
         let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let script = "source '\(file.path)'\n"
+        let script = prelude + "source '\(file.path)'\n"
             + (directory.map { "cd '\($0.path)'\n" } ?? "")
             + "COMP_WORDS=(wspipe \(quoted)); COMP_CWORD=\(words.count)\n"
             + "_wspipe\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n"
@@ -393,6 +396,33 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertEqual(try bashComplete(["--key", "x"], in: directory), [])
     }
 
+    /// `curl` first, then curl's options (files after those naming one), wspipe's after "--".
+    func testBashCompletesTheCurlCommand() throws {
+        XCTAssertEqual(try bashComplete(["cu"]), ["curl"])
+        XCTAssertEqual(try bashComplete(["curl", "--compr"]), ["--compressed"])
+        XCTAssertEqual(Set(try bashComplete(["curl", "--pr"])), ["--proxy", "--proxy-user", "--print"])
+        XCTAssertEqual(try bashComplete(["curl", "-H", ""]), [])
+        XCTAssertEqual(try bashComplete(["curl", "wss://h/", "--", "--no-rec"]), ["--no-reconnect"])
+        XCTAssertEqual(try bashComplete(["curl", "wss://h/", "--no-rec"]), [], "not wspipe's before --")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wspipe-bash-curl-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data().write(to: directory.appendingPathComponent("ca.pem"))
+        XCTAssertEqual(try bashComplete(["curl", "--cacert", "c"], in: directory), ["ca.pem"])
+    }
+
+    /// --profile: the sections of the default config file and of the -K files given.
+    func testBashCompletesProfiles() throws {
+        let config = try temporaryFile("backoff 1s\n[staging]\nurl = wss://s/\n  [prod.eu] \n[bad name]\n", name: "config")
+        let other = try temporaryFile("[qa]\n", name: "other")
+        let prelude = "export WSPIPE_CONFIG='\(config.path)'\n"
+        XCTAssertEqual(try bashComplete(["--profile", ""], prelude: prelude), ["staging", "prod.eu"])
+        XCTAssertEqual(try bashComplete(["--profile", "p"], prelude: prelude), ["prod.eu"])
+        XCTAssertEqual(try bashComplete(["-K", other.path, "--profile", ""], prelude: prelude), ["staging", "prod.eu", "qa"])
+        XCTAssertEqual(try bashComplete(["--profile", ""], prelude: "export WSPIPE_CONFIG=\n"), [])
+        XCTAssertEqual(try bashComplete(["--help", "t"]), ["tls"])
+    }
+
     // MARK: zsh
 
     private let zsh = ZshCompletionRenderer.render()
@@ -403,9 +433,9 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertTrue(zsh.contains("\n  '*-H+[Send this header with the handshake request; repeat for more headers]:NAME\\: VALUE: '\n"))
         XCTAssertTrue(zsh.contains("\n  '(--header-file)--header-file=[Read handshake headers from FILE, one '\\''Name: value'\\'' a line (keeps secrets out of ps)]:FILE:_files'\n"))
         XCTAssertTrue(zsh.contains("--binary-output=[How raw line mode writes incoming binary messages]:raw|base64|drop:(raw base64 drop)'"))
-        XCTAssertTrue(zsh.contains("\n  '(-t --text -b --binary --tag)-t[Raw line mode"))
+        XCTAssertTrue(zsh.contains("\n  '(-t --text -b --binary --tag --socketio --codec)-t[Raw line mode"))
         XCTAssertTrue(zsh.contains("\n  '(-k --insecure)-k[Skip TLS certificate and hostname verification]'\n"))
-        XCTAssertTrue(zsh.contains("\n  '(--listen)--listen=[Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL]:[HOST\\:]PORT[/PATH]: '\n"))
+        XCTAssertTrue(zsh.contains("\n  '(--listen)--listen=[Accept WebSocket clients on this address (a bare PORT is 127.0.0.1 only; 0.0.0.0:PORT for every interface), or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL]:[HOST\\:]PORT[/PATH]: '\n"))
     }
 
     func testZshEscaping() {
@@ -429,10 +459,13 @@ final class DocGeneratorTests: XCTestCase {
 
     func testFishScriptShape() {
         XCTAssertTrue(fish.contains("\ncomplete -c wspipe -f\n"))
-        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -s 'H' -l header -r -f -d 'Send this header with the handshake request; repeat for more headers'\n"))
-        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -l cacert -r -F -d "))
-        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -l binary-output -r -f -a 'raw base64 drop' -d "))
-        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -s 'k' -l insecure -d 'Skip TLS certificate and hostname verification'\n"))
+        let wspipe = "complete -c wspipe -n 'not __wspipe_curl_words'"
+        XCTAssertTrue(fish.contains("\n\(wspipe) -s 'H' -l header -r -f -d 'Send this header with the handshake request; repeat for more headers'\n"))
+        XCTAssertTrue(fish.contains("\n\(wspipe) -l cacert -r -F -d "))
+        XCTAssertTrue(fish.contains("\n\(wspipe) -l binary-output -r -f -a 'raw base64 drop' -d "))
+        XCTAssertTrue(fish.contains("\n\(wspipe) -s 'k' -l insecure -d 'Skip TLS certificate and hostname verification'\n"))
+        XCTAssertTrue(fish.contains("\n\(wspipe) -l profile -r -f -a '(__wspipe_profiles)' -d "))
+        XCTAssertTrue(fish.contains("\ncomplete -c wspipe -n __wspipe_curl_words -s 'b' -l cookie -r -F -d "))
         XCTAssertEqual(FishCompletionRenderer.quote("it's a \\"), "'it\\'s a \\\\'")
     }
 
@@ -451,6 +484,14 @@ final class DocGeneratorTests: XCTestCase {
         XCTAssertEqual(Set(try complete("wspipe --generate=")), ["--generate=man", "--generate=bash", "--generate=zsh",
                                                                   "--generate=fish"])
         XCTAssertEqual(Set(try complete("wspipe --route")), ["--route", "--route-errors"])
+        XCTAssertTrue(try complete("wspipe cu").contains("curl"))
+        XCTAssertEqual(Set(try complete("wspipe curl --compr")), ["--compressed"])
+        XCTAssertEqual(Set(try complete("wspipe curl wss://h/ -- --no-rec")), ["--no-reconnect"])
+        XCTAssertEqual(Set(try complete("wspipe curl wss://h/ --no-rec")), [])
+        let config = try temporaryFile("[staging]\n[prod]\n", name: "config")
+        let result = try run(shell, ["--no-config", "-c", "source '\(file.path)'; complete -C 'wspipe --profile '"],
+                             environment: ["WSPIPE_CONFIG": config.path])
+        XCTAssertEqual(Set(result.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }), ["staging", "prod"])
     }
 
     // MARK: Helpers

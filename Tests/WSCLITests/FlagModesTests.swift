@@ -21,6 +21,9 @@ final class FlagModesTests: XCTestCase {
             "jar": try temporaryFile(""),
             "recording": try temporaryFile(#"{"t_ms":1,"dir":"in","conn":1,"msg":{}}"# + "\n"
                                            + #"{"t_ms":2,"dir":"out","conn":1,"msg":{}}"# + "\n"),
+            "har": try temporaryFile(#"{"log":{"entries":[{"request":{"url":"wss://h.example/ws","headers":["#
+                                     + #"{"name":"Cookie","value":"sid=1"}]},"_webSocketMessages":["#
+                                     + #"{"type":"send","time":1,"opcode":1,"data":"{}"}]}]}}"#),
         ]
     }
 
@@ -33,7 +36,10 @@ final class FlagModesTests: XCTestCase {
     }
 
     /// The flags that decide the mode itself (tested on their own below).
-    private static let modeSwitches: Set<String> = ["listen", "exec", "interactive", "help", "version", "generate"]
+    private static let modeSwitches: Set<String> = ["listen", "exec", "interactive", "check", "help", "version", "generate"]
+    /// The flags that choose the config files: they act before the command
+    /// line is parsed (`Invocation`, tested in InvocationTests).
+    private static let configFlags: Set<String> = ["config", "no-config", "profile"]
 
     /// A value other than the default for each flag, and what it needs
     /// given first (`before`) in the modes where it works.
@@ -67,6 +73,7 @@ final class FlagModesTests: XCTestCase {
         case "max-message-size": return ([], ["--max-message-size", "1K"])
         case "compress": return ([], ["--compress"])
         case "insecure": return ([], ["-k"])
+        case "keylog": return ([], ["--keylog", "keys.log"])
         case "cacert": return (server ? ["--cert", pem, "--key", pem] : [], ["--cacert", pem2])
         case "cert": return ([], server ? ["--cert", pem, "--key", pem2] : ["--cert", pem])
         case "key": return (server ? ["--cert", pem, "--key", pem] : ["--cert", pem], ["--key", pem2])
@@ -75,6 +82,7 @@ final class FlagModesTests: XCTestCase {
         case "nul": return ([], ["-0"])
         case "no-line": return ([], ["--no-line"])
         case "binary-output": return ([], ["--binary-output", "base64"])
+        case "codec": return ([], ["--codec", "msgpack"])
         case "lenient": return ([], ["--lenient"])
         case "strict": return ([], ["--strict"])
         case "type-key": return ([], ["--type-key", "kind"])
@@ -127,7 +135,20 @@ final class FlagModesTests: XCTestCase {
         case "verbose": return ([], ["-v"])
         case "quiet": return ([], ["-q"])
         case "history-size": return ([], ["--history-size", "1M"])
+        case "check-timeout": return ([], ["--check-timeout", "2s"])
+        case "check-settle": return ([], ["--check-settle", "1s"])
+        case "ignore": return ([], ["--ignore", "items.*.ts"])
+        case "check-order": return ([], ["--check-order", "any"])
+        case "allow-extra": return ([], ["--allow-extra", "heartbeat"])
+        case "junit": return ([], ["--junit", "report.xml"])
+        case "repeat": return ([], ["--repeat", "3"])
+        case "max-reply-p99": return ([], ["--max-reply-p99", "250ms"])
+        case "har-credentials": return (mode == .check ? ["--check", files["har"]!] : ["--replay", files["har"]!],
+                                        ["--har-credentials"])
         case "no-status-line": return ([], ["--no-status-line"])
+        case "socketio": return ([], ["--socketio"])
+        case "namespace": return (["--socketio"], ["--namespace", "/chat"])
+        case "sio-auth": return (["--socketio"], ["--sio-auth", #"{"token":"t"}"#])
         default: return nil
         }
     }
@@ -142,6 +163,7 @@ final class FlagModesTests: XCTestCase {
         case .interactive: return (["-i", url], terminal)
         case .server: return (["--listen", "127.0.0.1:9000"], pipe)
         case .exec: return (["--listen", "127.0.0.1:9000", "--exec", "cat"], pipe)
+        case .check: return (["--check", files["recording"]!, url], pipe)
         }
     }
 
@@ -163,7 +185,7 @@ final class FlagModesTests: XCTestCase {
     }
 
     func testEveryFlagWorksInItsModesAndIsRefusedInTheOthers() {
-        for flag in flagTable where !Self.modeSwitches.contains(flag.long) {
+        for flag in flagTable where !Self.modeSwitches.contains(flag.long) && !Self.configFlags.contains(flag.long) {
             for mode in RunMode.allCases {
                 guard let sample = sample(flag.long, mode) else {
                     XCTFail("--\(flag.long): no sample value in FlagModesTests")
@@ -185,7 +207,7 @@ final class FlagModesTests: XCTestCase {
                         continue
                     }
                     XCTAssertTrue(error.message.contains("--\(flag.long)"), "\(mode): \(error.message)")
-                    let namesTheMode = ["--listen", "--exec", "interactive mode", "client mode", "-i"]
+                    let namesTheMode = ["--listen", "--exec", "--check", "interactive mode", "client mode", "-i"]
                         .contains(where: error.message.contains)
                     XCTAssertTrue(namesTheMode, "\(mode): \(error.message)")
                 }

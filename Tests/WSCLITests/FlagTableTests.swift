@@ -13,7 +13,7 @@ final class FlagTableTests: XCTestCase {
             "header", "header-file", "origin", "user-agent", "protocol", "connect-timeout", "max-message-size",
             "proxy", "proxy-user", "proxy-user-file", "noproxy", "unix-socket", "compress",
             "insecure", "cacert", "cert", "key",
-            "text", "binary", "nul", "no-line", "binary-output", "lenient", "strict", "interactive",
+            "text", "binary", "nul", "no-line", "binary-output", "codec", "lenient", "strict", "interactive",
             "history-size", "no-status-line",
             "no-close", "one-message", "max-messages", "unidirectional", "unidirectional-reverse", "close-timeout",
             "linger",
@@ -27,6 +27,10 @@ final class FlagTableTests: XCTestCase {
             "write-out",
             "reply", "reply-match",
             "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
+            "check", "check-timeout", "check-settle", "ignore", "check-order", "allow-extra", "junit", "repeat",
+            "max-reply-p99", "har-credentials",
+            "config", "no-config", "profile", "keylog",
+            "socketio", "namespace", "sio-auth",
         ]
         XCTAssertEqual(longs, expected)
         let shorts = Dictionary(uniqueKeysWithValues: flagTable.compactMap { f in f.short.map { ($0, f.long) } })
@@ -35,13 +39,13 @@ final class FlagTableTests: XCTestCase {
             "t": "text", "b": "binary", "0": "nul", "n": "no-close", "1": "one-message",
             "u": "unidirectional", "U": "unidirectional-reverse", "i": "interactive",
             // curl's: -b and -u stay websocat's (--binary, --unidirectional).
-            "L": "location", "c": "cookie-jar", "w": "write-out", "4": "ipv4", "6": "ipv6",
+            "L": "location", "c": "cookie-jar", "w": "write-out", "4": "ipv4", "6": "ipv6", "K": "config",
         ])
     }
 
     func testCompletionKinds() {
         let files = ["header-file", "unix-socket", "cacert", "cert", "key", "on-connect-file", "proxy-user-file", "cookie",
-                     "cookie-jar", "user-file", "record", "replay"]
+                     "cookie-jar", "user-file", "record", "replay", "check", "junit", "keylog", "config"]
         for name in files {
             XCTAssertEqual(FlagTable.flag(long: name)?.completion, .file, name)
         }
@@ -53,12 +57,13 @@ final class FlagTableTests: XCTestCase {
         }
         XCTAssertEqual(FlagTable.flag(long: "binary-output")?.completion, .choices(["raw", "base64", "drop"]))
         XCTAssertEqual(FlagTable.flag(long: "origin")?.completion, CompletionKind.none)
+        XCTAssertEqual(FlagTable.flag(long: "profile")?.completion, .profiles)
     }
 
     func testRepeatableFlags() {
         XCTAssertEqual(Set(flagTable.filter(\.repeatable).map(\.long)),
                        ["header", "protocol", "verbose", "on-connect", "on-reconnect", "capture", "route",
-                        "allow-origin", "answer"])
+                        "allow-origin", "answer", "check", "ignore", "allow-extra", "config", "namespace"])
     }
 
     func testLookups() {

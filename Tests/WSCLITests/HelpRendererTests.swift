@@ -3,7 +3,8 @@ import XCTest
 @testable import WSCLI
 
 final class HelpRendererTests: XCTestCase {
-    let help = HelpRenderer.render(width: 80)
+    /// `--help all`: every option (the short `--help` is tested at the end).
+    let help = HelpRenderer.render(width: 80, topic: "all")
     var lines: [Substring] { help.split(separator: "\n", omittingEmptySubsequences: false) }
 
     func testEveryLineFitsInEighty() {
@@ -14,14 +15,17 @@ final class HelpRendererTests: XCTestCase {
 
     func testEveryLineFitsInNarrowerWidths() {
         for width in [20, 40, 60, 72, 100] {
-            for line in HelpRenderer.render(width: width).split(separator: "\n") {
-                XCTAssertLessThanOrEqual(line.count, width, "width \(width): '\(line)'")
+            for topic in [nil, "all", "tls"] {
+                for line in HelpRenderer.render(width: width, topic: topic).split(separator: "\n") {
+                    XCTAssertLessThanOrEqual(line.count, width, "width \(width): '\(line)'")
+                }
             }
         }
     }
 
     func testDefaultWidthIsEighty() {
-        XCTAssertEqual(HelpRenderer.render(), help)
+        XCTAssertEqual(HelpRenderer.render(topic: "all"), help)
+        XCTAssertEqual(HelpRenderer.render(), HelpRenderer.render(width: 80, topic: nil))
     }
 
     func testNoTrailingSpacesAndEndsWithNewline() {
@@ -35,8 +39,10 @@ final class HelpRendererTests: XCTestCase {
     func testUsageBlock() {
         XCTAssertEqual(lines[0], "Usage: wspipe [OPTIONS] URL")
         XCTAssertEqual(lines[1], "       wspipe [OPTIONS] --listen [HOST:]PORT[/PATH]")
-        XCTAssertEqual(lines[2], "")
-        XCTAssertTrue(lines[3].hasPrefix("Bridge stdin/stdout and a WebSocket"))
+        XCTAssertEqual(lines[2], "       wspipe [OPTIONS] --check FILE... [URL]")
+        XCTAssertEqual(lines[3], "       wspipe curl [--print] CURL_ARGUMENTS... [-- OPTIONS]")
+        XCTAssertEqual(lines[4], "")
+        XCTAssertTrue(lines[5].hasPrefix("Bridge stdin/stdout and a WebSocket"))
     }
 
     func testEveryFlagAppearsWithItsSynopsis() {
@@ -94,7 +100,7 @@ final class HelpRendererTests: XCTestCase {
     func testNewSectionsPlacement() {
         let headings = lines.filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") }.map(String.init)
         XCTAssertEqual(headings, ["Connection:", "TLS:", "Lines and messages:", "Routing:", "Ending:",
-                                  "Keepalive, reconnect and replay:", "Scripted peer:", "Server mode:", "Diagnostics:", "General:",
+                                  "Keepalive, reconnect and replay:", "Scripted peer:", "Checking a server:", "Server mode:", "Diagnostics:", "General:",
                                   "Exit status:", "Examples:"])
         XCTAssertEqual(FlagCategory.reconnect.heading, "Keepalive, reconnect and replay")
         XCTAssertEqual(FlagCategory.output.heading, "Diagnostics")
@@ -129,8 +135,9 @@ final class HelpRendererTests: XCTestCase {
 
     func testDiagnosticsSectionListsEventsAndStats() {
         XCTAssertEqual(section("Diagnostics"), ["--events", "--stats", "--trace", "-w, --write-out <FORMAT>"])
-        XCTAssertEqual(section("General"), ["-h, --help", "-V, --version", "--generate <man|bash|zsh|fish>",
-                                            "-v, --verbose", "-q, --quiet"])
+        XCTAssertEqual(section("General"), ["-h, --help [CATEGORY]", "-V, --version", "--generate <man|bash|zsh|fish>",
+                                            "-v, --verbose", "-q, --quiet", "-K, --config <FILE>", "--no-config",
+                                            "--profile <NAME>"])
     }
 
     func testNewFlagDefaultsInHelp() {
@@ -176,7 +183,7 @@ final class HelpRendererTests: XCTestCase {
         let start = lines.firstIndex(of: "Exit status:")!
         let block = lines[(start + 1)...].prefix { !$0.isEmpty }
         XCTAssertEqual(block.count, HelpRenderer.exitStatuses.count)
-        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 7, 130, 143])
+        XCTAssertEqual(HelpRenderer.exitStatuses.map(\.code), [0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 143])
         XCTAssertEqual(block.first, "  0    success")
         XCTAssertEqual(block.last, "  143  terminated (SIGTERM), after a clean close")
     }
@@ -216,10 +223,88 @@ final class HelpRendererTests: XCTestCase {
             // And the man page has them all.
             XCTAssertTrue(usageExamples.contains { $0.what == example.what })
         }
-        XCTAssertTrue(help.hasSuffix("wss://staging.example.com/ws\n"))
+        XCTAssertTrue(help.hasSuffix("--junit report.xml\n"))
     }
 }
 
 private extension Substring {
     func trimmingLeadingSpaces() -> Substring { drop { $0 == " " } }
+}
+
+/// The short `--help` (as curl's since 7.73): the options a newcomer needs,
+/// one line each, the categories, the examples; all on one screen.
+final class ShortHelpTests: XCTestCase {
+    let short = HelpRenderer.render(width: 80)
+    var lines: [Substring] { short.split(separator: "\n", omittingEmptySubsequences: false).dropLast() }
+
+    func testFitsAScreen() {
+        XCTAssertLessThanOrEqual(lines.count, 50, short)
+        for line in lines { XCTAssertLessThanOrEqual(line.count, 80, String(line)) }
+        XCTAssertFalse(short.hasSuffix("\n\n"))
+        XCTAssertTrue(short.contains("\nExamples:\n"))
+        XCTAssertFalse(short.contains("Exit status:"))
+    }
+
+    func testAboutTwentyFiveEssentialsEachOnOneLine() {
+        let names = HelpRenderer.essentials.map(\.long)
+        XCTAssertEqual(Set(names).count, names.count)
+        XCTAssertTrue((20...30).contains(names.count), "\(names.count)")
+        for (long, brief) in HelpRenderer.essentials {
+            let flag = FlagTable.flag(long: long)
+            XCTAssertNotNil(flag, long)
+            guard let flag else { continue }
+            let row = lines.first { $0.hasPrefix((flag.short == nil ? "      " : "  ") + flag.synopsis + " ") }
+            XCTAssertNotNil(row, long)
+            XCTAssertTrue(row?.hasSuffix(" " + brief) ?? false, "\(long): \(row ?? "")")
+            XCTAssertTrue(brief.hasSuffix("."), long)
+        }
+        // What a first run needs is there.
+        for long in ["header", "listen", "text", "until", "verbose", "help", "config"] {
+            XCTAssertTrue(names.contains(long), long)
+        }
+    }
+
+    func testNamesEveryCategoryAndAll() {
+        let joined = lines.joined(separator: " ")
+        for category in FlagCategory.allCases {
+            XCTAssertTrue(joined.contains(category.name), category.name)
+            XCTAssertTrue(flagTable.contains { $0.category == category }, "\(category) has no flag")
+        }
+        XCTAssertTrue(joined.contains("--help CATEGORY"))
+        XCTAssertTrue(joined.contains(" or all"))
+        XCTAssertEqual(HelpRenderer.topics, ["connection", "tls", "lines", "routing", "ending", "reconnect", "peer",
+                                             "check", "server", "diagnostics", "general", "all"])
+    }
+
+    /// `--help CATEGORY`: the usage, then exactly that category's options with their whole help.
+    func testACategoryShowsItsOptionsOnly() {
+        for category in FlagCategory.allCases {
+            let text = HelpRenderer.render(width: 80, topic: category.name)
+            let synopses = text.split(separator: "\n")
+                .filter { $0.hasPrefix("  -") || $0.hasPrefix("      --") }.map { String($0.drop { $0 == " " }) }
+            XCTAssertEqual(synopses, flagTable.filter { $0.category == category }.map(\.synopsis), category.name)
+            XCTAssertTrue(text.contains("\n" + category.heading + ":\n"), category.name)
+            for flag in flagTable where flag.category == category {
+                XCTAssertTrue(text.contains(flag.fullHelp.prefix(40)), flag.long)
+            }
+            XCTAssertTrue(text.hasPrefix("Usage: wspipe [OPTIONS] URL\n"))
+            XCTAssertTrue(text.hasSuffix("Every option: wspipe --help all. Every detail: man wspipe.\n"))
+        }
+    }
+
+    func testHelpTakesACategory() {
+        XCTAssertEqual(parseOK(["--help", "tls"]).helpTopic, "tls")
+        XCTAssertEqual(parseOK(["-h", "all"]).helpTopic, "all")
+        XCTAssertEqual(parseOK(["--help=routing"]).helpTopic, "routing")
+        XCTAssertTrue(parseOK(["-vh", "peer"]).showHelp)
+        XCTAssertEqual(parseOK(["-vh", "peer"]).helpTopic, "peer")
+        XCTAssertNil(parseOK(["--help"]).helpTopic)
+        // What cannot be a category is not taken: the help is still shown.
+        XCTAssertNil(parseOK(["--help", "ws://example.com/"]).helpTopic)
+        XCTAssertNil(parseOK(["--help", "-v"]).helpTopic)
+        assertUsageError(["--help", "conection"], "--help: invalid value 'conection' (choose one of: connection, tls, "
+                         + "lines, routing, ending, reconnect, peer, check, server, diagnostics, general, all)")
+        assertUsageError(["--help=bogus"], "--help: invalid value 'bogus' (choose one of: connection, tls, "
+                         + "lines, routing, ending, reconnect, peer, check, server, diagnostics, general, all)")
+    }
 }

@@ -13,9 +13,11 @@ final class LayerTests: XCTestCase {
         "WSTransport": ["COpenSSL", "WSCore", "Glibc", "Darwin"],
         // The compiler's own x86-64 vector intrinsics, not a library.
         "WSJSON": ["_Builtin_intrinsics.intel"],
+        "WSCodecs": ["_Builtin_intrinsics.intel"],
         "WSTerminal": [],
-        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSTerminal"],
-        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSTerminal", "WSBridge", "BuildInfo"],
+        "WSSocketIO": ["WSCore", "WSJSON"],
+        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO"],
+        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO", "WSBridge", "BuildInfo"],
         "wspipe": ["WSCLI"],
         // The commit `--version` names; written at build time by CommitStamp.
         "BuildInfo": [],

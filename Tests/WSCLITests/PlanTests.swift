@@ -93,7 +93,7 @@ final class PlanTests: XCTestCase {
         let a = try XCTUnwrap(client([
             "-H", "X-A: 1", "--header-file", headerFile, "--origin", "http://o", "--user-agent", "ua/2",
             "--protocol", "chat", "--connect-timeout", "3s", "--max-message-size", "1K", "--compress",
-            "-k", "--cacert", pem, "--cert", pem, "--key", pem,
+            "-k", "--cacert", pem, "--cert", pem, "--key", pem, "--keylog", "keys.log",
             "-b", "-0", "--binary-output", "base64", "--lenient", "-n", "--max-messages", "3", "-u",
             "--close-timeout", "5s", "--type-key", "kind", "--route", "chat=stderr", "--route-errors", "ignore",
             "--ping-interval", "5s", "--ping-timeout", "2s", "--backoff", "2s:1m:3", "--jitter", "0.5",
@@ -107,20 +107,23 @@ final class PlanTests: XCTestCase {
             "--answer", "ping={\"type\":\"pong\"}", "--heartbeat", "{}", "--heartbeat-interval", "5s",
             "--heartbeat-timeout", "9s", "--record", "r.ndjson", url,
         ], terminal))
-        let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", url]))
+        let c = try XCTUnwrap(client(["--replay", recording, "--replay-speed", "2", "--max-reply-p99", "1s",
+                                      "--socketio", "--namespace", "/chat", "--sio-auth", "{}", url]))
         let b = try XCTUnwrap(client(["-t", "--strict", "--rate", "10/s", "-U", "--unix-socket", "/run/app.sock", "--cookie", "a=b",
                                       "--wrap", "{\"t\":${line}}", url]))
+        let d = try XCTUnwrap(client(["--codec", "cbor", url]))
         let s = try XCTUnwrap(server(["--listen", "127.0.0.1:9000/ws", "--once", "--protocol", "chat",
                                       "--cert", pem, "--key", pem, "--tag", "--send-timeout", "2s", "--compress",
                                       "--cacert", pem, "--allow-origin", "https://o.example",
                                       "--max-clients", "3", "--relay", "-H", "X-Server: 1",
-                                      "--ping-interval", "1s", "--ping-timeout", "2s", "--on-connect", "{}"]))
+                                      "--ping-interval", "1s", "--ping-timeout", "2s", "--on-connect", "{}",
+                                      "--keylog", "keys.log"]))
         let e = try XCTUnwrap(server(["--listen", "9000", "--exec", "cat", "--max-programs", "3"]))
         let url = a.0.url
         // The route for a redirect is a function of the options (ProxySelection), not a value.
-        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0, c.0], exempt: ["url", "routeForRedirect"]), [])
-        XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1, c.1], exempt: []), [])
-        XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2, c.2], exempt: []), [])
+        XCTAssertEqual(unchanged(ClientOptions(url: url), [a.0, b.0, c.0, d.0], exempt: ["url", "routeForRedirect"]), [])
+        XCTAssertEqual(unchanged(SessionPolicy(), [a.1, b.1, c.1, d.1], exempt: []), [])
+        XCTAssertEqual(unchanged(BridgeOptions(), [a.2, b.2, c.2, d.2], exempt: []), [])
         // The handshake timeout of a server is fixed; no flag sets it.
         XCTAssertEqual(unchanged(ServerOptions(address: s.0.address), [s.0, e.0], exempt: ["address", "handshakeTimeoutNanos"]),
                        [])
@@ -130,9 +133,9 @@ final class PlanTests: XCTestCase {
         var policy = SessionPolicy()
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
-                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxRetries", "onReconnect",
-                        "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyMatch", "replyPath", "until",
-                        "waitForFirstConnection"])
+                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxReplyP99Nanos", "maxRetries",
+                        "onReconnect", "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyMatch", "replyPath",
+                        "until", "waitForFirstConnection"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }
 
@@ -198,10 +201,25 @@ final class PlanTests: XCTestCase {
     func testHelpVersionAndGeneratePrint() {
         guard case .print(let help) = plan(["--help"]) else { return XCTFail("--help") }
         XCTAssertEqual(help, HelpRenderer.render(width: 80))
+        guard case .print(let tls) = plan(["--help", "tls"]) else { return XCTFail("--help tls") }
+        XCTAssertEqual(tls, HelpRenderer.render(width: 80, topic: "tls"))
         guard case .print(let version) = plan(["-V"]) else { return XCTFail("-V") }
         XCTAssertEqual(version, wspipeVersionLine + "\n")
         guard case .print(let man) = plan(["--generate", "man"]) else { return XCTFail("--generate") }
         XCTAssertEqual(man, ManPageRenderer.render())
+    }
+
+    /// --keylog, else SSLKEYLOGFILE: client and server alike.
+    func testKeyLogFile() throws {
+        var environment = pipe
+        environment.keyLogFile = "/tmp/env.keys"
+        XCTAssertEqual(client([url], environment)?.0.tls.keyLogFile, "/tmp/env.keys")
+        XCTAssertEqual(client(["--keylog", "flag.keys", url], environment)?.0.tls.keyLogFile, "flag.keys")
+        XCTAssertNil(client([url])?.0.tls.keyLogFile)
+        guard case .server(let s, _) = try Plan.resolve(parseOK(["--listen", "1"]), environment) else {
+            return XCTFail("not a server")
+        }
+        XCTAssertEqual(s.keyLogFile, "/tmp/env.keys")
     }
 
     // MARK: Usage errors found while planning

@@ -191,7 +191,7 @@ final class RoutingServerFlagsTests: XCTestCase {
 
     // MARK: --help
 
-    private var helpLines: [Substring] { HelpRenderer.render().split(separator: "\n", omittingEmptySubsequences: false) }
+    private var helpLines: [Substring] { HelpRenderer.render(topic: "all").split(separator: "\n", omittingEmptySubsequences: false) }
 
     /// The synopsis lines between `heading` and the next blank line.
     private func section(_ heading: String) -> [String] {

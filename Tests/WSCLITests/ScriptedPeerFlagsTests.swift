@@ -26,7 +26,7 @@ final class ScriptedPeerFlagsTests: XCTestCase {
 
     private func bridge(_ args: [String]) throws -> BridgeOptions {
         switch try plan(args) {
-        case .client(_, _, let bridge), .server(_, let bridge): return bridge
+        case .client(_, _, let bridge), .server(_, let bridge), .check(_, let bridge): return bridge
         case .print: throw UsageError("printed")
         }
     }
@@ -63,6 +63,10 @@ final class ScriptedPeerFlagsTests: XCTestCase {
         assertUsageError(["--replay", "r", "--replay-speed", "0", url], "--replay-speed: expected a number greater than 0, got '0'")
         assertUsageError(["--replay", "r", "--replay-speed", "-2", url], "--replay-speed: expected a number greater than 0, got '-2'")
         assertUsageError(["--heartbeat-interval", "1s", url], "--heartbeat-interval requires --heartbeat")
+        // Issue 33: 100 ns was accepted, and sent in a near busy loop.
+        assertUsageError(["--heartbeat", "{}", "--heartbeat-interval", "0.0000001s", url],
+                         "--heartbeat-interval: '0.0000001s' is too short: an interval must be at least 10ms")
+        XCTAssertEqual(parseOK(["--heartbeat", "{}", "--heartbeat-interval", "10ms", url]).heartbeatIntervalNanos, 10_000_000)
         assertUsageError(["--replay-speed", "2", url], "--replay-speed requires --replay")
         assertUsageError(["--capture", "line=a", url], "--capture: 'line' is a built-in template variable (${line}); choose another name")
     }

@@ -62,6 +62,10 @@ final class ScriptingFlagsTests: XCTestCase {
         for bad in ["0/s", "-1/s", "10/h", "fast", "/s", "1e3/s", "2000000000/s"] {
             assertUsageError(["--rate", bad, url], "--rate: invalid rate '\(bad)' (use e.g. 10/s, 0.5/s, 90/m)")
         }
+        // Was a trap (an interval no Int64 holds).
+        assertUsageError(["--rate", "0.0000000000001/m", url],
+                         "--rate: '0.0000000000001/m' is slower than one message every 8760h (a year)")
+        XCTAssertEqual(parseOK(["--rate", "0.0000019026/m", url]).rateIntervalNanos, 31_535_793_125_197_100)
     }
 
     func testCloseCode() {

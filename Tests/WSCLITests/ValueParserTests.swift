@@ -38,6 +38,22 @@ final class DurationParserTests: XCTestCase {
         XCTAssertEqual(DurationParser.nanos("9223372036.854775807"), Int64.max)
         XCTAssertNil(DurationParser.nanos("9223372037"))
     }
+
+    /// Flags take at most a year: a deadline made of a longer one could
+    /// wrap (a trap, or a timer in the past that fired at once).
+    func testDurationsPastAYearAreRefusedAsTooLong() {
+        XCTAssertEqual(try? FlagValue.duration("linger", "8760h"), 8760 * 3_600_000_000_000)
+        for text in ["8760.001h", "525601m", "9223372036s", "9223372037", "99999999999999999999h"] {
+            XCTAssertThrowsError(try FlagValue.duration("linger", text), text) { error in
+                XCTAssertEqual(error as? UsageError,
+                               UsageError("--linger: '\(text)' is longer than 8760h (a year), the longest duration wspipe takes"))
+            }
+        }
+        XCTAssertTrue(DurationParser.isTooLong("99999999999999999999ms"))
+        for text in ["2.", "1e99", "99999999999999999999d", "-99999999999999999999"] {
+            XCTAssertFalse(DurationParser.isTooLong(text), text)
+        }
+    }
 }
 
 final class SizeParserTests: XCTestCase {

@@ -50,6 +50,18 @@ final class EventLoopTests: XCTestCase {
         XCTAssertEqual(fired, Array(0..<50))
     }
 
+    /// A timer at the end of time neither fires at once (a wrapped deadline
+    /// was in the past) nor traps while the loop computes its poll timeout.
+    func testATimerAtTheEndOfTimeWaits() {
+        let loop = EventLoop()
+        var fired: [String] = []
+        loop.schedule(afterNanos: Int64.max) { fired.append("never") }
+        loop.schedule(afterNanos: Int64.max - 5) { fired.append("never either") }
+        loop.schedule(afterNanos: 20_000_000) { fired.append("soon"); loop.stop() }
+        loop.run()
+        XCTAssertEqual(fired, ["soon"])
+    }
+
     func testNothingFiresBeforeItsDeadline() {
         var queue = TimerQueue()
         _ = queue.schedule(deadline: 200) {}

@@ -37,7 +37,7 @@ final class FileSystemTests: XCTestCase {
 
     func testListingADirectory() {
         XCTAssertNil(FileSystem.makeDirectories(directory + "/sub", permissions: 0o700))
-        XCTAssertNil(FileReplacement.write(directory + "/file.bin", [1]))
+        XCTAssertNil(PrivateFile.replace(directory + "/file.bin", with: [1]))
         XCTAssertEqual(symlink(directory + "/sub", directory + "/link"), 0)
         let entries = FileSystem.list(directory)?.sorted { $0.name < $1.name }
         XCTAssertEqual(entries, [.init(name: "file.bin", isDirectory: false), .init(name: "link", isDirectory: true),

@@ -1,3 +1,5 @@
+@testable import WSCore
+
 /// Feeds a byte stream to a `Connection` in pieces and checks what comes out:
 /// messages within the limit, text that is UTF-8, nothing after a failure or
 /// a Close, and an output that the peer's decoder reads without error.

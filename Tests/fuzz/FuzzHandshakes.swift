@@ -1,3 +1,5 @@
+@testable import WSCore
+
 /// Both opening handshakes fed with arbitrary bytes, in two pieces.
 enum FuzzHandshakes {
     static func client(_ input: UnsafeRawBufferPointer) {

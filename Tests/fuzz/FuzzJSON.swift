@@ -1,3 +1,5 @@
+@testable import WSJSON
+
 /// The JSON scanner: validation (the fast path must never vouch for what the
 /// full scan rejects, nor differ on compaction), and on valid input
 /// compaction (whose result must be valid and one line), key paths and the

@@ -15,10 +15,28 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+# No test reads the developer's own config file or writes TLS secrets to the
+# developer's key log: every wspipe the suite starts inherits this
+# environment. WSPIPE_CONFIG set and empty reads no default config file (the
+# config tests give it, or HOME and XDG_CONFIG_HOME, what they need).
+os.environ["WSPIPE_CONFIG"] = ""
+os.environ.pop("SSLKEYLOGFILE", None)
+
 import helpers  # noqa: E402
 from helpers import LoopThread, WSServer, WsProc, Result  # noqa: E402
 from peers.fault_server import FaultServer  # noqa: E402
 from peers.raw_peer import RawPeer  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked long_test (minutes of waiting: a heartbeat held over
+    minutes of silence) run only with WSPIPE_LONG_TESTS=1."""
+    if os.environ.get("WSPIPE_LONG_TESTS") == "1":
+        return
+    skip = pytest.mark.skip(reason="a long test: set WSPIPE_LONG_TESTS=1 to run it")
+    for item in items:
+        if "long_test" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
@@ -132,3 +150,14 @@ def tls_cert(tmp_path_factory) -> str:
 def tls_cert_other(tmp_path_factory) -> str:
     """Directory with cert.pem/key.pem for CN/SAN other.example (wrong host)."""
     return helpers.make_cert(str(tmp_path_factory.mktemp("tls-other")), "other.example")
+
+
+@pytest.fixture(scope="session")
+def release(wspipe_bin, tmp_path_factory):
+    """The release folder packaging/release.sh makes of the binary under test
+    (release_folder.py): made once for the packaging and release tests."""
+    import release_folder
+    missing = release_folder.missing_tools()
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (Tests/run installs them with apt-get when it can)")
+    return release_folder.make_release(wspipe_bin, tmp_path_factory.mktemp("release"))

@@ -100,11 +100,12 @@ class WsProc:
     close_stdin: close stdin after writing (EOF) or keep it open.
     stdin_fd/stdout_fd: pass existing descriptors instead (fifo tests).
     pass_fds: more descriptors the child inherits, same numbers (fd:N routes).
+    cwd: the directory it runs in.
     """
 
     def __init__(self, argv: list[str], stdin: bytes | None = b"", close_stdin: bool = True,
                  stdin_fd: int | None = None, stdout_fd: int | None = None, env: dict | None = None,
-                 pass_fds: tuple = ()):
+                 pass_fds: tuple = (), cwd: str | os.PathLike | None = None):
         self.argv = argv
         child_env = dict(os.environ)
         # wspipe reads the proxy variables as curl does: tests set them explicitly.
@@ -121,6 +122,7 @@ class WsProc:
             stderr=subprocess.PIPE,
             env=child_env,
             pass_fds=tuple(pass_fds),
+            cwd=cwd,
         )
         self.out = _Collector(self.proc.stdout) if stdout_fd is None else None
         self.err = _Collector(self.proc.stderr)

@@ -60,11 +60,23 @@ def test_the_commit_stamp_says_where_it_comes_from(tmp_path):
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_help_lists_options(run, flag):
+    """The short help fits a screen and names the categories; --help all and
+    --help CATEGORY show the rest."""
     res = run([flag])
     assert res.code == 0, res
     text = res.stdout.decode()
-    for opt in ("--header", "--listen", "--text", "--max-message-size", "--close-timeout"):
+    assert len(text.splitlines()) <= 50, text
+    for opt in ("--header", "--listen", "--text", "--until", "--config", "wspipe curl"):
         assert opt in text, f"{opt} missing from {flag}"
+    for category in ("connection", "tls", "lines", "routing", "ending", "reconnect", "peer", "server", "diagnostics"):
+        assert category in text, category
+    everything = run([flag, "all"]).stdout.decode()
+    for opt in ("--max-message-size", "--close-timeout", "--keylog", "--no-config", "Exit status:"):
+        assert opt in everything, f"{opt} missing from {flag} all"
+    ending = run([flag, "ending"])
+    assert ending.code == 0 and b"--close-timeout" in ending.stdout and b"--exec" not in ending.stdout, ending
+    bad = run([flag, "endings"])
+    assert bad.code == 2 and "choose one of: connection, tls" in bad.stderr, bad
 
 
 def test_unknown_option_suggests_closest(run):
@@ -115,7 +127,7 @@ def test_help_ends_with_five_examples(run):
     assert any("| jq" in l for l in typed), "a stream into jq"
     assert "wspipe wss://chat.example.com/ws" in typed, "interactive"
     assert any("--listen" in l for l in typed), "a mock server"
-    assert any("--until" in l for l in typed), "a CI check"
+    assert any("--check" in l for l in typed), "a test in CI"
 
 
 def test_the_mock_server_example_of_help_works(spawn, run, free_port):

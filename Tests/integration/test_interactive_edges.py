@@ -283,3 +283,51 @@ def test_two_saves_at_the_same_moment_keep_both(terminal, ws_server, tmp_path):
     assert names == ["old", "theirs", "mine"]
     run.pane.keys("C-d")
     assert run.status() == 0
+
+
+def test_show_under_compact_prints_the_whole_message(terminal, ws_server):
+    """Issue 33 item 10: /show N under /compact printed the cut row again."""
+    big = {"type": "hello", "members": [f"member-{n}" for n in range(12)], "topic": "the end of it"}
+
+    async def handler(ws, log):
+        await ws.recv()   # the line typed: the transcript is in /compact by then
+        await ws.send(json.dumps(big))
+        await recorder(ws, log)
+
+    srv = ws_server(handler)
+    run = terminal([srv.url()], width=60)
+    run.connected()
+    run.pane.type("/compact")
+    run.pane.keys("Enter")
+    run.pane.type('{"ready":true}')
+    run.pane.keys("Enter")
+    run.pane.wait_for(r'^< \S+ +\{"type":"hello".*…$')
+    assert "the end of it" not in run.pane.screen()
+    run.pane.type("/show 2")
+    run.pane.keys("Enter")
+    run.pane.wait_for(r'"topic": "the end of it"')
+    run.pane.keys("C-d")
+    assert run.status() == 0
+
+
+def test_ctrl_c_on_an_empty_line_closes_with_a_status_code(terminal, ws_server):
+    """Issue 33 item 10: Ctrl-C closed with no status code (1005 at the
+    server) where Ctrl-D sends 1000."""
+    srv = ws_server(recorder)
+    run = terminal([srv.url()])
+    run.connected()
+    run.pane.keys("C-c")
+    closed = srv.log.until("closed")[-1]
+    assert closed[1] in (1000, 1001), closed
+    assert run.status() == 130
+
+
+def test_ctrl_c_closes_with_a_status_code_a_wspipe_server_sees(terminal, spawn):
+    server = spawn(["-v", "--listen", "127.0.0.1:0", "--once"], stdin=b"", close_stdin=False)
+    port = int(server.wait_stderr(r"listening on \S+:(\d+)").group(1))
+    run = terminal([f"ws://127.0.0.1:{port}/"])
+    run.connected()
+    run.pane.keys("C-c")
+    assert run.status() == 130
+    closed = server.wait_stderr(r"client 1 closed \((.*?)\)")
+    assert closed.group(1) in ("1000", "1001"), server.err.data()

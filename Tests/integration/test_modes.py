@@ -27,7 +27,8 @@ SAMPLES = {
     "max-message-size": ["--max-message-size", "1K"], "compress": ["--compress"], "insecure": ["-k"],
     "cacert": ["--cacert", "{pem}", "--cert", "{pem}", "--key", "{pem}"], "cert": ["--cert", "{pem}", "--key", "{pem}"], "key": ["--cert", "{pem}", "--key", "{pem}"],
     "text": ["-t"], "binary": ["-b"], "nul": ["-0"], "no-line": ["--no-line"],
-    "binary-output": ["--binary-output", "base64"], "lenient": ["--lenient"], "strict": ["--strict"],
+    "binary-output": ["--binary-output", "base64"], "codec": ["--codec", "msgpack"],
+    "lenient": ["--lenient"], "strict": ["--strict"],
     "type-key": ["--type-key", "kind"], "route": ["--route", "$event=stdout"], "route-errors": ["--route-errors", "ignore"],
     "no-close": ["-n"], "one-message": ["-1"], "max-messages": ["--max-messages", "3"], "unidirectional": ["-u"],
     "unidirectional-reverse": ["-U"], "close-timeout": ["--close-timeout", "5s"], "linger": ["--linger", "3s"],
@@ -54,8 +55,16 @@ SAMPLES = {
     "heartbeat-timeout": ["--heartbeat-timeout", "5s"], "wrap": ["--wrap", '{"t":${line}}'],
     "record": ["--record", "{record}"], "replay": ["--replay", "{recording}"],
     "replay-speed": ["--replay-speed", "2", "--replay", "{recording}"],
+    "check-timeout": ["--check-timeout", "2s"], "check-settle": ["--check-settle", "1s"],
+    "ignore": ["--ignore", "a.*.b"], "check-order": ["--check-order", "any"], "allow-extra": ["--allow-extra", "hb"],
+    "junit": ["--junit", "{record}"], "repeat": ["--repeat", "2"], "max-reply-p99": ["--max-reply-p99", "1s"],
+    "har-credentials": ["--har-credentials", "--replay", "{har}"],
+    "config": ["--config", "{conf}"], "no-config": ["--no-config"], "profile": ["--profile", "p", "-K", "{conf}"],
+    "keylog": ["--keylog", "{keys}"],
+    "socketio": ["--socketio"], "namespace": ["--namespace", "/chat", "--socketio"],
+    "sio-auth": ["--sio-auth", '{"token":"t"}', "--socketio"],
 }
-SKIP = {"help", "version", "generate", "listen", "interactive"}
+SKIP = {"help", "version", "generate", "listen", "interactive", "check"}
 
 
 def man_modes(wspipe_bin) -> dict[str, str]:
@@ -68,8 +77,8 @@ def man_modes(wspipe_bin) -> dict[str, str]:
         if not m:
             continue
         name = m.group(2).replace("\\-", "-")
-        said = re.search(r"\n(Client mode only[^\n]*|Server mode only[^\n]*|Needs \\fB\\-\\-listen\\fR\.|"
-                         r"Interactive mode only[^\n]*|Refused [^\n]*)(?:\n|$)", entry)
+        said = re.search(r"\n(Client mode[^\n]*only[^\n]*|Server mode only[^\n]*|Needs \\fB\\-\\-listen\\fR\.|"
+                         r"Needs \\fB\\-\\-check\\fR\.|Interactive mode only[^\n]*|Refused [^\n]*)(?:\n|$)", entry)
         modes[name] = said.group(1) if said else ""
     return modes
 
@@ -87,6 +96,11 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
     messages.write_text('{"hello":1}\n')
     recording = tmp_path / "recording.ndjson"
     recording.write_text('{"t_ms":1,"dir":"in","conn":1,"msg":{}}\n{"t_ms":2,"dir":"out","conn":1,"msg":{}}\n')
+    har = tmp_path / "session.har"
+    har.write_text('{"log":{"entries":[{"request":{"url":"ws://127.0.0.1:9/","headers":[]},'
+                   '"_webSocketMessages":[{"type":"send","time":1,"opcode":1,"data":"{}"}]}]}}')
+    conf = tmp_path / "wspipe.conf"
+    conf.write_text("[p]\nurl = ws://127.0.0.1:9/\n")
     modes = man_modes(wspipe_bin)
     assert len(modes) >= 65, modes
     closed = f"ws://127.0.0.1:{helpers.free_port()}/"
@@ -96,11 +110,18 @@ def test_every_flag_is_refused_or_accepted_in_both_modes_as_the_table_says(wspip
         assert name in SAMPLES, f"--{name}: add a sample to test_modes.py"
         args = [a.replace("{pem}", str(pem)).replace("{file}", str(headers)).replace("{jar}", str(tmp_path / "jar"))
                 .replace("{json}", str(messages)).replace("{recording}", str(recording))
-                .replace("{record}", str(tmp_path / "record.ndjson"))
+                .replace("{record}", str(tmp_path / "record.ndjson")).replace("{har}", str(har))
+                .replace("{conf}", str(conf)).replace("{keys}", str(tmp_path / "keys.log"))
                 for a in SAMPLES[name]]
         client_ok = said == "" or said.startswith(("Client", "Refused"))
-        server_ok = said == "" or said.startswith(("Server", "Needs", "Refused"))
+        server_ok = said == "" or said.startswith(("Server", "Needs \\fB\\-\\-listen", "Refused"))
         res = spawn([*args, closed], stdin=b"").finish(20)
+        if said.startswith("Needs \\fB\\-\\-check"):
+            # The flags of --check alone (CheckFlagsTests and test_check.py try them with it).
+            assert res.code == 2 and f"--{name} requires --check" in res.stderr, f"--{name}: {res}"
+            res = spawn(["--listen", f"127.0.0.1:{helpers.free_port()}", *args], stdin=b"").finish(10)
+            assert res.code == 2 and f"--{name} requires --check" in res.stderr, f"--{name}: {res}"
+            continue
         if client_ok:
             assert res.code != 2, f"--{name} refused in client mode: {res}"
         elif said.startswith("Interactive"):

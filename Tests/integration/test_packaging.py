@@ -1,8 +1,9 @@
 """packaging/build.sh (issue 25): the .deb and the release tarball around
 the binary under test, installed the ways the README says (`dpkg -i` into a
 root with its own package database, and `PREFIX=... ./install.sh`), then used:
---version, `man -w`, a bash completion. The build script runs once for the
-module (it compresses 14 MB twice)."""
+--version, `man -w`, a bash completion. They come from the release folder
+that packaging/release.sh makes once for the session (conftest's `release`;
+test_release.py tests the rest of it)."""
 
 from __future__ import annotations
 
@@ -19,22 +20,9 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 
 @pytest.fixture(scope="module")
-def dist(wspipe_bin, tmp_path_factory):
-    for tool in ("dpkg-deb", "tar", "gzip"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (Tests/run installs dpkg with apt-get when it can)")
-    out = tmp_path_factory.mktemp("dist")
-    res = subprocess.run([os.path.join(ROOT, "packaging", "build.sh"), "--binary", wspipe_bin, "--out", str(out)],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert res.returncode == 0, res
-    version_line = subprocess.run([wspipe_bin, "--version"], capture_output=True, text=True).stdout
-    version = version_line.split()[1]
-    machine = os.uname().machine
-    arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(machine, machine)
-    deb = out / f"wspipe_{version}_{arch}.deb"
-    tarball = out / f"wspipe-{version}-{machine}-linux.tar.gz"
-    assert res.stdout.split() == [str(deb), str(tarball)], res
-    return {"deb": deb, "tarball": tarball, "version": version, "version_line": version_line, "machine": machine}
+def dist(release):
+    return {"deb": release.deb, "tarball": release.tarball, "version": release.version,
+            "version_line": release.version_line, "machine": release.machine}
 
 
 def static_elf(path) -> bool:
@@ -125,7 +113,7 @@ def test_the_tarball_installs_under_prefix(dist, tmp_path):
     assert subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout == dist["version_line"]
     assert man_path(prefix / "share/man") == str(prefix / "share/man/man1/wspipe.1")
     assert complete(prefix / "share/bash-completion/completions/wspipe", ["wspipe", "--max-r"]) == \
-        ["--max-redirs", "--max-retries"]
+        ["--max-redirs", "--max-retries", "--max-reply-p99"]
     for path in ("share/zsh/site-functions/_wspipe", "share/fish/vendor_completions.d/wspipe.fish"):
         assert (prefix / path).stat().st_size > 0, path
     res = subprocess.run(["./install.sh", "--uninstall"], cwd=tmp_path / top, env=env, capture_output=True, text=True)
@@ -136,7 +124,7 @@ def test_the_tarball_installs_under_prefix(dist, tmp_path):
 def test_the_readme_names_the_files_the_script_makes(dist):
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    section = readme[readme.index("## Install a release"):]
+    section = readme[readme.index("\n## Install\n"):]
     section = section[:section.index("\n## ", 1)]
     assert "packaging/build.sh" in section
     if dist["machine"] != "x86_64":

@@ -111,6 +111,13 @@ def run_block(code: str, wspipe_bin: str, tmp_path, timeout: float = BLOCK_TIMEO
     script.write_text(code)
     env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")}
     env.update(PATH=f"{bindir}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}", WSPIPE=str(link), NO_COLOR="1")
+    # A home of its own: a recipe that writes ~/.config/wspipe/config writes
+    # there, and no recipe reads the developer's own config file.
+    home = tmp_path / "home"
+    home.mkdir()
+    env["HOME"] = str(home)
+    for name in ("WSPIPE_CONFIG", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "SSLKEYLOGFILE"):
+        env.pop(name, None)
     # Files, not pipes: a background process the block leaves behind must not
     # keep the test waiting for EOF.
     out_path, err_path = tmp_path / "stdout", tmp_path / "stderr"

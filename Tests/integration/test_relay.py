@@ -1,10 +1,14 @@
 """--relay (wspipe(1): OPTIONS, Server mode): every client's message also goes
 to every other client, a chat room with no script; stdout still gets every
-message and stdin lines still go to everyone. A client that does not read
-holds the others back instead of growing a buffer or losing messages."""
+message and stdin lines still go to everyone. Each member has a queue of its
+own: one that does not read holds nobody back, and is dropped once it is more
+than its limit behind; with --send-timeout 0 the room waits for its slowest
+member instead, losing nothing."""
 
 from __future__ import annotations
 
+import json
+import threading
 
 import helpers
 from helpers import events
@@ -67,3 +71,98 @@ def test_relay_slow_client_holds_the_sender_back_without_loss(spawn):
             assert [e["id"] for e in gone] == [id_slow], gone
     finally:
         slow.close()
+
+
+# -- a member that does not read holds nobody (issue 33 item 2) -------------------------------
+# Was: one client that never read froze the whole room (wspipe stopped reading
+# every client until it caught up) until --send-timeout dropped it; an attacker
+# opening a new such client every 3 s kept the room frozen 35 of 39 s. Now
+# each member has a queue of its own: the others go at their own pace, and a
+# member more than its limit behind is dropped (1008, a relay_behind event).
+
+ROOM_SIZE = 64 << 10          # one message: 64 KiB
+ROUND_MESSAGES = 128          # 8 MiB a round: past the 4 MiB high water and the socket buffers
+BEHIND_LIMIT = 16 << 20       # what a member may fall behind (README, Server mode)
+
+
+def room_message(n: int) -> str:
+    return json.dumps({"n": n, "pad": "p" * ROOM_SIZE})
+
+
+def test_rotating_non_readers_never_hold_the_room(spawn):
+    """Default flags. Each round a new member joins that never reads, and the
+    sender says 8 MiB: the reader gets all of it while that member is still
+    in the room (before, the sender was not read again until the member was
+    dropped by the --send-timeout, 10 s later)."""
+    server, port = listen(spawn, ["--events", "--relay", "--route", "*=drop"])
+    attackers = []
+    try:
+        with ws_client(port) as sender, ws_client(port) as reader:
+            client_id(server, 2)
+            got = Receiver(reader)
+            sent = 0
+            for round_ in range(3):
+                attacker, status = raw_client(port, rcvbuf=4096)
+                attackers.append(attacker)
+                assert status.startswith("HTTP/1.1 101"), status
+                attacker_id = client_id(server, 3 + round_)
+                done = threading.Event()
+
+                def say(first=sent):
+                    for n in range(first, first + ROUND_MESSAGES):
+                        sender.send(room_message(n))
+                    done.set()
+
+                threading.Thread(target=say, daemon=True).start()
+                sent += ROUND_MESSAGES
+                # Generous: only a room frozen for the --send-timeout comes near it.
+                messages = got.wait(sent, timeout=30)
+                assert done.wait(10)
+                gone = [e["id"] for e in events(server.err.data(), "client_disconnected")]
+                assert attacker_id not in gone, (
+                    f"round {round_}: the reader got the messages only after the member that never reads left")
+            assert [json.loads(m)["n"] for m in messages] == list(range(sent))
+            assert not events(server.err.data(), "send_timeout"), "a reader waited for a member's --send-timeout"
+    finally:
+        for attacker in attackers:
+            attacker.close()
+
+
+def test_a_member_more_than_its_limit_behind_is_dropped_and_memory_stays_bounded(spawn):
+    """With a --send-timeout far longer than the test, a member that never
+    reads is dropped for falling behind, not for its silence; what wspipe
+    holds for it stays within the limit."""
+    server, port = listen(spawn, ["--events", "--relay", "--route", "*=drop", "--send-timeout", "600s"])
+    with ws_client(port) as sender, ws_client(port) as reader:
+        client_id(server, 2)
+        stuck, status = raw_client(port, rcvbuf=4096)
+        assert status.startswith("HTTP/1.1 101"), status
+        id_stuck = client_id(server, 3)
+        try:
+            got = Receiver(reader)
+            total = 2 * BEHIND_LIMIT // ROOM_SIZE   # twice the limit: the member cannot keep all of it
+            peak = [0]
+
+            def say():
+                for n in range(total):
+                    sender.send(room_message(n))
+                    if n % 32 == 0:
+                        peak[0] = max(peak[0], helpers.vm_rss_kib(server.proc.pid))
+
+            talker = threading.Thread(target=say, daemon=True)
+            talker.start()
+            messages = got.wait(total, timeout=60)
+            talker.join(10)
+            assert [json.loads(m)["n"] for m in messages] == list(range(total))
+            behind = [e for e in helpers.wait_events(server, "relay_behind", 1) if e["$event"] == "relay_behind"]
+            assert [e["id"] for e in behind] == [id_stuck], behind
+            assert behind[0]["limit"] == BEHIND_LIMIT and behind[0]["bytes"] > BEHIND_LIMIT, behind
+            gone = [e for e in helpers.wait_events(server, "client_disconnected", 1)
+                    if e["$event"] == "client_disconnected"]
+            assert [(e["id"], e["code"], e["reason"]) for e in gone] == [(id_stuck, 1008, "fell behind the relay")]
+            assert "fell behind the relay" in server.err.data().decode()
+            assert not events(server.err.data(), "send_timeout")
+            # Two 64 KiB-message queues in flight, the stuck member's 16 MiB, the read buffer: far under this.
+            assert peak[0] < 72 * 1024, f"server RSS {peak[0]} KiB"
+        finally:
+            stuck.close()

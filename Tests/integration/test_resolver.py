@@ -182,7 +182,7 @@ HOSTS_NAME = "wspipe-hosts-file-test.example"
 
 
 def test_names_resolve_with_no_system_library(wspipe_bin, answering_nameserver, ws_server, tmp_path):
-    """What README (Install a release) and Sources/README.md say of the
+    """What README (Install) and Sources/README.md say of the
     static executable: /etc/hosts and DNS (nsswitch's files and dns) are
     answered by the C library inside it, with no libnss_*.so.2 of the
     system; a source named before them that the system does not have

@@ -13,7 +13,8 @@ from helpers import echo, events, server_ssl_context, stats
 VARIABLES = ["url", "url_effective", "num_redirects", "http_code", "remote_ip", "remote_port",
              "time_namelookup", "time_connect", "time_appconnect", "time_redirect", "time_upgrade",
              "time_first_message", "time_total", "close_code", "messages_in", "messages_out", "bytes_in",
-             "bytes_out", "reconnects", "rtt_last", "exitcode"]
+             "bytes_out", "reconnects", "rtt_last", "time_reply_p50", "time_reply_p90", "time_reply_p99",
+             "time_reply_max", "exitcode"]
 
 
 def test_json_has_every_field_in_order_and_times_in_order(spawn, ws_server, tls_cert):

@@ -85,6 +85,7 @@ extension ClientLifecycle {
             case .fatal(_, let status): return status
             case .firstAttemptFailed(let cause), .lostWithoutReconnect(let cause), .gaveUp(_, let cause):
                 if case .handshakeRejected = cause { return .handshakeRejected }
+                if case .socketIORejected = cause { return .handshakeRejected }
                 if cause.errorCloseCode != nil { return .closedWithError }
                 return .connectFailed
             }

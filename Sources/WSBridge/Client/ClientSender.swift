@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSCodecs
 
 /// The client's outgoing path (wspipe(1): RECONNECT AND REPLAY): a message
 /// goes straight into the open connection when nothing waits before it and
@@ -18,7 +19,7 @@ final class ClientSender {
     private var queue = OutboundQueue()
     /// The connection being written to, while there is one.
     var channel: WebSocketChannel? {
-        didSet { if channel !== oldValue { carried = LineTally() } }
+        didSet { if channel !== oldValue { carried = LineTally(); viewsOnConnection = 0 } }
     }
     /// The counted messages sent on the current connection, confirmed or
     /// not: what a server that refuses the connection leaves in doubt.
@@ -73,26 +74,95 @@ final class ClientSender {
     /// it or it ends unconfirmed. A held message is not counted as
     /// unconfirmed: it is sent again until acknowledged.
     func transmit(_ message: OutgoingMessage, line: Int, on channel: WebSocketChannel) {
+        var packets: SocketIOOutgoing.Packets?
+        if let socketIO {
+            guard let made = socketIO.prepare(message, tag: line, what: self.what(line)) else { return }
+            packets = made
+        }
         var tag = line
+        var json: UnsafeRawBufferPointer?
         switch message {
         case .text(let bytes):
             if replay.sent(text: bytes) { tag = MessageTag.uncounted }
             shell.sent(bytes: bytes.count)
         case .binary(let bytes):
+            json = codecView(of: bytes)
+            if let json, replay.sent(text: json) { tag = MessageTag.uncounted }
             shell.sent(bytes: bytes.count)
         }
-        channel.send(message, tag: tag)
+        if let packets { packets.send(message, tag: tag, on: channel) } else { channel.send(message, tag: tag) }
         carried.add(tag: tag)
-        replies.sent(message, now: monotonicNanos(), record: channel.queuedRecords - 1)
+        let record = channel.queuedRecords - 1
+        if let view = packets?.replyView {
+            view.withUnsafeBytes { replies.sent(.text($0), now: monotonicNanos(), record: record) }
+        } else {
+            replies.sent(json.map { .text($0) } ?? message, now: monotonicNanos(), record: record)
+        }
         if recording { onSent?(message, source) }
     }
 
-    /// Sends a message held for its --ack again (it stays held).
+    /// --socketio: lines become packets as they are written (nil: off).
+    var socketIO: SocketIOOutgoing?
+    /// How a report names a message with this tag.
+    private func what(_ tag: Int) -> String {
+        let line = MessageTag.line(of: tag)
+        if line > 0 { return "stdin:\(line): line" }
+        return source == .input ? "a line" : "\(source.flagName) message"
+    }
+
+    /// A message of the connection's own (an --answer, a --heartbeat): as
+    /// it is, or as its packets. False: no Socket.IO line (reported).
+    func sendUncounted(_ message: OutgoingMessage, source: MessageSource, on channel: WebSocketChannel) -> Bool {
+        guard let socketIO else {
+            channel.send(message, tag: Self.connectionOnlyTag)
+            return true
+        }
+        guard let packets = socketIO.prepare(message, tag: Self.connectionOnlyTag, what: "\(source.flagName) message") else {
+            return false
+        }
+        packets.send(message, tag: Self.connectionOnlyTag, on: channel)
+        return true
+    }
+
+    /// Sends a message held for its --ack again (it stays held). With
+    /// --codec the ledger holds the JSON of a binary message: encoded again.
     func resend(_ text: UnsafeRawBufferPointer, on channel: WebSocketChannel) {
-        channel.send(.text(text))
+        if let resendEncoder, let message = try? resendEncoder.encode(text) {
+            channel.send(.binary(message))
+            shell.sent(bytes: message.count)
+        } else {
+            guard sendUncounted(.text(text), source: .input, on: channel) else { return }
+            shell.sent(bytes: text.count)
+        }
         if recording { onSent?(.text(text), .input) }
         replies.sent(.text(text), now: monotonicNanos(), record: channel.queuedRecords - 1)
-        shell.sent(bytes: text.count)
+    }
+
+    // MARK: --codec
+
+    /// Re-encodes the messages held for an --ack (the ledger keeps their JSON).
+    private lazy var resendEncoder = shell.codec.map { Transcoder($0.format, maxJSONBytes: Int.max / 2) }
+    /// The messages of this connection whose JSON was read for the reply rule.
+    private var viewsOnConnection = 0
+
+    /// With --codec, the JSON of a binary message sent, for --ack and the
+    /// reply rule (`ReplyTracker`, which looks at the first messages of a
+    /// connection, or all of them with --reply): nil when neither looks.
+    private func codecView(of bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard let codec = shell.codec else { return nil }
+        guard replay.tracksAcks || replies.isExplicit || viewsOnConnection < ReplyTracker.trackedIDs else { return nil }
+        viewsOnConnection += 1
+        return codec.view(of: bytes)
+    }
+
+    /// The JSON an --ack reads of a message the connection gave back: the
+    /// text, or with --codec the JSON of a binary message.
+    private func ackView<R>(_ message: OutboundQueue.Message, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        message.bytes.withUnsafeBytes { bytes in
+            guard message.isBinary else { return body(bytes) }
+            guard replay.tracksAcks, let codec = shell.codec, let json = codec.view(of: bytes) else { return nil }
+            return body(json)
+        }
     }
 
     /// Moves held messages still to be re-sent, then queued ones, into the
@@ -200,9 +270,8 @@ final class ClientSender {
         var messages: [OutboundQueue.Message] = []
         var frames: [Redelivery.Frame] = []
         let released = channel.takeUnsentMessages { message, fate in
-            var held = false
-            if case .text(let bytes) = message { held = replay.isHeld(bytes) }
             let copy = OutboundQueue.copy(message, line: fate.tag)
+            let held = ackView(copy) { replay.isHeld($0) } ?? false
             messages.append(copy)
             frames.append(Redelivery.Frame(fate: fate, size: copy.bytes.count, isBinary: copy.isBinary, held: held))
         }
@@ -213,7 +282,7 @@ final class ClientSender {
                                 unacknowledged: decision.unacknowledged)
         if let refused = decision.refused {
             recovery.refused = messages[refused]
-            if frames[refused].held { messages[refused].bytes.withUnsafeBytes { replay.release($0) } }
+            if frames[refused].held { _ = ackView(messages[refused]) { replay.release($0) } }
         }
         let again = decision.again.map { index -> OutboundQueue.Message in
             var message = messages[index]

@@ -95,7 +95,8 @@ extension ClientSession {
     }
 
     func hint(_ cause: Disconnect) {
-        if let hint = ConnectHint.hint(for: cause, secure: client.url.secure, authorized: lastAttemptAuthorized) {
+        if let hint = ConnectHint.hint(for: cause, secure: client.url.secure, authorized: lastAttemptAuthorized,
+                                       challenge: lastAttemptChallenge) {
             log.warning("hint: \(hint)")
         }
     }

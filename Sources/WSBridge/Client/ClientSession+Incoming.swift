@@ -7,13 +7,15 @@ import WSJSON
 /// with what it left unsent.
 extension ClientSession {
     func channelEvent(_ event: WebSocketChannel.Event) {
+        if let socketIO, socketIO.isHandshaking { return socketIOHandshakeEvent(event, socketIO) }
         switch event {
         case .message(let message):
             incoming(message)
         case .processed:
+            socketIO?.processed()
             script?.connection?.processed()
             shell.output.routes.flushAll()
-            channel?.setReadPaused(shell.output.routes.isBackedUp)
+            channel?.setReadPaused(readsPaused)
             // Acks release held messages: stdin may read on.
             if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
             sender.replies.processed(now: monotonicNanos(), credit: channel?.readCredit)
@@ -27,14 +29,18 @@ extension ClientSession {
     func incoming(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload, let verdict):
-            metrics.messageArrived()
-            sender.replies.received(text: payload, verdict: verdict)
-            if let echoed = sender.replies.takeEchoedRecord() { channel?.confirmEchoed(record: echoed) }
-            received(text: payload, verdict: verdict)
-            if watchesMessages { watch(text: payload, verdict: verdict) }
+            if let socketIO { return socketIOReceived(event, socketIO) }
+            arrived(text: payload, verdict: verdict)
         case .binary(let payload):
+            if let socketIO { return socketIOReceived(event, socketIO) }
+            if let codec = shell.codec, let json = codec.decode(payload, from: "the server") {
+                // From here on a JSON text message (wspipe(1): BINARY CODECS),
+                // counted in --stats with the bytes that came.
+                shell.stats.bytesIn += payload.count - json.count
+                return incoming(.text(json, verdict: 0))
+            }
             metrics.messageArrived()
-            sender.replies.received(text: nil)
+            if let reply = sender.replies.received(text: nil) { replied(reply) }
             if shell.admit(bytes: payload.count) { shell.output.appendBinary(payload) }
             if watchesMessages { watch(binary: payload) }
         case .ping(let payload):
@@ -53,6 +59,15 @@ extension ClientSession {
             disconnect = .protocolViolation(code: code, reason: reason)
             handle(.peerFailed)
         }
+    }
+
+    /// A text message (or a Socket.IO event's line) to its destination.
+    func arrived(text payload: UnsafeRawBufferPointer, verdict: Int) {
+        metrics.messageArrived()
+        if let reply = sender.replies.received(text: payload, verdict: verdict) { replied(reply) }
+        if let echoed = sender.replies.takeEchoedRecord() { channel?.confirmEchoed(record: echoed) }
+        received(text: payload, verdict: verdict)
+        if watchesMessages { watch(text: payload, verdict: verdict) }
     }
 
     /// `verdict`: the JSON check's answer that came with the message (see
@@ -85,7 +100,7 @@ extension ClientSession {
         if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
     }
 
-    private func watch(binary payload: UnsafeRawBufferPointer) {
+    func watch(binary payload: UnsafeRawBufferPointer) {
         if let script { script.connection?.received(binary: payload) }
         if endingWatchesMessages { ending.received() }
     }
@@ -93,6 +108,7 @@ extension ClientSession {
     func channelEnded(_ reason: WebSocketChannel.EndReason) {
         keepAlive?.stop()
         keepAlive = nil
+        socketIOEnded()
         // wspipe started the ending when it was closing (its Close, a
         // violation it detected) or had ended, or the peer went silent.
         let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect

@@ -21,6 +21,20 @@ extension ClientSession {
         log.debug("pong in \(nanos / 1_000_000).\(nanos / 100_000 % 10) ms")
     }
 
+    /// A reply matched to its request (`ReplyTracker`): its latency counted
+    /// for --stats and -w, told as a reply event, shown beside it interactively.
+    func replied(_ reply: ReplyTracker.Reply) {
+        shell.stats.replyLatency.record(nanos: reply.nanos)
+        shell.events.emit(EventLine.reply(nanos: reply.nanos, key: reply.key), recorded: false)
+        observer?.replied(reply.nanos)
+    }
+
+    /// --max-reply-p99: replies slower than the budget fail the run (exit 8).
+    func checkReplyBudget() {
+        guard let budget = policy.maxReplyP99Nanos else { return }
+        ReplyBudget.check(shell.stats.replyLatency, budgetNanos: budget, log: log, status: &shell.status)
+    }
+
     /// At the end: the cookie jar's last state, then -w's output (stdout
     /// and everything routed have been written out already).
     func reportMetrics() {

@@ -23,9 +23,25 @@ extension ClientSession {
     func scriptOpening() {
         guard let script else { return }
         script.connections += 1
-        script.connection = ConnectionScript(conn: script.connections, peer: script, sequence: script.sequence) {
-            [unowned self] message, source in self.sendScripted(message, source)
-        }
+        script.connection = ConnectionScript(
+            conn: script.connections, peer: script, sequence: script.sequence,
+            // As for stdin lines (`ClientSender.updateFlow`).
+            isBehind: { [unowned self] in (self.channel?.outputBytes ?? 0) >= ClientSender.socketHighWater }
+        ) { [unowned self] message, source in self.sendScripted(message, source) }
+    }
+
+    /// Whether the server is read: not while answers to it wait beyond their
+    /// limit (`ConnectionScript.holdsReadingBack`) or the routes are backed up.
+    var readsPaused: Bool {
+        shell.output.routes.isBackedUp || script?.connection?.holdsReadingBack == true
+    }
+
+    /// The connection caught up: the answers and the heartbeat that waited go
+    /// first, ahead of the queue, and the server is read again.
+    func releaseScripted() {
+        guard let connection = script?.connection else { return }
+        connection.release()
+        channel?.setReadPaused(readsPaused)
     }
 
     /// The connection is open (about to read): heartbeats and the silence watch start.
@@ -33,7 +49,9 @@ extension ClientSession {
         guard let script else { return }
         script.connection?.start(onSilent: { [unowned self] in self.heartbeatSilent() })
         // The answers to the read that ends the run (--max-messages, --until) go before the Close.
-        if !script.answers.isEmpty { channel?.beforeDeferredClose = { [unowned script] in script.connection?.processed() } }
+        if !script.answers.isEmpty {
+            channel?.beforeDeferredClose = { [unowned script] in script.connection?.processed(beforeClose: true) }
+        }
     }
 
     /// The connection ended (after its disconnected event). `${seq}` counts
@@ -48,8 +66,7 @@ extension ClientSession {
     /// of the queue, and belongs to it: after a drop it is not sent again
     /// (`ClientSender.connectionOnlyTag`).
     func sendScripted(_ message: OutgoingMessage, _ source: MessageSource) {
-        guard let channel, channel.isOpen else { return }
-        channel.send(message, tag: ClientSender.connectionOnlyTag)
+        guard let channel, channel.isOpen, sender.sendUncounted(message, source: source, on: channel) else { return }
         channel.flush()
         switch message {
         case .text(let bytes), .binary(let bytes): shell.sent(bytes: bytes.count)
@@ -73,6 +90,7 @@ extension ClientSession {
     func deliverWrapped(_ message: OutgoingMessage) -> Bool {
         guard lifecycle.phase != .closing, lifecycle.phase != .ended else { return false }
         guard let script, case .text(let line) = message else { return false }
+        if PeerScript.isBlankWrapLine(line) { return true }
         let number = shell.stdin?.lineNumber ?? 0
         let reason = script.wrap(line, sequence: script.sequence) { sender.deliver($0, line: number) }
         if let reason {
@@ -93,17 +111,44 @@ extension ClientSession {
         log.info("replaying \(schedule.items.count) message(s)")
         let player = ReplayPlayer(
             schedule: schedule, scheduler: loop,
-            deliver: { [unowned self] message in
+            deliver: { [unowned self] message, tag in
                 defer { self.channel?.flush() }
-                return self.deliver(message)
+                return self.deliver(message, tag: tag)
             },
             canDeliver: { [unowned self] in !self.sender.isFull },
             onEnd: { [unowned self] in
                 self.channel?.flush()
-                self.handle(.inputEnded(self.progress()))
+                self.replayInputEnded(recording: true)
             })
         script.player = player
         player.start()
+    }
+
+    /// A client's --replay is what it sends: stdin is read only to say which
+    /// of its lines were not sent (rather than leave them unread, unsaid).
+    func startStdinBesideReplay() {
+        let pump = shell.makeStdin(
+            deliver: { [unowned self] _ in
+                self.script?.stdinBesideReplay.add(tag: self.shell.stdin?.lineNumber ?? 0)
+                return true
+            },
+            afterBatch: {}, onEnd: { [unowned self] in self.replayInputEnded(recording: false) })
+        pump.resume()
+    }
+
+    /// The recording or stdin beside it has ended. The recording is the run:
+    /// once it has been played, the stdin lines already written are read and
+    /// counted, and stdin is not waited for (a pipe nobody closes would hold
+    /// the run open after its script; stdin at a terminal is not read).
+    func replayInputEnded(recording: Bool) {
+        guard let script else { return }
+        script.replayInput = script.replayInput.after(recordingEnded: recording)
+        if script.replayInput == .stdin, let stdin = shell.stdin {
+            stdin.drainAvailable()  // its end, when reached, comes back here
+            if script.replayInput == .stdin { script.replayInput = .ended }
+            else { return }
+        }
+        if script.replayInput == .ended { handle(.inputEnded(progress())) }
     }
 
     /// Nothing more is taken from the input: stdin, or the --replay.
@@ -115,9 +160,15 @@ extension ClientSession {
     func scriptFinalReport() {
         guard let script else { return }
         if let player = script.player, player.remaining + player.unsent > 0 {
-            let count = player.remaining + player.unsent
-            log.warning("\(count) message(s) of the --replay not sent")
-            shell.stats.notSent += count
+            let notSent = player.tallyRemaining()
+            log.warning("\(notSent.phrase) of the --replay not sent")
+            shell.stats.notSent += notSent.count
+            shell.status = shell.status.combined(with: .inputRejected)
+        }
+        if !script.stdinBesideReplay.isEmpty {
+            let lines = script.stdinBesideReplay
+            log.warning("\(lines.phrase) not sent: in client mode --replay sends the recording, not stdin")
+            shell.stats.notSent += lines.count
             shell.status = shell.status.combined(with: .inputRejected)
         }
         script.finalReport(&shell.status, stats: &shell.stats)

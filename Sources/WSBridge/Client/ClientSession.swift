@@ -31,6 +31,8 @@ public final class ClientSession: SessionDriver {
     private var pumpScheduled = false
     /// The last attempt's request carried a credential (for the hint after a 401).
     var lastAttemptAuthorized = false
+    /// The last refusal's WWW-Authenticate (`ConnectHint`).
+    var lastAttemptChallenge: String?
     /// --until and --idle-timeout.
     lazy var ending = ScriptedEnding(until: policy.until, idleNanos: policy.idleTimeoutNanos, clock: loop) {
         [unowned self] reason in
@@ -55,6 +57,8 @@ public final class ClientSession: SessionDriver {
     let observer: ClientSessionObserver?
     /// --answer, --heartbeat, --wrap, --record, --replay (ClientSession+Script.swift); nil without them.
     let script: PeerScript?
+    /// --socketio: the current connection's Socket.IO side (ClientSession+SocketIO.swift); nil without it.
+    var socketIO: SocketIOClientLink?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -66,14 +70,17 @@ public final class ClientSession: SessionDriver {
         self.policy = policy
         endingWatchesMessages = policy.until != nil || policy.idleTimeoutNanos != nil
         shell = SessionShell(bridge: bridge, log: log, events: events)
-        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log)
+        script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log,
+                            codec: shell.codec)
         watchesMessages = endingWatchesMessages || script != nil
         let sequence = script?.sequence ?? SequenceCounter()
-        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence)
+        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence,
+                                   codec: bridge.codec)
         script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
-        sender.replies = ReplyTracker(replyPath: policy.replyPath, match: policy.replyMatch, lingerNanos: policy.lingerNanos,
-                                      readsJSON: bridge.format == .json)
+        sender.replies = ReplyTracker(replyPath: policy.replyPath, match: policy.replyMatch,
+                                      lingerNanos: policy.lingerNanos, readsJSON: bridge.format == .json,
+                                      socketIO: bridge.socketIO != nil)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
         interactive = client.interactive.map { [shell, replay] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
@@ -82,6 +89,7 @@ public final class ClientSession: SessionDriver {
         }
         observer = interactive
         if let interactive { sender.onResent = { interactive.sent(.text($0)) } }
+        if bridge.socketIO != nil { wireSocketIO() }
         wireInteractive()
         wireScript()
     }
@@ -95,7 +103,14 @@ public final class ClientSession: SessionDriver {
             // stdin is read while the first attempt runs: its lines wait in
             // the queue, and its end is known when the connection opens (a
             // server that closes at once is then answered at once).
-            if interactive == nil && !bridge.receiveOnly && script?.options.replay == nil { startStdin() }
+            let readsStdin = interactive == nil && !bridge.receiveOnly
+            if script?.options.replay == nil {
+                if readsStdin { startStdin() }
+            } else if readsStdin && !StdioMode.isTerminal(0) {
+                startStdinBesideReplay()
+            } else {
+                script?.replayInput = .recording
+            }
         }
     }
 
@@ -148,7 +163,12 @@ public final class ClientSession: SessionDriver {
     }
 
     /// The input is over: stdin (or the terminal, or the --replay) ended.
-    var inputOver: Bool { shell.stdin?.finished ?? interactive?.inputEnded ?? script?.player?.finished ?? false }
+    /// The input is over: stdin's, the console's, or (a --replay's
+    /// recording being the input, its stdin only watched) the playback's.
+    var inputOver: Bool {
+        if script?.options.replay != nil { return script?.player?.finished ?? false }
+        return shell.stdin?.finished ?? interactive?.inputEnded ?? false
+    }
 
     func reportProgress() {
         if lifecycle.wantsProgress { handle(.progressed(progress())) }
@@ -178,6 +198,7 @@ public final class ClientSession: SessionDriver {
         case .cancelAttempt:
             connector?.cancel()
             connector = nil
+            cancelSocketIOHandshake()
         case .reportUnacked:
             reportUnacked()
         case .stopInput:
@@ -202,6 +223,7 @@ public final class ClientSession: SessionDriver {
         connector.start { [unowned self, connector] result in
             self.connector = nil
             self.lastAttemptAuthorized = connector.sentAuthorization
+            self.lastAttemptChallenge = connector.challenge
             switch result {
             case .success(let opened): self.opened(opened)
             case .failure(let failure):
@@ -212,6 +234,22 @@ public final class ClientSession: SessionDriver {
     }
 
     private func opened(_ opened: OpenedConnection) {
+        let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
+                                       compression: opened.compression, tunneled: opened.tunneled,
+                                       loop: loop) { [session = unretainedSelf] event in
+            session.use { $0.channelEvent(event) }
+        }
+        if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
+        // --socketio: the connection opens once every namespace is connected
+        // (ClientSession+SocketIO.swift), which reads the channel first.
+        if bridge.socketIO != nil { return handshakeSocketIO(opened, on: channel) }
+        if bridge.format == .json { channel.readsTextAsJSON() }
+        self.opened(opened, on: channel)
+    }
+
+    /// The connection is open (the WebSocket's, or Socket.IO's once its
+    /// namespaces are connected, when the channel is read already).
+    func opened(_ opened: OpenedConnection, on channel: WebSocketChannel) {
         let isReconnect = lifecycle.everConnected
         scriptOpening()
         if isReconnect { shell.stats.reconnects += 1 }
@@ -223,14 +261,7 @@ public final class ClientSession: SessionDriver {
         logResponse(opened.response)
         observer?.connected(url: opened.url.display, subprotocol: opened.subprotocol,
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
-        let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
-                                       compression: opened.compression, leftover: opened.leftover,
-                                       tunneled: opened.tunneled, loop: loop) { [session = unretainedSelf] event in
-            session.use { $0.channelEvent(event) }
-        }
         self.channel = channel
-        if bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
-        if bridge.format == .json { channel.readsTextAsJSON() }
         sender.channel = channel
         scriptStarted()
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
@@ -254,7 +285,7 @@ public final class ClientSession: SessionDriver {
         }
         guard lifecycle.phase != .ended else { return }
         ending.connected()
-        channel.start()
+        if socketIO == nil { channel.start(leftover: opened.leftover) } else { socketIOOpened() }
         guard self.channel === channel, channel.isOpen else { return }
         startKeepAlive(channel)
         // The --replay takes the place of stdin from the first connection on.
@@ -305,14 +336,16 @@ public final class ClientSession: SessionDriver {
         pump.resume()
     }
 
-    func deliver(_ message: OutgoingMessage) -> Bool {
+    /// `tag`: the message's (`MessageTag`); by default its stdin line.
+    func deliver(_ message: OutgoingMessage, tag: Int? = nil) -> Bool {
         switch lifecycle.phase {
         case .closing, .ended: return false
-        default: sender.deliver(message, line: shell.stdin?.lineNumber ?? 0); return true
+        default: sender.deliver(message, line: tag ?? shell.stdin?.lineNumber ?? 0); return true
         }
     }
 
     private func pump() {
+        releaseScripted()
         sender.pump()
         sender.updateFlow(of: shell.stdin)
         script?.player?.resume()
@@ -342,11 +375,13 @@ public final class ClientSession: SessionDriver {
 
     func stdoutLost() { handle(.stop(.stdoutLost)) }
     func maxMessagesReached() { handle(.stop(.maxMessages)) }
-    func routesDrained() { channel?.setReadPaused(false) }
+    func routesDrained() { channel?.setReadPaused(readsPaused) }
     func finalReport() {
         interactive?.finish()
         ending.reportUnmatched(log: log, status: &shell.status)
         scriptFinalReport()
+        checkReplyBudget()
+        socketIOFinalReport()
         reportMetrics()
     }
 }

@@ -16,4 +16,6 @@ protocol ClientSessionObserver: AnyObject {
     func pong(_ payload: UnsafeRawBufferPointer)
     /// A keepalive ping's round trip.
     func roundTrip(_ nanos: Int64)
+    /// The message about to be shown is a reply that came this long after its request.
+    func replied(_ nanos: Int64)
 }

@@ -1,9 +1,12 @@
+import WSTerminal
+
 /// The likely fix for a failed connection, where there is one
 /// (wspipe(1): OPTIONS, Connection): the mistakes people make in their first
 /// minutes with a WebSocket client, recognised from what the failure says.
 enum ConnectHint {
-    /// `authorized`: the request carried an Authorization header.
-    static func hint(for cause: Disconnect, secure: Bool, authorized: Bool = false) -> String? {
+    /// `authorized`: the request carried an Authorization header;
+    /// `challenge`: the refusal's WWW-Authenticate header.
+    static func hint(for cause: Disconnect, secure: Bool, authorized: Bool = false, challenge: String? = nil) -> String? {
         switch cause {
         case .tlsFailed(let text):
             if text.contains("certificate verify failed") {
@@ -36,9 +39,26 @@ enum ConnectHint {
             if (status == 401 || status == 403) && authorized {
                 return "the server refused the credential that was sent (Authorization header): is it valid, unexpired and for this server?"
             }
+            if status == 401, let challenge, let scheme = challenge.split(whereSeparator: { $0 == " " || $0 == "," }).first {
+                return hint(forChallenge: scheme.lowercased(), String(scheme))
+            }
             return hint(forStatus: status)
         default:
             return nil
+        }
+    }
+
+    /// What a 401's WWW-Authenticate asks for (its first scheme).
+    private static func hint(forChallenge scheme: String, _ spelled: String) -> String {
+        switch scheme {
+        case "basic":
+            return "the server asks for a user name and password (WWW-Authenticate: Basic): "
+                + "--user-file FILE, or --user USER:PASSWORD"
+        case "bearer":
+            return "the server asks for a token (WWW-Authenticate: Bearer): -H 'Authorization: Bearer TOKEN'"
+        default:
+            return "the server asks for \(TerminalEscaping.escaping(spelled)) authorization (WWW-Authenticate), "
+                + "which wspipe does not compute: give the header with -H 'Authorization: ...'"
         }
     }
 

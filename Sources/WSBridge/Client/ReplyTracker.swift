@@ -1,4 +1,5 @@
 import WSJSON
+import WSTransport
 /// How long the Close waits at stdin EOF for the replies of what was sent
 /// (wspipe(1): OPTIONS, Ending, --linger and --reply): a request/response
 /// server stops answering once it has a Close, so `echo REQUEST | wspipe URL`
@@ -102,15 +103,26 @@ struct ReplyTracker {
     private var unechoedRecords: [Int] = []
     /// The record number of the message the last arrival echoed (`takeEchoedRecord`).
     private var echoedRecord: Int?
-    private var echoable = true
+    private var echoable: Bool
+    private let comparesEchoes: Bool
     /// The latest arrival was an echo of a message sent.
     private var lastWasEcho = false
     /// The server echoed a message on this connection: it owes the others.
     private var echoes = false
+    /// Reply latency (`replied`), apart from the matching rule.
+    private var latency = ReplyLatency()
 
-    init(replyPath: [String]?, match: UntilCondition? = nil, lingerNanos: Int64, readsJSON: Bool) {
+    /// `socketIO`: the default rule keys on "ack_of", not "id" (a line that
+    /// asks for an ack is shown with the id its answer will name:
+    /// `SocketIOOutgoing.Packets.replyView`), and no echo is looked for: an
+    /// event that comes back as it went is the application's (a chat room's
+    /// broadcast), not an echo server's, and says nothing of the other lines.
+    init(replyPath: [String]?, match: UntilCondition? = nil, lingerNanos: Int64, readsJSON: Bool,
+         socketIO: Bool = false) {
+        comparesEchoes = !socketIO
+        echoable = !socketIO
         explicitPath = replyPath.map { $0.map { Array($0.utf8) } }
-        path = explicitPath ?? [Array("id".utf8)]
+        path = explicitPath ?? [Array((socketIO ? "ack_of" : "id").utf8)]
         self.match = match
         self.lingerNanos = lingerNanos
         self.readsJSON = readsJSON
@@ -144,9 +156,10 @@ struct ReplyTracker {
         unechoed.removeAll()
         unechoedRecords.removeAll()
         echoedRecord = nil
-        echoable = true
+        echoable = comparesEchoes
         lastWasEcho = false
         echoes = false
+        latency.connected(keepingKeyed: explicitPath != nil)
         windowNanos = max(10 * roundTripNanos, 10_000_000)
         quietNanos = max(4 * roundTripNanos, Self.minimumQuietNanos)
     }
@@ -158,28 +171,48 @@ struct ReplyTracker {
         sentCount += 1
         if echoable { keepForEcho(message, record: record) }
         if case .text(let payload) = message, let key = key(of: payload, recording: true) {
-            if owed[key] == nil { serial += 1; owed[key] = serial }
+            if owed[key] == nil {
+                serial += 1
+                owed[key] = serial
+                latency.sent(serial: serial, at: now())
+            }
             return
         }
         guard explicitPath == nil else { return }
         sentWithoutKey += 1
+        latency.sentWithoutKey(at: now())
         if creditsRequests && requestRecords.count < Self.creditedRequests { requestRecords.append(record) }
     }
 
     /// A data message came in (`payload` nil: binary).
     /// `verdict`: the JSON check's answer that came with the message (-1: none).
-    mutating func received(text payload: UnsafeRawBufferPointer?, verdict: Int = -1) {
+    /// Returns how long after its request this reply came, when it is one
+    /// (the clock is read only then).
+    @discardableResult
+    mutating func received(text payload: UnsafeRawBufferPointer?, verdict: Int = -1,
+                           now: @autoclosure () -> Int64 = monotonicNanos()) -> Reply? {
         // Before anything was sent on the connection a message is no reply,
         // unless its key says it is (--reply: owed since an earlier connection).
-        guard firstSentAt != nil || isExplicit else { return }
+        guard firstSentAt != nil || isExplicit else { return nil }
         arrivals += 1
         lastWasEcho = echoable && isEcho(payload)
         if lastWasEcho { echoes = true }
         if !owed.isEmpty, let payload, let key = key(of: payload, recording: false, verdict: verdict),
-           matches(payload), owed.removeValue(forKey: key) != nil {
-            return
+           matches(payload), let serial = owed.removeValue(forKey: key) {
+            return latency.replied(serial: serial, key: key, now: now())
         }
         pendingArrivals += 1
+        // Without a key, only an exact echo is known to answer a message (the
+        // oldest sent without a key): the count the default rule keeps is a
+        // guess for closing, which a push or a greeting would fool.
+        guard explicitPath == nil, lastWasEcho else { return nil }
+        return latency.repliedWithoutKey(now: now())
+    }
+
+    /// A reply matched to its request: how long it took, and the --reply key (raw JSON).
+    struct Reply: Equatable {
+        var nanos: Int64
+        var key: [UInt8]?
     }
 
     /// --reply-match: the message (valid JSON, since it has the key) meets it.
@@ -277,6 +310,7 @@ struct ReplyTracker {
         requestRecords.removeAll()
         sentWithoutKey += owed.count
         owed.removeAll()
+        latency.forgetKeyed()
         return nil
     }
 
@@ -368,5 +402,53 @@ struct ReplyTracker {
     var owedKeys: [[UInt8]] {
         guard isExplicit else { return [] }
         return owed.sorted { $0.value < $1.value }.map(\.key)
+    }
+}
+
+/// When the requests still owed a reply went out (wspipe(1): --stats
+/// reply_ms), kept beside `ReplyTracker`'s matching rule, which only says
+/// which request a reply answers: by its key's serial, or, for an echo, the
+/// oldest of those sent without a key. Bounded: keyed requests are at most
+/// those owed; those without a key at most `ReplyTracker.trackedIDs` per
+/// connection (later ones are not measured).
+struct ReplyLatency {
+    private var keyed: [Int: Int64] = [:]
+    private var withoutKey: [Int64] = []
+    private var withoutKeyHead = 0
+    private var withoutKeySent = 0
+
+    /// A new connection: the default rule's requests are no longer owed
+    /// (with --reply, the keyed ones still are).
+    mutating func connected(keepingKeyed: Bool) {
+        if !keepingKeyed { keyed.removeAll() }
+        withoutKey.removeAll()
+        withoutKeyHead = 0
+        withoutKeySent = 0
+    }
+
+    mutating func sent(serial: Int, at now: Int64) {
+        keyed[serial] = now
+    }
+
+    mutating func sentWithoutKey(at now: @autoclosure () -> Int64) {
+        withoutKeySent += 1
+        guard withoutKeySent <= ReplyTracker.trackedIDs else { return }
+        withoutKey.append(now())
+    }
+
+    mutating func forgetKeyed() {
+        keyed.removeAll()
+    }
+
+    mutating func replied(serial: Int, key: [UInt8], now: Int64) -> ReplyTracker.Reply? {
+        guard let sentAt = keyed.removeValue(forKey: serial) else { return nil }
+        return ReplyTracker.Reply(nanos: now - sentAt, key: key)
+    }
+
+    mutating func repliedWithoutKey(now: Int64) -> ReplyTracker.Reply? {
+        guard withoutKeyHead < withoutKey.count else { return nil }
+        let sentAt = withoutKey[withoutKeyHead]
+        withoutKeyHead += 1
+        return ReplyTracker.Reply(nanos: now - sentAt, key: nil)
     }
 }

@@ -42,6 +42,7 @@ struct SessionMetrics {
         v.bytesOut = stats.bytesOut
         v.reconnects = stats.reconnects
         v.rttLast = lastRoundTrip ?? 0
+        v.setReplies(stats.replyLatency)
         v.exitCode = Int(exitStatus)
         v.timeFirstMessage = firstMessageAt.map { $0 - startedAt } ?? 0
         v.timeTotal = monotonicNanos() - startedAt

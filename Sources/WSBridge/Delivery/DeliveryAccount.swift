@@ -186,7 +186,9 @@ struct DeliveryAccount {
     /// A data frame was queued; it ends at frame-stream offset `end`.
     @inline(__always)
     mutating func recorded(tag: Int, end: Int) {
-        if tag < 0 { lastUncountedRecord = queuedRecords }
+        // A replayed message's line is not a stdin line, an attachment counts
+        // with its packet: their tally takes the slow path.
+        if tag < 0 || tag & (MessageTag.replayed | MessageTag.attachment) != 0 { lastUncountedRecord = queuedRecords }
         records.append(Record(end: end, tag: tag))
     }
 

@@ -18,6 +18,19 @@ extension EventLine {
         return line.finishLine()
     }
 
+    /// `{"$event":"reply","ms":12.345,"key":7}`: a reply matched to its
+    /// request came this long after it was sent; "key" its --reply value (or
+    /// "id" under the one-shot rule) when it was matched by one; with --check,
+    /// "file" and "line" of the recording's message.
+    public static func reply(nanos: Int64, key: [UInt8]? = nil, file: String? = nil, line: Int? = nil) -> [UInt8] {
+        var event = start("reply")
+        event.raw("ms", milliseconds(nanos))
+        if let key { event.raw("key", key) }
+        if let file { event.string("file", file) }
+        if let line { event.int("line", line) }
+        return event.finishLine()
+    }
+
     /// Nanoseconds as milliseconds with three decimals, a JSON number ("12.345").
     static func milliseconds(_ nanos: Int64) -> [UInt8] {
         let micros = max(nanos, 0) / 1000

@@ -22,11 +22,13 @@ public final class EventSink {
     }
 
     /// `make` only runs when events are on (or recorded), so building a line
-    /// costs nothing otherwise. Each line gets its `time` here.
-    func emit(_ make: @autoclosure () -> [UInt8]) {
-        guard enabled || recorder != nil else { return }
+    /// costs nothing otherwise. Each line gets its `time` here. `recorded`:
+    /// false for what measures a message rather than the lifecycle (a reply's
+    /// latency), which --record leaves out.
+    func emit(_ make: @autoclosure () -> [UInt8], recorded: Bool = true) {
+        guard enabled || (recorded && recorder != nil) else { return }
         let stamped = UTCTimestamp.stamping(make(), time: UTCTimestamp.now())
-        recorder?(stamped)
+        if recorded { recorder?(stamped) }
         guard enabled else { return }
         let line = TerminalEscaping.escaped(stamped, in: .json)
         if let divert { return divert(line) }

@@ -14,6 +14,9 @@ public struct LineTally: Equatable, Sendable {
     /// First and last stdin line counted; 0 when none was a stdin line.
     public private(set) var first = 0
     public private(set) var last = 0
+    /// First and last line of the --replay file counted; 0 when none.
+    public private(set) var replayFirst = 0
+    public private(set) var replayLast = 0
 
     public init() {}
 
@@ -28,8 +31,14 @@ public struct LineTally: Equatable, Sendable {
 
     /// Counts one message sent with `tag`.
     public mutating func add(tag: Int) {
-        guard tag >= 0 else { return }
+        guard tag >= 0, tag & MessageTag.attachment == 0 else { return }
         count += 1
+        let replayed = MessageTag.replayLine(of: tag)
+        if replayed > 0 {
+            if replayFirst == 0 || replayed < replayFirst { replayFirst = replayed }
+            if replayed > replayLast { replayLast = replayed }
+            return
+        }
         let line = MessageTag.line(of: tag)
         guard line > 0 else { return }
         if first == 0 || line < first { first = line }
@@ -45,6 +54,8 @@ public struct LineTally: Equatable, Sendable {
         count += other.count
         if other.first > 0 && (first == 0 || other.first < first) { first = other.first }
         if other.last > last { last = other.last }
+        if other.replayFirst > 0 && (replayFirst == 0 || other.replayFirst < replayFirst) { replayFirst = other.replayFirst }
+        if other.replayLast > replayLast { replayLast = other.replayLast }
     }
 
     /// This tally without `suffix`, the last messages it counted (lines
@@ -58,10 +69,15 @@ public struct LineTally: Equatable, Sendable {
         return LineTally(count: count - suffix.count, first: end >= first ? first : 0, last: end >= first ? end : 0)
     }
 
-    /// `stdin:15259-16290`, `stdin:12`, or nil when no stdin line is counted.
+    /// `stdin:15259-16290`, `stdin:12`, `--replay:40-52` (lines of the
+    /// recording), both, or nil when no line is counted.
     public var lines: String? {
-        guard first > 0 else { return nil }
-        return first == last ? "stdin:\(first)" : "stdin:\(first)-\(last)"
+        var parts: [String] = []
+        if first > 0 { parts.append(first == last ? "stdin:\(first)" : "stdin:\(first)-\(last)") }
+        if replayFirst > 0 {
+            parts.append(replayFirst == replayLast ? "--replay:\(replayFirst)" : "--replay:\(replayFirst)-\(replayLast)")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// "1032 message(s) (stdin:15259-16290)".
@@ -81,9 +97,29 @@ public enum MessageTag {
     /// connection, which dropped before its peer acknowledged it. Sent again,
     /// it is no longer "not sent" if the run ends before it goes out.
     public static let writtenBefore = 1 << 60
+    /// Added to a counted tag (--socketio): the message is a Socket.IO packet
+    /// already, sent again as it is (not translated again).
+    public static let packet = 1 << 59
+    /// Added to a counted tag (--socketio): a binary attachment of the packet
+    /// before it, which counts for both (sent again with it, not counted).
+    public static let attachment = 1 << 58
 
-    /// The stdin line of a counted tag (0: none).
+    /// Added to a line of the --replay file: the message is that line's
+    /// (counted, and reported with the recording's line, not stdin's).
+    public static let replayed = 1 << 57
+    /// The bits of a counted tag below the marks above: the line number.
+    static let lineMask = replayed - 1
+
+    /// The tag of the message of line `number` of the --replay file.
+    public static func replayed(line number: Int) -> Int { replayed | number }
+
+    /// The stdin line of a counted tag (0: none, a replayed message included).
     public static func line(of tag: Int) -> Int {
-        tag < 0 ? 0 : tag & (writtenBefore - 1)
+        tag < 0 || tag & replayed != 0 ? 0 : tag & lineMask
+    }
+
+    /// The --replay file's line of a counted tag (0: none).
+    public static func replayLine(of tag: Int) -> Int {
+        tag < 0 || tag & replayed == 0 ? 0 : tag & lineMask
     }
 }

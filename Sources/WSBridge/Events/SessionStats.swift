@@ -27,6 +27,9 @@ public struct SessionStats: Equatable, Sendable {
     /// The round trip of the last pong to a --ping-interval ping (nanoseconds);
     /// nil without one, and then not in the line.
     public var rttLastNanos: Int64? = nil
+    /// How long replies took (wspipe(1): --stats): each reply matched (by
+    /// --reply, the one-shot rule or --check), from its request's send.
+    public var replyLatency = LatencyHistogram()
 
     public init() {}
 
@@ -40,7 +43,7 @@ public struct SessionStats: Equatable, Sendable {
         if tally.first > 0 { unreadLines.append([tally.first, tally.last]) }
     }
 
-    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..,"unconfirmed":..,"unconfirmed_lines":[[first,last],..],"unread":..,"unread_lines":[..],"time":".."}}\n
+    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..,"unconfirmed":..,"unconfirmed_lines":[[first,last],..],"unread":..,"unread_lines":[..],"reply_ms":{..},"time":".."}}\n
     /// `time`: when the run ended (RFC 3339, UTC), left out when nil.
     public func jsonLine(time: [UInt8]? = nil) -> [UInt8] {
         var line = JSONObjectWriter(capacity: 160)
@@ -58,6 +61,7 @@ public struct SessionStats: Equatable, Sendable {
         line.int("unread", unread)
         line.rawArray("unread_lines", unreadLines.map { Array("[\($0[0]),\($0[1])]".utf8) })
         if let rttLastNanos { line.raw("rtt_last_ms", EventLine.milliseconds(rttLastNanos)) }
+        if !replyLatency.isEmpty { line.raw("reply_ms", replyLatency.jsonObject()) }
         if let time { line.string("time", String(decoding: time, as: UTF8.self)) }
         line.endObject()
         return line.finishLine()

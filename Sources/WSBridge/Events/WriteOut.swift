@@ -90,7 +90,9 @@ public struct WriteOutFormat: Sendable, Equatable {
 public enum WriteOutVariable: String, CaseIterable, Sendable {
     case url, url_effective, num_redirects, http_code, remote_ip, remote_port
     case time_namelookup, time_connect, time_appconnect, time_redirect, time_upgrade, time_first_message, time_total
-    case close_code, messages_in, messages_out, bytes_in, bytes_out, reconnects, rtt_last, exitcode
+    case close_code, messages_in, messages_out, bytes_in, bytes_out, reconnects, rtt_last
+    case time_reply_p50, time_reply_p90, time_reply_p99, time_reply_max
+    case exitcode
 
     /// One sentence for the man page.
     public var meaning: String {
@@ -115,6 +117,10 @@ public enum WriteOutVariable: String, CaseIterable, Sendable {
         case .bytes_out: return "The payload bytes of the messages sent."
         case .reconnects: return "Connections after the first."
         case .rtt_last: return "The round trip of the last --ping-interval ping, in seconds (0 without one)."
+        case .time_reply_p50: return "The median reply latency, in seconds: replies matched by --reply, by the one-shot rule (an id, an echo) or by --check, each from its request (0 without any)."
+        case .time_reply_p90: return "The 90th percentile of the reply latencies, in seconds."
+        case .time_reply_p99: return "The 99th percentile of the reply latencies, in seconds."
+        case .time_reply_max: return "The longest reply latency, in seconds."
         case .exitcode: return "The exit status."
         }
     }
@@ -131,9 +137,19 @@ public struct WriteOutValues: Equatable, Sendable {
     public var closeCode = 0
     public var messagesIn = 0, messagesOut = 0, bytesIn = 0, bytesOut = 0, reconnects = 0
     public var rttLast: Int64 = 0
+    /// Reply latencies (nanoseconds), 0 without replies.
+    public var replyP50: Int64 = 0, replyP90: Int64 = 0, replyP99: Int64 = 0, replyMax: Int64 = 0
     public var exitCode = 0
 
     public init() {}
+
+    /// The reply latencies' percentiles (`time_reply_*`).
+    public mutating func setReplies(_ latency: LatencyHistogram) {
+        replyP50 = latency.percentileNanos(50)
+        replyP90 = latency.percentileNanos(90)
+        replyP99 = latency.percentileNanos(99)
+        replyMax = latency.maxNanos
+    }
 
     enum Value { case string(String), int(Int), seconds(Int64) }
 
@@ -159,6 +175,10 @@ public struct WriteOutValues: Equatable, Sendable {
         case .bytes_out: return .int(bytesOut)
         case .reconnects: return .int(reconnects)
         case .rtt_last: return .seconds(rttLast)
+        case .time_reply_p50: return .seconds(replyP50)
+        case .time_reply_p90: return .seconds(replyP90)
+        case .time_reply_p99: return .seconds(replyP99)
+        case .time_reply_max: return .seconds(replyMax)
         case .exitcode: return .int(exitCode)
         }
     }

@@ -11,6 +11,8 @@ final class MessageOutput {
     /// routed elsewhere than the fallback); otherwise it goes straight out.
     let classifiesText: Bool
     private let log: Diagnostics
+    /// --route-errors ignore: a route that fails is not reported on stderr.
+    private let quietRouteErrors: Bool
     private(set) var failures = 0
     /// stdout closed or failed: `nil` for a reader that went away (`| head`,
     /// a normal way to stop reading), else the error to report.
@@ -26,6 +28,7 @@ final class MessageOutput {
         formatters = bridge.formatters(anyTerminal: routes.destinations.contains { $0.isTerminal })
         classifiesText = routes.usesTypeKey || routes.textDestination !== routes.fallback
         self.log = log
+        quietRouteErrors = bridge.routeErrorsIgnored
         events.destination = routes.eventDestination
         failed = { [unowned self] in self.destinationFailed($0, $1) }
         // Event lines end in a newline whatever the format (EventLine).
@@ -74,8 +77,9 @@ final class MessageOutput {
 
     /// A failed route makes the status 1 unless --route-errors ignore. (The
     /// destinations are written out and closed by the shell's `OutputDrain`.)
-    /// Every failed destination says how many of its lines were dropped; a
-    /// stdout whose reader went away (`| head -1`) does not change the status.
+    /// Every failed destination says how many of its lines were dropped
+    /// (a route, not with --route-errors ignore); a stdout whose reader went
+    /// away (`| head -1`) does not change the status.
     func reportFailures(_ status: inout ExitStatus, ignoringRouteErrors: Bool) {
         if failures > 0 && !ignoringRouteErrors { status = status.combined(with: .runtimeError) }
         for destination in routes.destinations where destination.failed && destination.droppedLines > 0 {
@@ -83,16 +87,21 @@ final class MessageOutput {
             if destination === routes.fallback && destination.spec == .stdout {
                 let why = destination.failureReason == "closed" ? "stdout was closed" : "writing stdout failed"
                 log.warning("\(why): \(count) received message(s) not written")
-            } else {
+            } else if !quietRouteErrors {
                 log.warning("route to \(destination.name): \(count) message(s) not written (\(destination.failureReason ?? "failed"))")
             }
         }
     }
 
-    /// Reported once with its name; the other routes keep working.
+    /// Reported once with its name (not with --route-errors ignore); the
+    /// other routes keep working.
     private func destinationFailed(_ destination: Destination, _ reason: String) {
         guard destination === routes.fallback, destination.spec == .stdout else {
-            log.warning("route to \(destination.name) failed: \(reason); its lines are dropped from now on")
+            if quietRouteErrors {
+                log.info("route to \(destination.name) failed: \(reason); its lines are dropped from now on")
+            } else {
+                log.warning("route to \(destination.name) failed: \(reason); its lines are dropped from now on")
+            }
             failures += 1
             return
         }

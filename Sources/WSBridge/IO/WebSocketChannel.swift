@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSJSON
+import WSSocketIO
 
 /// One open WebSocket over a byte stream, driven by the event loop: reads go
 /// through the sans-I/O `Connection`, whose events are handed to the owner;
@@ -64,6 +65,9 @@ final class WebSocketChannel {
     private var preamble = ByteBuffer()
     /// --trace: shown every frame read and written.
     var tracer: FrameTracer?
+    /// --socketio: text messages are Engine.IO packets, and only those that
+    /// carry a Socket.IO packet are signs of life (pings are the transport's).
+    var framesEngineIO = false
     /// Called when all queued output has been written (stdin may resume).
     var onDrained: (() -> Void)?
     /// A Close asked for during a read is about to go out: the last chance to
@@ -356,8 +360,19 @@ final class WebSocketChannel {
         if readiness.contains(.writable) && going { flush() }
     }
 
+    /// Reads in one turn of the loop, at most (2 MiB): a peer sending faster
+    /// than wspipe reads kept the loop here, and nothing else was served (a
+    /// server under a ping flood answered no other client's upgrade).
+    private static let readsPerTurn = 8
+    /// TLS's next reads after a turn that used them all (poll cannot see
+    /// what it holds decrypted).
+    private var nextTurn: EventLoop.TimerID?
+
     private func readAvailable() {
+        var reads = 0
         while !ended && !readingStopped {
+            if reads == Self.readsPerTurn { return yieldTurn() }
+            reads += 1
             var asked = Self.readBuffer.count
             let result: IOResult
             if let inPlace = readIntoMessage(&asked) {
@@ -399,6 +414,17 @@ final class WebSocketChannel {
         delivery.arrived()
     }
 
+    /// Lets the loop serve the others: poll reports the socket again next
+    /// turn; TLS is read again by a timer, once.
+    private func yieldTurn() {
+        flush()
+        guard isTLS, nextTurn == nil, !ended else { return }
+        nextTurn = loop.schedule(afterNanos: 0) { [weak self] in
+            self?.nextTurn = nil
+            self?.readAvailable()
+        }
+    }
+
     private func feed(_ bytes: UnsafeMutableRawBufferPointer) {
         receiving { connection, deliver in connection.receive(bytes, deliver) }
     }
@@ -437,7 +463,14 @@ final class WebSocketChannel {
             // A message or a pong says the peer is there and reading; a pong
             // to our ping says exactly what it read (DeliveryAccount).
             switch event {
-            case .text, .binary: delivery.update { $0.signOfLife() }
+            case .text(let payload, _):
+                // --socketio: Engine.IO's own packets (pings) are the transport's.
+                if !framesEngineIO || EngineIOPacket.isMessage(payload) {
+                    delivery.update { $0.signOfLife() }
+                } else {
+                    delivery.update { $0.otherEvent() }
+                }
+            case .binary: delivery.update { $0.signOfLife() }
             case .pong(let payload): _ = delivery.update { $0.pongReceived(payload) }
             case .closeReceived(let code, _):
                 delivery.update { $0.closeReceived(normal: code.map { [.normal, .goingAway].contains($0) } ?? true) }
@@ -669,6 +702,8 @@ final class WebSocketChannel {
     private func finish(_ reason: EndReason) {
         guard !ended else { return }
         if phases.handle(.end).contains(.unwatch) { loop.unwatch(stream.fd) }
+        if let nextTurn { loop.cancel(nextTurn) }
+        nextTurn = nil
         // Asked before the close: the kernel still knows what the peer never acknowledged.
         delivery.end()
         stream.close()

@@ -11,8 +11,9 @@ import WSTransport
 /// mode is put back when it is read and when it is written), and wspipe's
 /// own directory (one named `wspipe`, as in the default path) at 0700; missing directories
 /// above it are created with 0700 (XDG Base Directory spec). When it holds
-/// twice `limit` lines it is rewritten with the newest `limit` (through a
-/// temporary file and rename(2)).
+/// twice `limit` lines it is rewritten with the newest `limit`. It is
+/// written as a `PrivateFile` (never through a link, never a file of
+/// another user's, a rewrite through a temporary file of a random name).
 ///
 /// No failure is fatal: the first one is returned as a warning to show,
 /// later ones are silent, and the history keeps working in memory.
@@ -117,7 +118,7 @@ struct HistoryFile {
         line.append(0x0A)
         if let error = ensureDirectory() { return failure("cannot create the directory of", error) }
         let fd: Int32
-        switch FD.open(path, .append(creatingWithMode: Self.fileMode)) {
+        switch PrivateFile.openForAppending(path) {
         case .success(let opened): fd = opened
         case .failure(let error): return failure("cannot write", error)
         }
@@ -129,26 +130,16 @@ struct HistoryFile {
         return nil
     }
 
+    /// The newest `limit` entries as the whole file, through a `PrivateFile`
+    /// (a temporary file of a random name, renamed over it).
     private mutating func rewrite(_ entries: [String]) -> String? {
         if let error = ensureDirectory() { return failure("cannot create the directory of", error) }
-        let temporary = path + ".tmp.\(ProcessEnvironment.processID)"
-        let fd: Int32
-        switch FD.open(temporary, .replace(creatingWithMode: Self.fileMode)) {
-        case .success(let opened): fd = opened
-        case .failure(let error): return failure("cannot write", error)
-        }
         var bytes: [UInt8] = []
         for entry in entries.suffix(limit) {
             bytes.append(contentsOf: Self.escape(entry))
             bytes.append(0x0A)
         }
-        // The umask may have taken bits off the new file's mode: 0600 exactly.
-        let error = keepPrivate(fd) ?? bytes.withUnsafeBytes { FD.writeAll(fd, $0) }
-        FD.close(fd)
-        if let error = error ?? FileSystem.rename(temporary, to: path) {
-            FileSystem.remove(temporary)
-            return failure("cannot write", error)
-        }
+        if let error = PrivateFile.replace(path, with: bytes) { return failure("cannot write", error) }
         lineCount = min(entries.count, limit)
         return nil
     }

@@ -133,6 +133,11 @@ extension InteractiveConsole {
             guard let last = transcript.lastSent else { return refuse("/resend: no message sent yet") }
             entry = last
         }
+        if options.codec != nil && !entry.binary, case .success(let sends) = messages(entry.payload) {
+            // --codec: a sent message is kept as its line (see `send`).
+            for action in sends { send(action, above: &above, actions: &actions) }
+            return true
+        }
         send(entry.binary ? .sendBinary(entry.payload) : .sendText(entry.payload), above: &above, actions: &actions)
         return true
     }

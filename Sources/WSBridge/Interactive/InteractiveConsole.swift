@@ -1,5 +1,6 @@
 import WSCore
 import WSJSON
+import WSCodecs
 import WSTerminal
 import WSTransport
 
@@ -55,6 +56,9 @@ public final class InteractiveConsole {
         public var format: LineFormat = .json
         /// --lenient: an invalid JSON line is sent as text instead of kept.
         public var lenient = false
+        /// --codec: typed JSON is sent as binary messages in this format; the
+        /// transcript shows the messages sent as the lines that make them.
+        public var codec: BinaryFormat?
         /// ANSI colours (off with NO_COLOR).
         public var colors = false
         public var columns = 80
@@ -156,6 +160,8 @@ public final class InteractiveConsole {
     var formatter: TranscriptFormatter
     private var historyFile: HistoryFile?
     var translator: InputTranslator
+    /// --codec: the JSON of the binary messages sent, for the transcript.
+    private let codecViews: Transcoder?
     /// Shown above the prompt by `start()` (a history file that could not be read).
     private var startupWarning: String?
     /// The messages shown, kept for /find, /show and /resend.
@@ -170,6 +176,9 @@ public final class InteractiveConsole {
     var lastSent: (payload: [UInt8], binary: Bool)?
     /// The note suggesting -t was shown (once).
     private var suggestedText = false
+    /// The next message received is a reply that came this long after its
+    /// request: shown beside it (wspipe(1): INTERACTIVE MODE).
+    public var replyNanos: Int64?
     var completion: TabCompletion
 
     public init(options: Options) {
@@ -184,7 +193,8 @@ public final class InteractiveConsole {
         renderer = EditorRenderer(columns: options.columns, screenRows: options.rows, colors: options.colors)
         formatter = TranscriptFormatter(colors: options.colors, columns: options.columns, screenRows: options.rows)
         translator = InputTranslator(format: options.format, lenient: options.lenient,
-                                     maxPendingBytes: options.maxMessageSize)
+                                     maxPendingBytes: options.maxMessageSize, codec: options.codec)
+        codecViews = options.codec.map { Transcoder($0, maxJSONBytes: Int.max / 2) }
         transcript = Transcript(limitBytes: options.transcriptBytes)
         completion = TabCompletion(list: options.listDirectory, home: options.home)
         let path = options.savedMessagesPath
@@ -245,6 +255,7 @@ public final class InteractiveConsole {
     /// A message received that the transcript does not show (routed to a
     /// file or a command): counted, and kept for ${.KEYPATH}.
     public func received(_ payload: UnsafeRawBufferPointer, binary: Bool) {
+        replyNanos = nil
         count(payload, binary: binary, direction: .received, isJSON: !binary && Self.isJSON(payload))
         staleStatus()
     }
@@ -293,12 +304,15 @@ public final class InteractiveConsole {
         count(payload, binary: binary, direction: direction, isJSON: isJSON)
         let time = options.clock()
         let number = transcript.add(payload, binary: binary, direction: direction, time: time)
+        let reply = direction == .received ? replyNanos : nil
+        if direction == .received { replyNanos = nil }
         if let filter, !filter.shows(payload, binary: binary, direction: direction) {
             status.hidden += 1
             staleStatus()
             return []
         }
-        return formatter.message(payload, binary: binary, direction: direction, at: time, number: number)
+        return formatter.message(payload, binary: binary, direction: direction, at: time, number: number,
+                                 replyNanos: reply)
     }
 
     private func count(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: TranscriptDirection, isJSON: Bool) {
@@ -466,6 +480,25 @@ public final class InteractiveConsole {
     /// Records a send and echoes it in the transcript as sent.
     func send(_ action: Action, above: inout [UInt8], actions: inout [Action]) {
         actions.append(action)
+        if let codecViews {
+            // As the line that makes the message: the JSON of a value, a
+            // text in its envelope; so /resend makes the same message.
+            switch action {
+            case .sendBinary(let payload):
+                if let json = payload.withUnsafeBytes({ try? Array(codecViews.decode($0)) }) {
+                    above += json.withUnsafeBytes { transcribe($0, binary: false, direction: .sent, isJSON: true) }
+                    return
+                }
+            case .sendText(let payload):
+                var line = Array(#"{"$text":"#.utf8)
+                payload.withUnsafeBytes { JSONScanner.appendQuoted($0, into: &line) }
+                line.append(UInt8(ascii: "}"))
+                above += line.withUnsafeBytes { transcribe($0, binary: false, direction: .sent, isJSON: true) }
+                return
+            default:
+                break
+            }
+        }
         switch action {
         case .sendText(let payload):
             above += payload.withUnsafeBytes { transcribe($0, binary: false, direction: .sent, isJSON: false) }

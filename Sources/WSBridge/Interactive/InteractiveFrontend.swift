@@ -82,6 +82,7 @@ final class InteractiveFrontend {
         options.home = settings.home
         options.format = bridge.format
         options.lenient = bridge.lenient
+        options.codec = bridge.codec
         options.maxMessageSize = bridge.maxMessageSize
         options.transcriptBytes = settings.transcriptBytes
         options.statusLine = settings.statusLine
@@ -328,6 +329,10 @@ extension InteractiveFrontend: ClientSessionObserver {
         case .text(let payload): write(console.showMessage(payload, binary: false, direction: .sent))
         case .binary(let payload): write(console.showMessage(payload, binary: true, direction: .sent))
         }
+    }
+
+    func replied(_ nanos: Int64) {
+        console.replyNanos = nanos
     }
 
     func roundTrip(_ nanos: Int64) {

@@ -138,7 +138,7 @@ struct SavedMessages {
             out.append(0x0A)
         }
         if !replaced { out += new }
-        if let error = FileReplacement.write(path, out, mode: 0o600) {
+        if let error = PrivateFile.replace(path, with: out) {
             return .cannotWrite(path: path, reason: error.reason)
         }
         return nil

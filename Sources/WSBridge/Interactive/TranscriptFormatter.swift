@@ -95,8 +95,10 @@ struct TranscriptFormatter {
 
     /// A message's lines for the transcript. `number` is what `/show` takes
     /// (nil when the message is not kept); `full` lays out all of it, never folded.
+    /// `replyNanos`: the message is a reply that came this long after its
+    /// request (wspipe(1): INTERACTIVE MODE), shown after it.
     func message(_ payload: UnsafeRawBufferPointer, binary: Bool, direction: Direction, at time: TimeOfDay,
-                 number: Int? = nil, full: Bool = false) -> [UInt8] {
+                 number: Int? = nil, full: Bool = false, replyNanos: Int64? = nil) -> [UInt8] {
         var out = header(mark: direction == .sent ? ">" : "<",
                          style: direction == .sent ? Self.sentMark : Self.receivedMark, time: time)
         var writer = RowWriter(width: bodyWidth, colors: colors)
@@ -106,20 +108,40 @@ struct TranscriptFormatter {
         } else {
             laidOut = writeText(payload, into: &writer, full: full)
         }
-        var (rows, _) = writer.finish()
+        var (rows, widths) = writer.finish()
+        let laidOutRows = rows.count
         if !full { fold(&rows, laidOut: laidOut, size: payload.count, number: number) }
+        if let replyNanos {
+            appendLatency(replyNanos, to: &rows, lastWidth: rows.count == laidOutRows ? widths.last : nil)
+        }
         appendRows(rows, to: &out)
         return out
+    }
+
+    /// "(reply in 12.3 ms)", dim, on the message's last row when it fits
+    /// there, else on a row of its own.
+    private func appendLatency(_ nanos: Int64, to rows: inout [[UInt8]], lastWidth: Int?) {
+        let text = Array("(reply in \(LatencyHistogram.milliseconds(nanos)))".utf8)
+        var styled: [UInt8] = colors ? Self.dim : []
+        styled += text
+        if colors { styled += Self.reset }
+        if let lastWidth, !rows.isEmpty, lastWidth + 2 + text.count <= bodyWidth {
+            rows[rows.count - 1] += [0x20, 0x20] + styled
+        } else if text.count <= bodyWidth {
+            rows.append(styled)
+        }
     }
 
     /// Writes a text message; false when only its start was laid out (too large).
     private func writeText(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter, full: Bool) -> Bool {
         let whole = full || payload.count <= Self.layoutMaxBytes
+        // /show lays a message out whole, /compact or not: its row was cut.
+        let cut = mode == .compact && !full
         guard case .valid = JSONScanner.validate(payload) else {
-            writeQuoted(payload, into: &writer, whole: whole)
+            writeQuoted(payload, into: &writer, whole: whole, cut: cut)
             return whole
         }
-        if !whole || mode == .compact {
+        if !whole || cut {
             // One row of its start (a column takes a byte or more): the
             // tokenizer reads a value cut short safely.
             let start = UnsafeRawBufferPointer(rebasing: payload[..<Self.utf8Prefix(payload, maxBytes: 4 * writer.width)])
@@ -153,15 +175,16 @@ struct TranscriptFormatter {
         return true
     }
 
-    /// Text that is not JSON: `text "…"`, the quoted string wrapped (pretty)
-    /// or cut (compact).
-    private func writeQuoted(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter, whole: Bool) {
+    /// Text that is not JSON: `text "…"`, the quoted string wrapped (pretty,
+    /// and /show), or `cut` to its row (compact).
+    private func writeQuoted(_ payload: UnsafeRawBufferPointer, into writer: inout RowWriter, whole: Bool,
+                             cut: Bool) {
         let end = whole ? payload.count : Self.utf8Prefix(payload, maxBytes: Self.layoutMaxBytes)
         var quoted: [UInt8] = []
         JSONScanner.appendQuoted(UnsafeRawBufferPointer(rebasing: payload[..<end]), into: &quoted)
         quoted = TerminalEscaping.escaped(quoted, in: .json)
         writer.write(Array("text ".utf8), columns: 5, style: .dim)
-        if mode == .compact {
+        if cut {
             if !writer.writeCut(quoted, columns: TextUnits.columns(quoted), style: .string) { writer.writeEllipsis() }
         } else {
             writer.writeWrapping(quoted, style: .string, indent: JSONLayout.indent, isString: true)
@@ -208,7 +231,7 @@ struct TranscriptFormatter {
         }
         var compact = self
         compact.mode = .compact
-        compact.writeQuoted(start, into: &writer, whole: true)
+        compact.writeQuoted(start, into: &writer, whole: true, cut: true)
     }
 
     /// Cuts `rows` to `foldRows`, the last saying how much is not shown.

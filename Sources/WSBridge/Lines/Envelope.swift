@@ -55,6 +55,17 @@ struct EnvelopeDecoder {
         return unescaped.withUnsafeBytes { Base64.decode($0, into: &decoded) }
     }
 
+    /// `json` (valid JSON) is what `decode` would take for an envelope: an
+    /// object whose only member is `"$text"` or `"$binary"` with a string
+    /// value (a `$binary` that is not base64 and a `$text` with a lone
+    /// surrogate included: stdin would refuse them rather than send them as
+    /// they are). A text message of that shape is written in a `$text`
+    /// envelope of its own, so the line gives it back (`wspipe A | wspipe B`).
+    static func isEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
+        guard mayBeEnvelope(json), let member = JSONScanner.soleStringMember(json) else { return false }
+        return member.key.elementsEqual("$text".utf8) || member.key.elementsEqual("$binary".utf8)
+    }
+
     /// Cheap test before the full member scan: `{`, blanks, `"$`.
     static func mayBeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
         // Compact JSON (most lines) starts `{"`: the third byte decides.

@@ -1,5 +1,6 @@
 import WSCore
 import WSJSON
+import WSCodecs
 
 /// Turns stdin lines into outgoing messages (wspipe(1): LINES AND MESSAGES, "Outgoing"): validates
 /// JSON, unwraps `{"$text":…}` / `{"$binary":…}`, joins a pretty-printed value
@@ -36,6 +37,9 @@ struct InputTranslator {
     let maxPendingBytes: Int
     /// What the report of a text line that is not UTF-8 suggests.
     var invalidTextHint = "-b sends lines as binary"
+    /// --socketio: a JSON line is sent only if it is a Socket.IO event (or
+    /// an ack's answer); envelopes are no lines of its (wspipe(1): SOCKET.IO).
+    var socketIOLines = false
 
     private(set) var lineNumber = 0
     /// A JSON value not finished yet.
@@ -43,11 +47,20 @@ struct InputTranslator {
     /// Reused for compacted JSON.
     private var scratch: [UInt8] = []
     private var envelopes = EnvelopeDecoder()
+    /// --codec: a JSON line (other than a `$text` or `$binary` envelope) is
+    /// sent as a binary message holding its value in this format
+    /// (wspipe(1): BINARY CODECS). A class: a copy of the translator shares it.
+    private let encoder: Transcoder?
+    /// --codec: a JSON line this says yes to is sent as the JSON text itself,
+    /// for its owner to look into first (a server's `"$client"` lines, which
+    /// it encodes once the member is removed).
+    var keepsAsJSON: ((UnsafeRawBufferPointer) -> Bool)?
 
-    init(format: LineFormat, lenient: Bool, maxPendingBytes: Int) {
+    init(format: LineFormat, lenient: Bool, maxPendingBytes: Int, codec: BinaryFormat? = nil) {
         self.format = format
         self.lenient = lenient
         self.maxPendingBytes = maxPendingBytes
+        encoder = codec.map { Transcoder($0, maxJSONBytes: Int.max / 2) }
     }
 
     var hasPendingValue: Bool { !pending.isEmpty }
@@ -175,6 +188,25 @@ struct InputTranslator {
         return .several(outcomes)
     }
 
+    /// --codec: the line's value in the format, or why it has no form
+    /// there (a `$int` out of MessagePack's range, bad base64 in `$bytes`…),
+    /// reported at its line and column as an invalid line is.
+    private func encode(_ json: UnsafeRawBufferPointer, with encoder: Transcoder, firstLine: Int,
+                        _ send: (OutgoingMessage) -> Void) -> Outcome {
+        do throws(CodecError) {
+            send(.binary(try encoder.encode(json)))
+            return .sent
+        } catch {
+            // (Column in characters, as for JSON errors.)
+            var line = firstLine
+            var column = 1
+            for byte in json.prefix(max(0, min(error.offset, json.count))) {
+                if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+            }
+            return .rejected(Rejection(line: line, column: column, reason: error.reason + " (--codec \(encoder.format.rawValue))"))
+        }
+    }
+
     private func endsWithCloser(_ line: UnsafeRawBufferPointer) -> Bool {
         var i = line.count - 1
         while i >= 0, line[i] == 32 || line[i] == 9 || line[i] == 13 { i -= 1 }
@@ -189,6 +221,10 @@ struct InputTranslator {
 
     private mutating func sendJSON(_ json: UnsafeRawBufferPointer, needsCompaction: Bool, firstLine: Int,
                                    _ send: (OutgoingMessage) -> Void) -> Outcome {
+        if socketIOLines, let error = SocketIOOutgoing.check(json) {
+            return .rejected(Rejection(line: firstLine, column: error.offset + 1, reason: error.reason))
+        }
+        if encoder != nil, let keepsAsJSON, keepsAsJSON(json) { return sendAsIs(json, needsCompaction: needsCompaction, send) }
         // The cheap test first: most lines are no envelope.
         if EnvelopeDecoder.mayBeEnvelope(json) {
             let enveloped: Outcome? = envelopes.decode(json) { outcome in
@@ -206,6 +242,13 @@ struct InputTranslator {
             }
             if let enveloped { return enveloped }
         }
+        if let encoder { return encode(json, with: encoder, firstLine: firstLine, send) }
+        return sendAsIs(json, needsCompaction: needsCompaction, send)
+    }
+
+    /// The JSON text as a text message, on one line.
+    private mutating func sendAsIs(_ json: UnsafeRawBufferPointer, needsCompaction: Bool,
+                                   _ send: (OutgoingMessage) -> Void) -> Outcome {
         if needsCompaction {
             scratch.removeAll(keepingCapacity: true)
             JSONScanner.compact(json, into: &scratch)

@@ -38,20 +38,36 @@ struct OutputFormatter {
         appendJSONLine(payload, JSONScanner.validate(payload, verdict: verdict), to: &out)
     }
 
-    /// JSON mode, uncoloured, with the payload's validation at hand.
+    /// JSON mode, uncoloured, with the payload's validation at hand. A text
+    /// that is not JSON, or that is JSON of an envelope's shape
+    /// (`{"$binary":"3q2+7w=="}` sent as text), is written in a `$text`
+    /// envelope: read back as stdin, every line gives back its message.
     @inline(__always)
     func appendJSONLine(_ payload: UnsafeRawBufferPointer, _ validation: JSONValidation, to out: inout [UInt8]) {
         switch validation {
+        case .valid where Self.looksLikeEnvelope(payload):
+            appendTextEnvelope(payload, to: &out)
         case .valid(needsCompaction: false):
             Self.append(payload, to: &out)
         case .valid(needsCompaction: true):
             JSONScanner.compact(payload, into: &out)
         case .invalid, .incomplete:
-            out.append(contentsOf: Self.textPrefix)
-            JSONScanner.appendQuoted(payload, into: &out)
-            out.append(UInt8(ascii: "}"))
+            appendTextEnvelope(payload, to: &out)
         }
         out.append(10)
+    }
+
+    /// Valid JSON that stdin would unwrap instead of sending as it is. The
+    /// first test costs a few loads (most lines do not start `{"$`).
+    @inline(__always)
+    static func looksLikeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
+        EnvelopeDecoder.mayBeEnvelope(json) && EnvelopeDecoder.isEnvelope(json)
+    }
+
+    private func appendTextEnvelope(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        out.append(contentsOf: Self.textPrefix)
+        JSONScanner.appendQuoted(payload, into: &out)
+        out.append(UInt8(ascii: "}"))
     }
 
     /// --tag: the line with `"$client":N` put first (`ClientTag.insert`).

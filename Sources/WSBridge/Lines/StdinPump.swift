@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSCodecs
 
 /// Reads a line source on the event loop (wspipe's stdin, or an --exec
 /// program's stdout), cuts it into lines and hands the messages they
@@ -16,8 +17,14 @@ final class StdinPump {
     private let clock: TimerScheduling
     private var splitter: LineSplitter
     private var translator: InputTranslator
+    /// --codec: the lines sent as their JSON text, not encoded (`InputTranslator.keepsAsJSON`).
+    var keepsAsJSON: ((UnsafeRawBufferPointer) -> Bool)? {
+        get { translator.keepsAsJSON }
+        set { translator.keepsAsJSON = newValue }
+    }
     private let strict: Bool
     private let wrapping: Bool
+    private let socketIOLines: Bool
     private let maxWholeInput: Int
     private let readChunk: Int
     private let log: Diagnostics
@@ -60,6 +67,10 @@ final class StdinPump {
         var rateIntervalNanos: Int64? = nil
         /// --wrap: lines are raw text for a template (the hints say so).
         var wrapping = false
+        /// --socketio: each JSON line must be a Socket.IO event (or an ack's answer).
+        var socketIOLines = false
+        /// --codec: JSON lines are sent as binary messages in this format.
+        var codec: BinaryFormat? = nil
         /// The most one read takes.
         var readChunk = 256 << 10
     }
@@ -75,9 +86,11 @@ final class StdinPump {
         self.clock = clock ?? loop
         self.splitter = LineSplitter(separator: settings.separator)
         self.translator = InputTranslator(format: settings.format, lenient: settings.lenient,
-                                          maxPendingBytes: settings.maxPendingBytes)
+                                          maxPendingBytes: settings.maxPendingBytes, codec: settings.codec)
         if settings.wrapping { translator.invalidTextHint = "--wrap sends each line as text" }
+        translator.socketIOLines = settings.socketIOLines
         wrapping = settings.wrapping
+        socketIOLines = settings.socketIOLines
         self.strict = settings.strict
         self.maxWholeInput = settings.maxPendingBytes
         self.readChunk = settings.readChunk
@@ -124,33 +137,54 @@ final class StdinPump {
         if actions.contains(.schedulePace) { schedulePace() }
     }
 
-    private func readOnce() {
+    /// Reads what the source holds now without waiting for more, then stops:
+    /// a client's --replay has been played, and the stdin lines already
+    /// written are counted, while lines written later are left unread (the
+    /// writer learns of it as from any reader that exits). At most
+    /// `maxChunks` reads, so a writer that never pauses cannot hold it.
+    func drainAvailable(maxChunks: Int = 64) {
+        var chunks = 0
+        while chunks < maxChunks, case .reading = phase, readOnce() { chunks += 1 }
+        stop()
+    }
+
+    /// One read; true when it brought bytes (there may be more).
+    @discardableResult
+    private func readOnce() -> Bool {
         switch phase {
         case .reading, .discarding: break
-        default: return
+        default: return false
         }
         switch splitter.read(from: fd, chunk: readChunk) {
         case .bytes:
-            if case .discarding = phase { splitter.finish { _ in }; return }
+            if case .discarding = phase { splitter.finish { _ in }; return true }
             let held = processLines()
             if onOverflow == nil && splitter.separator == nil && splitter.bufferedBytes > maxWholeInput {
-                return wholeInputTooLarge()
+                wholeInputTooLarge()
+                return false
             }
             afterBatch()
             if let onOverflow, splitter.bufferedBytes > maxWholeInput {
                 // A line still unfinished this long would grow the buffer without bound.
                 onOverflow()
-                return discard()
+                discard()
+                return false
             }
             if held { apply(.hold(.lines)) }
+            return true
         case .wouldBlock:
-            return
+            return false
         case .eof:
-            if case .reading = phase, pacer != nil && splitter.bufferedBytes > 0 { return apply(.hold(.end)) }
+            if case .reading = phase, pacer != nil && splitter.bufferedBytes > 0 {
+                apply(.hold(.end))
+                return false
+            }
             endOfInput()
+            return false
         case .error(let error):
             if let onReadError { onReadError(error) } else { log.fatal("reading stdin: \(error.reason)") }
             endOfInput()
+            return false
         }
     }
 
@@ -250,7 +284,9 @@ final class StdinPump {
         guard !phases.isFinished else { return }   // --strict stopped at an earlier one
         rejectedLines += 1
         // The first report says how to send such lines anyway; the rest stay short.
-        let how = rejectedLines == 1 && !wrapping ? "; --lenient sends invalid lines as text, -t sends every line as is" : ""
+        let how = rejectedLines > 1 || wrapping ? ""
+            : socketIOLines ? "; see SOCKET.IO in wspipe(1) for the lines Socket.IO takes"
+            : "; --lenient sends invalid lines as text, -t sends every line as is"
         log.warning("\(rejection.message) (not sent\(how))")
         events?.emit(EventLine.invalidInput(line: rejection.line, column: rejection.column, reason: rejection.reason))
         if strict {

@@ -29,6 +29,8 @@ public enum Disconnect: Equatable, Sendable {
     case heartbeatTimeout
     /// We failed the connection (1002/1007/1009) because of what the peer sent.
     case protocolViolation(code: CloseCode, reason: String)
+    /// --socketio: the server refused a namespace (a connect_error), with its message.
+    case socketIORejected(namespace: String, message: String)
 }
 
 extension Disconnect: CustomStringConvertible {
@@ -54,6 +56,8 @@ extension Disconnect: CustomStringConvertible {
         case .pingTimeout: return "ping timeout"
         case .heartbeatTimeout: return "heartbeat timeout"
         case .protocolViolation(_, let reason): return "protocol error: \(reason)"
+        case .socketIORejected(let namespace, let message):
+            return "Socket.IO namespace \(namespace) refused by the server: \(TerminalEscaping.escaping(message))"
         }
     }
 

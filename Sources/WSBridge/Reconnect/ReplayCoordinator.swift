@@ -1,4 +1,5 @@
 import WSJSON
+import WSCodecs
 /// What makes a new connection carry on where the last one stopped
 /// (wspipe(1): RECONNECT AND REPLAY): the --on-connect / --on-reconnect
 /// messages with their `${NAME}` captures, then the messages still held for
@@ -14,14 +15,17 @@ final class ReplayCoordinator {
     private let sequence: SequenceCounter
     private var ledger: AckLedger?
     private let ackPath: [[UInt8]]?
-    /// Makes the on-connect messages (envelopes unwrapped, as on stdin).
-    private var renderer = TemplateRenderer()
+    /// Makes the on-connect messages (envelopes unwrapped, encoded with
+    /// --codec, as on stdin).
+    private var renderer: TemplateRenderer
     private var unackedReported = false
     /// The held messages this connection still has to send again: serials
     /// `next` through `last` (those acked meanwhile are skipped).
     private var resend: (next: Int, last: Int)?
 
-    init(policy: SessionPolicy, maxMessageSize: Int, sequence: SequenceCounter = SequenceCounter()) {
+    init(policy: SessionPolicy, maxMessageSize: Int, sequence: SequenceCounter = SequenceCounter(),
+         codec: BinaryFormat? = nil) {
+        renderer = TemplateRenderer(codec: codec)
         onConnect = policy.onConnect
         onReconnect = policy.onReconnect
         captures = CaptureTable(policy.captures)

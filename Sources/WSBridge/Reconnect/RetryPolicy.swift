@@ -21,8 +21,9 @@ public enum RetryPolicy {
             // (401/403 above all) will not change by asking again.
             if status == 408 || status == 429 || (500...599).contains(status) { return .retry }
             return .fatal(.handshakeRejected)
-        case .redirectRefused:
-            // Like the 3xx it is: the same request gets the same answer.
+        case .redirectRefused, .socketIORejected:
+            // Like the 3xx it is: the same request gets the same answer (and
+            // a namespace's connect_error, the same auth).
             return .fatal(.handshakeRejected)
         case .tlsFailed:
             return .fatal(.connectFailed)

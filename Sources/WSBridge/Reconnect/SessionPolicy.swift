@@ -33,6 +33,9 @@ public struct SessionPolicy {
     public var until: UntilCondition? = nil
     /// --idle-timeout: end (exit 0) after this long without an incoming message.
     public var idleTimeoutNanos: Int64? = nil
+    /// --max-reply-p99: the run fails (exit 8) when the 99th percentile of
+    /// the reply latencies is above this.
+    public var maxReplyP99Nanos: Int64? = nil
 
     public init() {}
 }

@@ -9,6 +9,15 @@ import WSTransport
 /// valid then) but sent after the read that brought it (`processed`): a
 /// connection cannot take a send while it is being read, and one read's
 /// answers then go out together, before anything queued from stdin.
+///
+/// Answers and heartbeats wait behind back-pressure as stdin lines do: while
+/// the connection is behind (`isBehind`: its unsent output is above the
+/// session's high water) they stay here, and go when it has caught up
+/// (`release`). A heartbeat that falls due meanwhile waits as one, however
+/// many intervals pass. A peer that keeps asking without reading the answers
+/// is not read either once more than `waitingLimit` of them wait
+/// (`holdsReadingBack`): what wspipe holds for it stays bounded, and every
+/// request is still answered once it reads again.
 final class ConnectionScript {
     /// The connection number (client) or the client's id (server).
     let conn: Int
@@ -16,15 +25,29 @@ final class ConnectionScript {
     private let sequence: SequenceCounter
     /// Sends a message on this connection (only outside a read).
     private let send: (OutgoingMessage, MessageSource) -> Void
-    private var pending: [OutboundQueue.Message] = []
+    /// The connection's unsent output is above the high water.
+    private let isBehind: () -> Bool
+    /// Answers made and not sent yet: those of the read in progress, and
+    /// those waiting for the connection to catch up.
+    private var waiting = OutboundQueue()
+    /// A heartbeat fell due while the connection was behind.
+    private var heartbeatDue = false
     private var heartbeat: Heartbeat?
     /// Server: the --replay playing to this client.
     var player: ReplayPlayer?
 
-    init(conn: Int, peer: PeerScript, sequence: SequenceCounter, send: @escaping (OutgoingMessage, MessageSource) -> Void) {
+    /// Answers waiting beyond this stop the session reading the peer. Well
+    /// above what a peer that reads leaves waiting (an answer or two behind
+    /// an upload), so that a peer blocked writing to us is never left
+    /// unread for that alone.
+    static let waitingLimit = 1 << 20
+
+    init(conn: Int, peer: PeerScript, sequence: SequenceCounter, isBehind: @escaping () -> Bool,
+         send: @escaping (OutgoingMessage, MessageSource) -> Void) {
         self.conn = conn
         self.peer = peer
         self.sequence = sequence
+        self.isBehind = isBehind
         self.send = send
     }
 
@@ -40,35 +63,64 @@ final class ConnectionScript {
         heartbeat?.start()
     }
 
+    /// The connection ended: an answer still waiting belongs to it and is
+    /// not sent on another (said with -v).
     func stop() {
         heartbeat?.stop()
         heartbeat = nil
         player?.stop()
-        pending.removeAll()
+        if !waiting.isEmpty {
+            peer.log.info("connection \(conn) ended with \(waiting.count) --answer message(s) not sent")
+        }
+        waiting = OutboundQueue()
+        heartbeatDue = false
     }
+
+    /// More answers wait than `waitingLimit`: the session stops reading the
+    /// peer until they have gone (`release`).
+    var holdsReadingBack: Bool { waiting.byteCount > Self.waitingLimit }
 
     // MARK: what arrives
 
     /// A text message arrived (inside the read).
     func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
         peer.recorder?.received(.text(payload), conn: conn)
-        guard !peer.answers.isEmpty, case .valid = JSONScanner.validate(payload, verdict: verdict) else { return }
-        peer.answers.forEachAnswer(to: payload) { template in
-            render(template, .answer, message: payload) { pending.append(OutboundQueue.copy($0, line: 0)) }
+        guard !peer.answers.isEmpty else { return }
+        guard case .valid = JSONScanner.validate(payload, verdict: verdict) else {
+            return peer.answers.forEachAnswer(toPlain: false) { answer($0, to: nil) }
         }
+        peer.answers.forEachAnswer(to: payload) { answer($0, to: payload) }
     }
 
     func received(binary payload: UnsafeRawBufferPointer) {
         peer.recorder?.received(.binary(payload), conn: conn)
+        guard !peer.answers.isEmpty else { return }
+        peer.answers.forEachAnswer(toPlain: true) { answer($0, to: nil) }
     }
 
-    /// The read is over: the peer is alive, and the answers go out.
-    func processed() {
+    /// `message`: the JSON answered, for `${.KEYPATH}` (nil: a `$text` or `$binary` one).
+    private func answer(_ template: MessageTemplate, to message: UnsafeRawBufferPointer?) {
+        render(template, .answer, message: message) { waiting.append($0, line: 0) }
+    }
+
+    /// The read is over: the peer is alive, and the answers go out, unless
+    /// the connection is behind. `beforeClose`: a Close follows (the read
+    /// asked for the end of the run), so they all go now, ahead of it.
+    func processed(beforeClose: Bool = false) {
         heartbeat?.heard()
-        guard !pending.isEmpty else { return }
-        let answers = pending
-        pending.removeAll(keepingCapacity: true)
-        for answer in answers { answer.withOutgoing { send($0, .answer) } }
+        release(regardless: beforeClose)
+    }
+
+    /// Sends what waited, answers first, while the connection is not
+    /// behind (the session calls it when the connection's output drained).
+    func release(regardless: Bool = false) {
+        while !waiting.isEmpty && (regardless || !isBehind()), let answer = waiting.popFirst() {
+            answer.withOutgoing { send($0, .answer) }
+        }
+        if heartbeatDue && waiting.isEmpty && !isBehind() {
+            heartbeatDue = false
+            beat()
+        }
     }
 
     // MARK: what wspipe makes
@@ -79,7 +131,8 @@ final class ConnectionScript {
     }
 
     private func beat() {
-        if let template = peer.options.heartbeat { sendNow(template, .heartbeat) }
+        guard let template = peer.options.heartbeat else { return }
+        if waiting.isEmpty && !isBehind() { sendNow(template, .heartbeat) } else { heartbeatDue = true }
     }
 
     /// Renders `template` with this connection's values and hands the message to `body`.

@@ -12,10 +12,14 @@ final class MessageRecorder {
     private let log: Diagnostics
     private let startNanos: Int64
     private(set) var failed = false
+    /// --codec: a binary message is recorded as the JSON of its value (as
+    /// the line it was made from, or the line it became).
+    private let codec: MessageCodec?
 
-    init(path: String, log: Diagnostics) throws(IOError) {
+    init(path: String, log: Diagnostics, codec: MessageCodec? = nil) throws(IOError) {
         file = try AppendFile(path: path)
         self.log = log
+        self.codec = codec
         startNanos = monotonicNanos()
     }
 
@@ -25,12 +29,19 @@ final class MessageRecorder {
 
     func sent(_ message: OutgoingMessage, conn: Int, source: MessageSource) {
         guard !failed else { return }
-        write(RecordLine.message(tMs: tMs, .out, conn: conn, message, source: source))
+        viewed(message) { write(RecordLine.message(tMs: tMs, .out, conn: conn, $0, source: source)) }
     }
 
     func received(_ message: OutgoingMessage, conn: Int) {
         guard !failed else { return }
-        write(RecordLine.message(tMs: tMs, .in, conn: conn, message))
+        viewed(message) { write(RecordLine.message(tMs: tMs, .in, conn: conn, $0)) }
+    }
+
+    /// The message as it is recorded: with --codec, a binary one that holds
+    /// a value as the JSON of that value (a text message, in the recording).
+    private func viewed(_ message: OutgoingMessage, _ body: (OutgoingMessage) -> Void) {
+        if let codec, case .binary(let payload) = message, let json = codec.view(of: payload) { return body(.text(json)) }
+        body(message)
     }
 
     func event(_ line: [UInt8], conn: Int) {

@@ -10,7 +10,10 @@ final class PeerScript {
     let log: Diagnostics
     private(set) var recorder: MessageRecorder?
     var answers: AnswerTable
-    var renderer = TemplateRenderer()
+    var renderer: TemplateRenderer
+    /// --codec: the messages made are encoded (`renderer`), and the
+    /// recording shows the JSON of binary ones.
+    let codec: MessageCodec?
     /// Client mode: the --capture values for `${NAME}`.
     var captures: (() -> any TemplateCaptures)?
 
@@ -25,14 +28,20 @@ final class PeerScript {
     var player: ReplayPlayer?
     /// stdin lines whose --wrap message could not be sent (an envelope with bad base64).
     var wrapRejected = 0
+    /// Client --replay: the stdin lines that came anyway, never sent.
+    var stdinBesideReplay = LineTally()
+    /// A client's --replay: what its input still waits for.
+    var replayInput = ReplayInput.recordingAndStdin
 
     /// Nil when `options` asks for nothing (and a server `greets` no client).
     init?(options: ScriptOptions, typeKey: [String], scheduler: TimerScheduling, log: Diagnostics,
-          greets: Bool = false) {
+          greets: Bool = false, codec: MessageCodec? = nil) {
         guard !options.isEmpty || greets else { return nil }
         self.options = options
         self.scheduler = scheduler
         self.log = log
+        self.codec = codec
+        renderer = TemplateRenderer(codec: codec?.format)
         answers = AnswerTable(rules: options.answers, typeKey: typeKey)
     }
 
@@ -40,11 +49,17 @@ final class PeerScript {
     /// be opened ends the run with status 1, as a --route file does).
     func openRecording() throws {
         guard let path = options.recordPath, recorder == nil else { return }
-        do { recorder = try MessageRecorder(path: path, log: log) } catch { throw RecordingOpenError(path: path, error: error) }
+        do { recorder = try MessageRecorder(path: path, log: log, codec: codec) } catch { throw RecordingOpenError(path: path, error: error) }
     }
 
     /// --wrap is on: stdin lines are raw text to wrap.
     var wraps: Bool { options.wrap != nil }
+
+    /// An empty line (or a lone CR, from CRLF text) is skipped by --wrap, as
+    /// stdin skips one: it is no message.
+    static func isBlankWrapLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.isEmpty || (line.count == 1 && line[0] == 0x0D)
+    }
 
     /// The messages of --replay that a client sends (.out) or a server plays to each client (.in).
     func replaySchedule(_ direction: RecordLine.Direction, rateIntervalNanos: Int64?) -> ReplaySchedule? {
@@ -75,4 +90,21 @@ struct RecordingOpenError: Error, CustomStringConvertible {
     var path: String
     var error: IOError
     var description: String { "--record \(path): \(error)" }
+}
+
+/// Where a client's --replay input stands: the recording, and stdin read
+/// beside it to report its lines. Once the recording has been played
+/// (`.stdin`), what stdin already holds is read and the input ends.
+enum ReplayInput: Equatable {
+    case recordingAndStdin, recording, stdin, ended
+
+    /// `recording`: the recording has been played (else stdin reached its end).
+    func after(recordingEnded recording: Bool) -> ReplayInput {
+        switch self {
+        case .recordingAndStdin: return recording ? .stdin : .recording
+        case .recording: return recording ? .ended : self
+        case .stdin: return recording ? self : .ended
+        case .ended: return self
+        }
+    }
 }

@@ -9,8 +9,9 @@ final class ReplayPlayer {
     private let schedule: ReplaySchedule
     private let scheduler: TimerScheduling
     private let now: () -> Int64
-    /// Sends one message; false when it could not be sent.
-    private let deliver: (OutgoingMessage) -> Bool
+    /// Sends one message with its tag (`MessageTag.replayed(line:)`, its
+    /// line in the recording); false when it could not be sent.
+    private let deliver: (OutgoingMessage, Int) -> Bool
     private let canDeliver: () -> Bool
     private let onEnd: () -> Void
     private var startNanos: Int64 = 0
@@ -23,7 +24,7 @@ final class ReplayPlayer {
     private(set) var unsent = 0
 
     init(schedule: ReplaySchedule, scheduler: TimerScheduling, now: (() -> Int64)? = nil,
-         deliver: @escaping (OutgoingMessage) -> Bool, canDeliver: @escaping () -> Bool = { true },
+         deliver: @escaping (OutgoingMessage, Int) -> Bool, canDeliver: @escaping () -> Bool = { true },
          onEnd: @escaping () -> Void = {}) {
         self.schedule = schedule
         self.scheduler = scheduler
@@ -38,6 +39,17 @@ final class ReplayPlayer {
     var played: Int { next - unsent }
     /// Messages not played (yet): after `stop`, never.
     var remaining: Int { schedule.items.count - next }
+
+    /// The messages not sent: those not played and those `deliver` could
+    /// not send, with their lines in the recording.
+    private(set) var notSent = LineTally()
+
+    /// Counts the messages not played into `notSent` (once the player stopped).
+    func tallyRemaining() -> LineTally {
+        var tally = notSent
+        for item in schedule.items[next...] { tally.add(tag: item.message.line) }
+        return tally
+    }
 
     func start() {
         guard !started else { return }
@@ -77,7 +89,10 @@ final class ReplayPlayer {
                 startNanos = now() - item.offsetNanos
             }
             next += 1
-            if !item.message.withOutgoing(deliver) { unsent += 1 }
+            if !item.message.withOutgoing({ deliver($0, item.message.line) }) {
+                unsent += 1
+                notSent.add(tag: item.message.line)
+            }
         }
         guard !finished else { return }
         finished = true

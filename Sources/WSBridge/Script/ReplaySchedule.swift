@@ -28,10 +28,11 @@ struct ReplaySchedule: Sendable {
         var previous: Recording.Entry?
         for (index, entry) in played.enumerated() {
             if let rateIntervalNanos {
-                offset = Int64(index) * rateIntervalNanos
+                let (product, overflow) = Int64(index).multipliedReportingOverflow(by: rateIntervalNanos)
+                offset = overflow ? DurationLimit.maxNanos + 1 : min(product, DurationLimit.maxNanos + 1)
             } else {
                 let from = previous.flatMap { $0.conn == entry.conn ? $0.tMs : nil } ?? starts[entry.conn] ?? entry.tMs
-                offset += Self.scaled(max(0, entry.tMs - from), speed)
+                offset = DurationLimit.sum(offset, Self.scaled(max(0, entry.tMs - from), speed))
             }
             items.append(Item(offsetNanos: offset, message: entry.message!))
             previous = entry
@@ -39,9 +40,24 @@ struct ReplaySchedule: Sendable {
         self.items = items
     }
 
-    /// Recorded milliseconds at `speed`, in nanoseconds.
+    /// When the last message goes; more than `DurationLimit.maxNanos` (the
+    /// plan refuses such a replay) when the sum went past it.
+    var lengthNanos: Int64 { items.last?.offsetNanos ?? 0 }
+
+    /// Recorded milliseconds at `speed`, in nanoseconds, at most one past
+    /// `DurationLimit.maxNanos` (so sums of them cannot overflow).
     private static func scaled(_ millis: Int64, _ speed: Double) -> Int64 {
         let nanos = Double(millis) * 1_000_000 / (speed > 0 ? speed : 1)
-        return nanos >= Double(Int64.max) ? Int64.max / 4 : Int64(nanos)
+        return nanos > Double(DurationLimit.maxNanos) ? DurationLimit.maxNanos + 1 : Int64(nanos)
+    }
+}
+
+extension Recording {
+    /// How long its playback lasts (a server plays what its client was
+    /// sent, a client what it sent) at `speed`, or with messages
+    /// `rateIntervalNanos` apart; more than `DurationLimit.maxNanos` when
+    /// it would last longer than that.
+    public func playbackNanos(server: Bool, speed: Double, rateIntervalNanos: Int64?) -> Int64 {
+        ReplaySchedule(self, direction: server ? .in : .out, speed: speed, rateIntervalNanos: rateIntervalNanos).lengthNanos
     }
 }

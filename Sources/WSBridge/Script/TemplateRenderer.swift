@@ -1,11 +1,17 @@
+import WSCodecs
 import WSTransport
 
 /// Turns a template into the message it stands for: rendered with its
 /// values, then taken like a stdin line (a `{"$text":...}` or
 /// `{"$binary":...}` envelope is unwrapped, line breaks compacted away).
 struct TemplateRenderer {
-    private var translator = InputTranslator(format: .json, lenient: false, maxPendingBytes: Int.max)
+    private var translator: InputTranslator
     private var scratch: [UInt8] = []
+
+    /// `codec`: --codec, which the message is encoded in, as a stdin line is.
+    init(codec: BinaryFormat? = nil) {
+        translator = InputTranslator(format: .json, lenient: false, maxPendingBytes: Int.max, codec: codec)
+    }
 
     /// Renders `template` and hands the message to `send`; returns why it
     /// could not be sent (an envelope with invalid base64), nil when it was.

@@ -9,6 +9,9 @@ struct AddressedLines {
     /// The line without its "$client" member.
     private var rest: [UInt8] = []
     private var envelopes = EnvelopeDecoder()
+    /// --codec: what remains becomes a message as a stdin line does
+    /// (envelopes unwrapped, anything else encoded).
+    var codecLines: InputTranslator?
 
     /// Sends `json` (valid JSON with a "$client" member at `address`) through
     /// `send` to the client it names; false when that client takes nothing now.
@@ -21,6 +24,12 @@ struct AddressedLines {
         guard let client = registry.openClient(id: id) else { throw Undeliverable(reason: "no client \(id) connected") }
         rest.removeAll(keepingCapacity: true)
         ClientTag.appendRemoving(address.removal, from: json, into: &rest)
+        if codecLines != nil {
+            var sent = false
+            let outcome = rest.withUnsafeBytes { line in codecLines!.translate(line) { sent = send($0, client) } }
+            if case .rejected(let rejection) = outcome { throw Undeliverable(reason: rejection.reason) }
+            return sent
+        }
         let outcome: Result<Bool, Undeliverable> = rest.withUnsafeBytes { line in
             envelopes.decode(line) { decoded in
                 switch decoded {

@@ -9,8 +9,16 @@ import WSTransport
 /// it has drained. With --send-timeout a client that makes no progress for
 /// that long is disconnected instead, and the others go on. The clients'
 /// buffers together stay within a `MemoryBudget`.
+///
+/// --relay gives each member a queue of its own (its connection's output):
+/// the room never waits for a member, and one that falls more than
+/// `relayLimit` behind is disconnected (`fellBehind`). Only with
+/// --send-timeout 0 does the room wait for its slowest member instead
+/// (`roomWaitsForEveryone`), losing nothing.
 final class ClientRegistry {
     static let highWater = 4 << 20
+    /// --relay: how far behind a member may fall, at most (`MemoryBudget.relayLimit`).
+    static let relayLimit = 16 << 20
 
     private let shell: SessionShell
     private let sendTimeoutNanos: Int64?
@@ -25,6 +33,10 @@ final class ClientRegistry {
     private var enforcingBudget = false
     /// The high water for the clients open now (`MemoryBudget.stallThreshold`).
     private var stallThreshold = highWater
+    /// --relay: how far a member may fall behind with the clients open now;
+    /// nil without --relay, and with --send-timeout 0 (the room waits).
+    private var memberLimit: Int?
+    private let relayQueues: Bool
     /// Whether stdin may run changed.
     var flowChanged: () -> Void = {}
     /// --record: every message queued for a client, with what made it
@@ -34,11 +46,23 @@ final class ClientRegistry {
     /// What makes the messages `send` queues now (the scripted peer sets its own).
     var source = MessageSource.input
 
-    init(shell: SessionShell, sendTimeoutNanos: Int64?) {
+    init(shell: SessionShell, sendTimeoutNanos: Int64?, relay: Bool) {
         self.shell = shell
         self.sendTimeoutNanos = sendTimeoutNanos
         recording = shell.bridge.script.recordPath != nil
         budget = MemoryBudget(maxMessageSize: shell.bridge.maxMessageSize)
+        relayQueues = relay && sendTimeoutNanos != nil
+        roomWaitsForEveryone = relay && sendTimeoutNanos == nil
+        openClientsChanged()
+    }
+
+    /// --relay --send-timeout 0: the clients are not read while a member is
+    /// behind, so that every member gets every message.
+    let roomWaitsForEveryone: Bool
+
+    private func openClientsChanged() {
+        stallThreshold = budget.stallThreshold(openClients: openCount)
+        memberLimit = relayQueues ? budget.relayLimit(openClients: openCount) : nil
     }
 
     var isEmpty: Bool { clients.isEmpty }
@@ -53,7 +77,7 @@ final class ClientRegistry {
         byID[client.id] = client
         client.phase = .open
         openCount += 1
-        stallThreshold = budget.stallThreshold(openClients: openCount)
+        openClientsChanged()
         flowChanged()
     }
 
@@ -63,7 +87,7 @@ final class ClientRegistry {
         guard client.phase == .open else { return }
         client.phase = .closing
         openCount -= 1
-        stallThreshold = budget.stallThreshold(openClients: openCount)
+        openClientsChanged()
         unstall(client)
         flowChanged()
     }
@@ -92,9 +116,30 @@ final class ClientRegistry {
     }
 
     /// --relay: queues `message` for every open client but `sender` (not
-    /// counted in their accounts: it is not one of the user's lines).
+    /// counted in their accounts: it is not one of the user's lines). A
+    /// member already more than its limit behind is disconnected instead.
     func relay(_ message: OutgoingMessage, from sender: ServerClient) {
-        for client in clients where client !== sender { _ = send(message, to: client, line: MessageTag.uncounted) }
+        for client in clients where client !== sender && client.phase == .open {
+            if let limit = memberLimit, isBehind(client, limit: limit) {
+                fellBehind(client, limit: limit)
+                continue
+            }
+            _ = send(message, to: client, line: MessageTag.uncounted)
+        }
+    }
+
+    /// Its unsent output is above the high water: what it is sent waits
+    /// (answers, heartbeats).
+    func isBehind(_ client: ServerClient) -> Bool {
+        (client.channel?.outputBytes ?? 0) > stallThreshold
+    }
+
+    /// Its unsent output is past `limit`, even after a write (it may have
+    /// read since the last one).
+    private func isBehind(_ client: ServerClient, limit: Int) -> Bool {
+        guard let channel = client.channel, channel.outputBytes > limit else { return false }
+        channel.flush()   // may end the channel, which retires the client
+        return client.phase == .open && channel.outputBytes > limit
     }
 
     /// Queues `message` for `client`, counted by its stdin `line` in the
@@ -140,8 +185,9 @@ final class ClientRegistry {
         flowChanged()
     }
 
-    func setReadPaused(_ paused: Bool) {
-        for client in clients { client.channel?.setReadPaused(paused) }
+    /// Pauses or resumes reading each client, as `paused` says for it.
+    func setReadPaused(_ paused: (ServerClient) -> Bool) {
+        for client in clients { client.channel?.setReadPaused(paused(client)) }
     }
 
     func closeAll(_ code: CloseCode, reason: String = "") {
@@ -167,7 +213,7 @@ final class ClientRegistry {
     /// clients holding the most are disconnected until it fits again.
     private func account(_ client: ServerClient) {
         guard client.phase != .ended, let channel = client.channel else { return }
-        let held = channel.bufferedBytes + channel.accountBytes
+        let held = channel.bufferedBytes + channel.accountBytes + client.heldBesidesChannel
         budget.changed(from: client.heldBytes, to: held)
         client.heldBytes = held
         if budget.isExceeded { enforceBudget() }
@@ -183,7 +229,7 @@ final class ClientRegistry {
         defer { enforcingBudget = false }
         // The other parts may be stale (their output shrank since): exact figures first.
         for client in clients {
-            let held = client.channel.map { $0.bufferedBytes + $0.accountBytes } ?? 0
+            let held = client.channel.map { $0.bufferedBytes + $0.accountBytes + client.heldBesidesChannel } ?? 0
             budget.changed(from: client.heldBytes, to: held)
             client.heldBytes = held
         }
@@ -213,6 +259,23 @@ final class ClientRegistry {
         retire(client)
         channel.close(code: .policyViolation, reason: "memory budget exceeded")
         channel.terminate()   // removes the client, and its part of the total
+    }
+
+    // MARK: --relay members that fall behind
+
+    /// A member more than `limit` behind is disconnected with 1008 (its
+    /// Close goes behind what it is not reading, so the transport is dropped
+    /// right after), so that its queue stays bounded and the room never
+    /// waits for it (wspipe(1): OPTIONS, Server mode).
+    private func fellBehind(_ client: ServerClient, limit: Int) {
+        guard let channel = client.channel else { return }
+        let bytes = channel.outputBytes
+        shell.log.warning("client \(client.id) (\(client.peer)): \(bytes) bytes unsent, more than the \(limit) a --relay member may fall behind; disconnecting")
+        shell.events.emit(ServerEvents.relayBehind(id: client.id, bytes: bytes, limit: limit))
+        client.closeInfo = (.policyViolation, "fell behind the relay", false)
+        retire(client)
+        channel.close(code: .policyViolation, reason: "fell behind the relay")
+        channel.terminate()
     }
 
     // MARK: stalls and --send-timeout

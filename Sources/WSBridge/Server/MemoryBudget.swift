@@ -38,6 +38,14 @@ struct MemoryBudget {
         min(ClientRegistry.highWater, max(64 << 10, limitBytes / 2 / max(1, openClients)))
     }
 
+    /// --relay: how far a member may fall behind (its unsent output when a
+    /// message is relayed to it), with `openClients` open: 16 MiB, or the
+    /// budget shared among the clients when that is less, so that a room of
+    /// members that all fell behind is stopped by this limit, not the budget.
+    func relayLimit(openClients: Int) -> Int {
+        min(ClientRegistry.relayLimit, max(256 << 10, limitBytes / max(1, openClients)))
+    }
+
     /// The index of the holding to give up: the largest; none when nobody
     /// holds anything (dropping a client that holds nothing frees nothing).
     static func victim(_ holdings: [Int]) -> Int? {

@@ -55,6 +55,10 @@ final class ServerClient {
     var closeInfo: (code: CloseCode, reason: String, clean: Bool)?
     /// --answer, --heartbeat, --replay... on this client (ServerSession+Script.swift).
     var script: ConnectionScript?
+    /// --socketio: its Socket.IO side (ServerSession+SocketIO.swift).
+    var socketIO: SocketIOServerLink?
+    /// What it holds besides its channel: a binary event's attachments so far.
+    var heldBesidesChannel: Int { socketIO?.state.heldBytes ?? 0 }
 
     /// Why a request is refused before the upgrade.
     struct HTTPRefusal: Error {

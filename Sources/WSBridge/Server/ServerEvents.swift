@@ -11,6 +11,19 @@ enum ServerEvents {
         return line.finishLine()
     }
 
+    /// `{"$event":"relay_behind","id":N,"bytes":B,"limit":L}`: with --relay,
+    /// member N had B bytes unsent, more than the L it may fall behind, when
+    /// a message was relayed to it; it is disconnected with 1008 ("fell
+    /// behind the relay") so that its queue stays bounded.
+    static func relayBehind(id: Int, bytes: Int, limit: Int) -> [UInt8] {
+        var line = JSONObjectWriter()
+        line.string("$event", "relay_behind")
+        line.int("id", id)
+        line.int("bytes", bytes)
+        line.int("limit", limit)
+        return line.finishLine()
+    }
+
     /// `{"$event":"tag_removed","id":N}`: with --tag, client N sent a message
     /// with a top-level "$client" member of its own, which was removed before
     /// wspipe put its own first (the message is written without it).

@@ -7,7 +7,8 @@ import WSTerminal
 extension ServerSession {
     func listen() throws {
         if let cert = options.certFile, let key = options.keyFile {
-            tlsContext = try TLSContext.server(certFile: cert, keyFile: key, clientCAFile: options.clientCAFile)
+            tlsContext = try TLSContext.server(certFile: cert, keyFile: key, clientCAFile: options.clientCAFile,
+                                               keyLogFile: options.keyLogFile)
         }
         let l = try options.address.openListener()
         listener = l

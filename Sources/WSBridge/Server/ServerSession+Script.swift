@@ -11,8 +11,11 @@ extension ServerSession {
     /// Wires the recorder to what the server sends and the events it says.
     func wireScript() {
         guard let script, script.options.recordPath != nil else { return }
-        registry.onSent = { [unowned script] message, client, source in
-            script.recorder?.sent(message, conn: client.id, source: source)
+        // With --socketio the lines are recorded, not their packets (`send(_:to:line:)`).
+        if bridge.socketIO == nil {
+            registry.onSent = { [unowned script] message, client, source in
+                script.recorder?.sent(message, conn: client.id, source: source)
+            }
         }
         shell.events.recorder = { [unowned script] line in
             script.recorder?.event(line, conn: Self.clientID(inEvent: line))
@@ -30,22 +33,26 @@ extension ServerSession {
     /// A client is upgraded: it is greeted, and its heartbeats and replay start.
     func scriptOpened(_ client: ServerClient) {
         guard let script else { return }
-        let connection = ConnectionScript(conn: client.id, peer: script, sequence: SequenceCounter()) {
-            [unowned self, unowned client] message, source in
+        let connection = ConnectionScript(
+            conn: client.id, peer: script, sequence: SequenceCounter(),
+            isBehind: { [unowned self, unowned client] in self.registry.isBehind(client) }
+        ) { [unowned self, unowned client] message, source in
             self.registry.source = source
             defer { self.registry.source = .input }
             // Greetings, heartbeats and answers are the script's, not the user's lines: uncounted.
-            if self.registry.send(message, to: client, line: MessageTag.uncounted) { client.channel?.flush() }
+            if self.send(message, to: client, line: MessageTag.uncounted) { client.channel?.flush() }
         }
         client.script = connection
-        if !script.answers.isEmpty { client.channel?.beforeDeferredClose = { [unowned connection] in connection.processed() } }
+        if !script.answers.isEmpty {
+            client.channel?.beforeDeferredClose = { [unowned connection] in connection.processed(beforeClose: true) }
+        }
         for template in options.onConnect { connection.sendNow(template, .onConnect) }
         connection.start(onSilent: { [unowned self, unowned client] in self.heartbeatSilent(client) })
         guard let schedule = script.replaySchedule(.in, rateIntervalNanos: bridge.rateIntervalNanos) else { return }
         let player = ReplayPlayer(
             schedule: schedule, scheduler: loop,
-            deliver: { [unowned self, unowned client] message in
-                guard self.registry.send(message, to: client, line: MessageTag.unnumbered) else { return false }
+            deliver: { [unowned self, unowned client] message, tag in
+                guard self.send(message, to: client, line: tag) else { return false }
                 client.channel?.flush()
                 return true
             },
@@ -100,19 +107,20 @@ extension ServerSession {
     private func deliverWrapped(_ message: OutgoingMessage, _ script: PeerScript) -> Bool {
         let number = shell.stdin?.lineNumber ?? 0
         guard let template = script.options.wrap, case .text(let line) = message else {
-            return registry.broadcast(message, line: number)
+            return broadcast(message, line: number)
         }
+        if PeerScript.isBlankWrapLine(line) { return true }
         var sent = false
         var failure: String?
         if template.usesSeq {
             for client in registry.clients where client.phase == .open {
                 guard let connection = client.script else { continue }
                 connection.render(template, .input, message: nil, line: line) { rendered in
-                    if registry.send(rendered, to: client, line: number) { sent = true }
+                    if send(rendered, to: client, line: number) { sent = true }
                 }
             }
         } else {
-            failure = script.wrap(line, sequence: SequenceCounter()) { sent = registry.broadcast($0, line: number) }
+            failure = script.wrap(line, sequence: SequenceCounter()) { sent = broadcast($0, line: number) }
         }
         if let failure {
             log.warning("stdin:\(shell.stdin?.lineNumber ?? 0): --wrap message not sent: \(failure)")

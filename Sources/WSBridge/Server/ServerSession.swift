@@ -13,6 +13,8 @@ public struct ServerOptions: Sendable {
     public var compress = false
     public var certFile: String? = nil
     public var keyFile: String? = nil
+    /// --keylog or SSLKEYLOGFILE: the TLS secrets of every client (`TLSKeyLog`).
+    public var keyLogFile: String? = nil
     public var handshakeTimeoutNanos: Int64 = 10_000_000_000
     /// --tag: stdout lines that are JSON objects get `"$client":N` as their
     /// first member, and a stdin line with a `"$client":N` member goes to
@@ -81,9 +83,15 @@ public final class ServerSession: SessionDriver {
     var servedOne = false
     /// --tag lines for a client that is not there (or not a client number).
     private var unaddressableLines = 0
+    /// stdin ended after this many lines (nil: not yet): a client that comes
+    /// later gets none of them, which is said once (`sayLateClient`).
+    private var stdinEndedAfter: Int?
+    private var saidLateClient = false
     /// --answer, --heartbeat, --wrap, --record, --replay and the greeting
     /// (ServerSession+Script.swift); nil without them.
     let script: PeerScript?
+    /// --socketio: lines become packets on their way out (ServerSession+SocketIO.swift).
+    let socketIOLines: SocketIOOutgoing?
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
@@ -97,13 +105,14 @@ public final class ServerSession: SessionDriver {
         lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose || bridge.script.replay != nil, once: options.once,
                                     closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
                                     closeReason: bridge.closeReason)
-        registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos)
+        registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos, relay: options.relay)
         gate = AcceptGate(maxHandshakes: options.maxClients)
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
                                     maxClients: options.maxClients)
         shell.watchesChildren = options.exec != nil
         script = PeerScript(options: bridge.script, typeKey: bridge.typeKey, scheduler: shell.loop, log: log,
-                            greets: !options.onConnect.isEmpty)
+                            greets: !options.onConnect.isEmpty, codec: shell.codec)
+        socketIOLines = bridge.socketIO.map { _ in SocketIOOutgoing(log: log, events: events) }
         wireScript()
     }
 
@@ -113,7 +122,7 @@ public final class ServerSession: SessionDriver {
             try listen()
             registry.flowChanged = { [unowned self] in
                 self.updateStdin()
-                if self.options.relay { self.updateClientReads() }
+                if self.registry.roomWaitsForEveryone { self.updateClientReads() }
                 self.scriptFlowChanged()
             }
             // With --exec each client's program takes the place of stdin.
@@ -162,14 +171,16 @@ public final class ServerSession: SessionDriver {
         updateAccepting()
         registry.add(client)
         log.info("client \(client.id) connected from \(client.peer)")
+        sayLateClient(client)
         shell.events.emit(EventLine.clientConnected(id: client.id, peer: client.peer))
         if options.once { stopAccepting() }
-        client.channel?.onDrained = { [unowned self, unowned client] in self.registry.drained(client) }
+        client.channel?.onDrained = { [unowned self, unowned client] in self.clientDrained(client) }
         if bridge.trace { client.channel?.tracer = FrameTracer(role: .server, log: log, label: "client \(client.id)") }
-        if bridge.format == .json { client.channel?.readsTextAsJSON() }
+        if bridge.format == .json && bridge.socketIO == nil { client.channel?.readsTextAsJSON() }
         execs?.start(for: client)
         startKeepAlive(client)
-        scriptOpened(client)
+        // A Socket.IO client is greeted once it connected a namespace.
+        if let options = bridge.socketIO { socketIOOpened(client, options) } else { scriptOpened(client) }
     }
 
     /// --ping-interval: a client that does not answer our ping in time is
@@ -187,7 +198,7 @@ public final class ServerSession: SessionDriver {
         keepAlive.start()
     }
 
-    private func clientSilent(_ client: ServerClient) {
+    func clientSilent(_ client: ServerClient) {
         guard let channel = client.channel else { return }
         log.info("client \(client.id): no pong within the ping timeout; dropping it")
         if client.closeInfo == nil { client.closeInfo = (.goingAway, "ping timeout", false) }
@@ -209,11 +220,12 @@ public final class ServerSession: SessionDriver {
         case .message(let message):
             clientMessage(message, from: client)
         case .processed:
+            client.socketIO?.processed()
             client.script?.processed()
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
             registry.processed(client)
-            client.channel?.setReadPaused(clientReadsPaused)
+            client.channel?.setReadPaused(readsPaused(client))
         case .ended:
             clientEnded(client)
         }
@@ -222,15 +234,15 @@ public final class ServerSession: SessionDriver {
     private func clientMessage(_ event: ConnectionEvent, from client: ServerClient) {
         switch event {
         case .text(let payload, let verdict):
-            if let script = client.script { script.received(text: payload, verdict: verdict) }
-            if options.relay { registry.relay(.text(payload), from: client) }
-            guard shell.admit(bytes: payload.count) else { return }
-            if tagging, let own = withoutOwnTag(payload, verdict: verdict, from: client) {
-                // Other bytes than those the verdict was given for.
-                return own.withUnsafeBytes { appendText($0, verdict: -1, from: client) }
-            }
-            appendText(payload, verdict: verdict, from: client)
+            if let link = client.socketIO { return socketIOMessage(event, from: client, link) }
+            textMessage(payload, verdict: verdict, as: .text(payload), from: client)
         case .binary(let payload):
+            if let link = client.socketIO { return socketIOMessage(event, from: client, link) }
+            if let codec = shell.codec, let json = codec.decode(payload, from: "client \(client.id)") {
+                // A JSON text message from here on (wspipe(1): BINARY CODECS);
+                // --relay passes on what came.
+                return textMessage(json, verdict: 0, as: .binary(payload), from: client)
+            }
             if let script = client.script { script.received(binary: payload) }
             if options.relay { registry.relay(.binary(payload), from: client) }
             guard shell.admit(bytes: payload.count) else { return }
@@ -254,9 +266,25 @@ public final class ServerSession: SessionDriver {
         }
     }
 
+    /// A text message (or, with --codec, the JSON of a binary one, `wire`
+    /// being the message as it came): to the script, --relay and its route.
+    private func textMessage(_ payload: UnsafeRawBufferPointer, verdict: Int, as wire: OutgoingMessage,
+                             from client: ServerClient) {
+        if let script = client.script { script.received(text: payload, verdict: verdict) }
+        if options.relay { registry.relay(wire, from: client) }
+        switch wire {
+        case .text(let bytes), .binary(let bytes): guard shell.admit(bytes: bytes.count) else { return }
+        }
+        if tagging, let own = withoutOwnTag(payload, verdict: verdict, from: client) {
+            // Other bytes than those the verdict was given for.
+            return own.withUnsafeBytes { appendText($0, verdict: -1, from: client) }
+        }
+        appendText(payload, verdict: verdict, from: client)
+    }
+
     /// A text message's line, tagged with its client under --tag.
     /// `verdict`: the JSON check's answer that came with the message (-1: none).
-    private func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) {
+    func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, from client: ServerClient) {
         let destination = shell.output.destination(forText: payload, isValidJSON: verdict >= 0 ? true : nil)
         if tagging {
             shell.output.appendText(payload, verdict: verdict, taggedWith: client.id, to: destination)
@@ -301,6 +329,7 @@ public final class ServerSession: SessionDriver {
     private func clientEnded(_ client: ServerClient) {
         client.keepAlive?.stop()
         client.keepAlive = nil
+        client.socketIO?.stop()
         registry.remove(client)
         scriptEnded(client)
         let info = client.closeInfo ?? (.abnormal, "", false)
@@ -338,12 +367,32 @@ public final class ServerSession: SessionDriver {
     // MARK: stdin -> clients
 
     private func startStdin() {
-        _ = shell.makeStdin(deliver: script?.wraps == true ? wrappingDelivery() : { [unowned self] message in self.deliver(message) },
+        let stdin = shell.makeStdin(deliver: script?.wraps == true ? wrappingDelivery() : { [unowned self] message in self.deliver(message) },
                             afterBatch: { [unowned self] in self.registry.flushAll() },
                             onEnd: { [unowned self] in
+                                let lines = self.shell.stdin?.lineNumber ?? 0
+                                self.stdinEndedAfter = lines
+                                self.log.info("stdin ended after \(lines) line(s)")
                                 self.registry.flushAll()
                                 self.handle(.inputEnded(clients: self.registry.count))
                             })
+        // --tag with --codec: a line for one client is encoded once its
+        // "$client" member is taken out.
+        if tagging, let codec = bridge.codec {
+            stdin.keepsAsJSON = { ClientTag.address(in: $0) != nil }
+            addressed.codecLines = InputTranslator(format: .json, lenient: false, maxPendingBytes: Int.max, codec: codec)
+        }
+    }
+
+    /// A client that connects after stdin ended (-n) gets none of its lines:
+    /// each goes to the clients connected when it is read. Said once, when
+    /// there were lines, and when nothing else greets it.
+    private func sayLateClient(_ client: ServerClient) {
+        guard let lines = stdinEndedAfter, lines > 0, !saidLateClient, execs == nil, options.onConnect.isEmpty,
+              script?.options.replay == nil else { return }
+        saidLateClient = true
+        log.warning("client \(client.id) connected after stdin ended: it gets none of its \(lines) line(s), which went to "
+                    + "the clients connected when each was read (--on-connect-file FILE greets every client)")
     }
 
     /// One message from stdin: to the client a --tag line names, else to all.
@@ -353,7 +402,7 @@ public final class ServerSession: SessionDriver {
             do {
                 let line = shell.stdin?.lineNumber ?? 0
                 return try addressed.deliver(payload, at: address, registry: registry) {
-                    registry.send($0, to: $1, line: line)
+                    send($0, to: $1, line: line)
                 }
             } catch {
                 // Counts as not sent (exit 6).
@@ -362,7 +411,7 @@ public final class ServerSession: SessionDriver {
                 return false
             }
         }
-        return registry.broadcast(message, line: shell.stdin?.lineNumber ?? 0)
+        return broadcast(message, line: shell.stdin?.lineNumber ?? 0)
     }
 
     /// stdin runs while some client takes messages and none is behind.
@@ -378,18 +427,37 @@ public final class ServerSession: SessionDriver {
     func maxMessagesReached() { handle(.stop(.done, clients: activeCount)) }
     func childrenExited() { execs?.childrenExited() }
     /// The destinations caught up: resume reading the clients (unless a
-    /// --relay receiver is still behind).
-    func routesDrained() { registry.setReadPaused(clientReadsPaused) }
+    /// --relay --send-timeout 0 member is still behind).
+    func routesDrained() { updateClientReads() }
 
     /// Clients are not read while their messages have nowhere to go: the
-    /// routes are backed up, or (--relay) some client is not taking what the
-    /// others send it. Nothing is dropped and no buffer grows without bound.
+    /// routes are backed up, or (--relay --send-timeout 0) some member is not
+    /// taking what the others send it. Nothing is dropped and no buffer grows
+    /// without bound. (With --relay alone each member has its own queue and
+    /// nobody waits for it: `ClientRegistry.relay`.)
     private var clientReadsPaused: Bool {
-        shell.output.routes.isBackedUp || (options.relay && registry.hasStalledClient)
+        shell.output.routes.isBackedUp || (registry.roomWaitsForEveryone && registry.hasStalledClient)
+    }
+
+    /// Whether `client` is read: not while its messages have nowhere to go,
+    /// nor while more answers wait for it than it may leave unread
+    /// (`ConnectionScript.holdsReadingBack`).
+    func readsPaused(_ client: ServerClient) -> Bool {
+        clientReadsPaused || client.script?.holdsReadingBack == true
     }
 
     private func updateClientReads() {
-        registry.setReadPaused(clientReadsPaused)
+        registry.setReadPaused { [unowned self] in self.readsPaused($0) }
+    }
+
+    /// The client's output was all written: it no longer holds stdin up, and
+    /// what the script held back for it goes now (it may put the client
+    /// behind again, so after the registry has heard of the drain).
+    private func clientDrained(_ client: ServerClient) {
+        registry.drained(client)
+        guard let connection = client.script else { return }
+        connection.release()
+        client.channel?.setReadPaused(readsPaused(client))
     }
 
     /// Lines that were not sent make the exit status 6 (wspipe(1): LINES AND
@@ -397,6 +465,7 @@ public final class ServerSession: SessionDriver {
     func finalReport() {
         execs?.reapAll()
         script?.finalReport(&shell.status, stats: &shell.stats)
+        socketIOLines?.finalReport(&shell.status, stats: &shell.stats)
         guard let pump = shell.stdin else { return }
         let noClient = pump.unsentLines - unaddressableLines
         if noClient > 0 { log.warning("\(noClient) input line(s) not sent: no client connected") }

@@ -49,6 +49,8 @@ final class SessionShell {
     var watchesChildren = false
     private var messagesReceived = 0
     private(set) var interrupts = 0
+    /// --codec: binary messages in become JSON lines (`MessageCodec`).
+    let codec: MessageCodec?
     /// The last phase, after the session has ended.
     var drain: OutputDrain
     var drainTimer: EventLoop.TimerID?
@@ -57,6 +59,7 @@ final class SessionShell {
         self.bridge = bridge
         self.log = log
         self.events = events
+        codec = bridge.codec.map { MessageCodec(format: $0, maxMessageSize: bridge.maxMessageSize, log: log) }
         drain = OutputDrain(timeoutNanos: bridge.closeTimeoutNanos)
     }
 
@@ -83,6 +86,7 @@ final class SessionShell {
         stats.invalidLines = stdin?.rejectedLines ?? 0
         if let stdin, stdin.rejectedLines > 0 { status = status.combined(with: .inputRejected) }
         driver.finalReport()
+        codec?.finalReport(&status)
         if bridge.stats { events.write(stats.jsonLine(time: UTCTimestamp.now())) }
         return status
     }

@@ -19,6 +19,8 @@ public struct MessageTemplate: Sendable, Equatable {
     private let parts: [Part]
     /// Some `${seq}`: rendering takes the next number.
     public let usesSeq: Bool
+    /// The values of its `${env:NAME}`, as JSON strings, by name.
+    private let environmentValues: [String: [UInt8]]
 
     enum Part: Sendable, Equatable {
         case literal(Range<Int>)
@@ -26,12 +28,25 @@ public struct MessageTemplate: Sendable, Equatable {
         case variable(TemplateVariable, offset: Int, path: [[UInt8]], inString: Bool)
     }
 
-    /// Parses and checks `source`. `captures`: the --capture names there are.
-    public init(_ source: String, scope: TemplateScope, captures: [String] = []) throws(TemplateError) {
+    /// Parses and checks `source`. `captures`: the --capture names there are;
+    /// `environment`: where `${env:NAME}` reads NAME (none: every one unset).
+    public init(_ source: String, scope: TemplateScope, captures: [String] = [],
+                environment: (String) -> String? = { _ in nil }) throws(TemplateError) {
         self.source = source
         text = Array(source.utf8)
         parts = try Self.parse(text, scope: scope, captures: captures)
         usesSeq = parts.contains { if case .variable(.seq, _, _, _) = $0 { true } else { false } }
+        var values: [String: [UInt8]] = [:]
+        for part in parts {
+            guard case .variable(.environment(let name), let offset, _, _) = part else { continue }
+            guard let value = environment(name) else {
+                throw .at(offset, in: text, "${env:\(name)}: \(name) is not set in the environment")
+            }
+            var quoted: [UInt8] = []
+            Array(value.utf8).withUnsafeBytes { JSONScanner.appendQuoted($0, into: &quoted) }
+            values[name] = quoted
+        }
+        environmentValues = values
         try TemplateCheck.check(text, parts)
     }
 
@@ -46,6 +61,8 @@ public struct MessageTemplate: Sendable, Equatable {
             switch part {
             case .literal(let range):
                 out.append(contentsOf: text[range])
+            case .variable(.environment(let name), _, _, _):
+                out.append(contentsOf: environmentValues[name] ?? Array("null".utf8))
             case .variable(let variable, _, let path, _):
                 Self.appendValue(of: variable, path: path, values, into: &out)
             }
@@ -77,6 +94,8 @@ public struct MessageTemplate: Sendable, Equatable {
             appendDecimal(Int64(values.seq), into: &out)
         case .nowMs:
             appendDecimal(values.nowMs, into: &out)
+        case .environment:
+            appendNull(&out)   // rendered by `render` from the values read at parse time
         }
     }
 
@@ -147,8 +166,15 @@ public struct MessageTemplate: Sendable, Equatable {
             }
             return .field(path)
         }
+        if body.hasPrefix("env:") {
+            let name = String(body.dropFirst(4))
+            guard isIdentifier(name) else {
+                throw refuse("malformed variable \(spelled): expected ${env:NAME}, NAME an environment variable")
+            }
+            return .environment(name)
+        }
         guard isIdentifier(body) else {
-            throw refuse("malformed variable \(spelled): expected ${NAME}, ${.KEYPATH}, ${line}, ${seq} or ${now_ms}"
+            throw refuse("malformed variable \(spelled): expected ${NAME}, ${.KEYPATH}, ${env:NAME}, ${line}, ${seq} or ${now_ms}"
                          + " (write \\u0024 for a literal $ in a string)")
         }
         switch body {

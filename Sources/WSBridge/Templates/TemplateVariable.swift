@@ -13,6 +13,9 @@ public enum TemplateVariable: Equatable, Sendable {
     case seq
     /// `${now_ms}`: the wall clock, in milliseconds since the Unix epoch.
     case nowMs
+    /// `${env:NAME}`: environment variable NAME, as a JSON string, read when
+    /// the template is parsed (an unset one is refused then).
+    case environment(String)
 
     /// The names a `--capture` may not take: they are the built-in variables.
     public static let builtInNames: Set<String> = ["line", "seq", "now_ms"]
@@ -30,7 +33,7 @@ public enum TemplateVariable: Equatable, Sendable {
 
     var kind: Kind {
         switch self {
-        case .line: return .string
+        case .line, .environment: return .string
         case .seq, .nowMs: return .number
         case .capture, .field: return .anyValue
         }
@@ -44,6 +47,7 @@ public enum TemplateVariable: Equatable, Sendable {
         case .line: return "${line}"
         case .seq: return "${seq}"
         case .nowMs: return "${now_ms}"
+        case .environment(let name): return "${env:\(name)}"
         }
     }
 }

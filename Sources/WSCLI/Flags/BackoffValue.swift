@@ -1,3 +1,5 @@
+import WSBridge
+
 /// `--backoff MIN[:MAX[:FACTOR]]` (wspipe(1): RECONNECT AND REPLAY): the first reconnect delay, its
 /// ceiling, and what each failure multiplies it by.
 struct BackoffValue: Equatable {
@@ -19,6 +21,9 @@ struct BackoffValue: Equatable {
         guard parts.count == 3, let min = DurationParser.nanos(parts[0]), let max = DurationParser.nanos(parts[1]),
               let factor = FlagValue.decimal(parts[2]) else {
             throw .invalidBackoff(long, value)
+        }
+        guard max <= DurationLimit.maxNanos else {
+            throw UsageError("--\(long): MAX is longer than \(DurationLimit.text), the longest duration wspipe takes (got '\(value)')")
         }
         let result = BackoffValue(minNanos: min, maxNanos: max, factor: factor)
         guard result.minNanos > 0 else {

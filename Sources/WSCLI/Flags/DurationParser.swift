@@ -46,6 +46,22 @@ public enum DurationParser {
         return overflow2 ? nil : total
     }
 
+    /// `s` is written as a duration but its number does not fit in Int64
+    /// nanoseconds (292 years): too long rather than malformed.
+    public static func isTooLong(_ s: String) -> Bool {
+        let bytes = Array(s.utf8)
+        var i = 0
+        while i < bytes.count, decimalDigit(bytes[i]) != nil { i += 1 }
+        let wholeDigits = i
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            while i < bytes.count, decimalDigit(bytes[i]) != nil { i += 1 }
+            if i == fractionStart { return false }
+        }
+        return wholeDigits > 0 && unitNanos(bytes[i...]) != nil && nanos(s) == nil
+    }
+
     private static func decimalDigit(_ byte: UInt8) -> Int64? {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int64(byte - UInt8(ascii: "0")) : nil
     }

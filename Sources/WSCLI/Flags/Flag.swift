@@ -1,7 +1,7 @@
 /// Where a flag is listed in `--help` and the man page.
 public enum FlagCategory: String, CaseIterable, Sendable {
     // The order of the sections in `--help` and the man page.
-    case connection, tls, dataMode, routing, ending, reconnect, scripting, server, output, general
+    case connection, tls, dataMode, routing, ending, reconnect, scripting, check, server, output, general
 
     /// Section heading in `--help` (and the man page).
     public var heading: String {
@@ -13,9 +13,27 @@ public enum FlagCategory: String, CaseIterable, Sendable {
         case .ending: return "Ending"
         case .reconnect: return "Keepalive, reconnect and replay"
         case .scripting: return "Scripted peer"
+        case .check: return "Checking a server"
         case .output: return "Diagnostics"
         case .server: return "Server mode"
         case .general: return "General"
+        }
+    }
+
+    /// The word `--help CATEGORY` takes.
+    public var name: String {
+        switch self {
+        case .connection: return "connection"
+        case .tls: return "tls"
+        case .dataMode: return "lines"
+        case .routing: return "routing"
+        case .ending: return "ending"
+        case .reconnect: return "reconnect"
+        case .scripting: return "peer"
+        case .check: return "check"
+        case .output: return "diagnostics"
+        case .server: return "server"
+        case .general: return "general"
         }
     }
 }
@@ -25,6 +43,9 @@ public enum CompletionKind: Equatable, Sendable {
     case none
     case file
     case choices([String])
+    /// The `[NAME]` sections of the config files (the default one and those
+    /// of -K on the command line), read when completing.
+    case profiles
 }
 
 /// The ways wspipe runs, as a set: each flag names those it works in
@@ -43,18 +64,23 @@ public struct FlagModes: OptionSet, Hashable, Sendable {
     public static let server = FlagModes(rawValue: 4)
     /// --listen --exec: each client talks to a program instead of stdin and stdout.
     public static let exec = FlagModes(rawValue: 8)
+    /// --check: recordings are played to a server and what comes back is
+    /// compared (wspipe(1): CHECKING A SERVER); stdin and stdout are not used.
+    public static let check = FlagModes(rawValue: 16)
 
     /// Both ways of connecting to a URL: the default of a flag.
     public static let clients: FlagModes = [.client, .interactive]
     /// Both ways of serving.
     public static let servers: FlagModes = [.server, .exec]
+    /// The modes that move stdin and stdout (not --check, which a flag names
+    /// itself when it works there).
     public static let all: FlagModes = [.client, .interactive, .server, .exec]
 }
 
-/// The one mode a run is in, decided by --listen, --exec, -i and whether
-/// stdin and stdout are a terminal.
+/// The one mode a run is in, decided by --listen, --exec, --check, -i and
+/// whether stdin and stdout are a terminal.
 public enum RunMode: CaseIterable, Sendable {
-    case client, interactive, server, exec
+    case client, interactive, server, exec, check
 
     public var flagMode: FlagModes {
         switch self {
@@ -62,6 +88,7 @@ public enum RunMode: CaseIterable, Sendable {
         case .interactive: return .interactive
         case .server: return .server
         case .exec: return .exec
+        case .check: return .check
         }
     }
 
@@ -70,6 +97,7 @@ public enum RunMode: CaseIterable, Sendable {
     /// take it as lines or in its place (wspipe(1): INTERACTIVE MODE).
     static func of(_ o: Options, stdinIsTerminal: Bool, stdoutIsTerminal: Bool) -> RunMode {
         if o.listen != nil { return o.exec == nil ? .server : .exec }
+        if !o.checks.isEmpty { return .check }
         let linesOfTheirOwn = o.reverseUnidirectional || o.wrap != nil || o.replay != nil
         if o.interactive || (stdinIsTerminal && stdoutIsTerminal && !linesOfTheirOwn) { return .interactive }
         return .client
@@ -133,6 +161,12 @@ public struct Flag: Sendable {
     /// sentence (the values, the details, how it works with other flags).
     /// Empty for flags whose help says it all.
     public let doc: [DocBlock]
+    /// A switch that may take one of these values as its next argument
+    /// (`--help tls`, `--help=all`), shown as `[NAME]`; nil for the others.
+    public let optionalValue: (name: String, choices: [String])?
+    /// The value is a password: wspipe blanks it in its own argument vector
+    /// once it is parsed, as curl does, so that ps(1) stops showing it.
+    public let secret: Bool
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -140,7 +174,8 @@ public struct Flag: Sendable {
     init(long: String, short: Character? = nil, valueName: String? = nil,
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
-         rules: [FlagRule] = [], modes: FlagModes? = nil, doc: [DocBlock] = [],
+         rules: [FlagRule] = [], modes: FlagModes? = nil, secret: Bool = false, doc: [DocBlock] = [],
+         optionalValue: (name: String, choices: [String])? = nil,
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -154,7 +189,9 @@ public struct Flag: Sendable {
         self.rules = rules
         self.modes = modes ?? (rules.contains(.serverOnly) ? .servers : .clients)
         self.explicitModes = modes != nil
+        self.secret = secret
         self.doc = doc
+        self.optionalValue = optionalValue
         self.apply = apply
     }
 
@@ -170,15 +207,18 @@ public struct Flag: Sendable {
              repeatable: repeatable, rules: rules, modes: modes, doc: doc, apply: { options, _ in apply(&options) })
     }
 
+    /// The values `optionalValue` allows (none for most switches).
+    var optionalValues: [String] { optionalValue?.choices ?? [] }
+
     /// Long names of the flags this one may not be given with.
     public var conflicts: [String] {
         rules.compactMap { if case .conflicts(let other) = $0 { other } else { nil } }
     }
 
-    /// Refused with --listen.
-    public var clientOnly: Bool { modes.isDisjoint(with: .servers) }
+    /// Works with a URL (client or interactive mode) and is refused with --listen.
+    public var clientOnly: Bool { !modes.isDisjoint(with: .clients) && modes.isDisjoint(with: .servers) }
     /// Refused without --listen.
-    public var serverOnly: Bool { modes.isDisjoint(with: .clients) }
+    public var serverOnly: Bool { modes.isSubset(of: .servers) }
 
     /// True when the flag takes a value (`--flag VALUE`).
     public var takesValue: Bool { valueName != nil }
@@ -190,6 +230,7 @@ public struct Flag: Sendable {
         if let short { text += "-\(short), " }
         text += "--" + long
         if let valueName { text += " <\(valueName)>" }
+        if let optionalValue { text += " [\(optionalValue.name)]" }
         return text
     }
 
@@ -203,5 +244,20 @@ public struct Flag: Sendable {
         var sentence = Substring(help)
         if sentence.hasSuffix(".") { sentence = sentence.dropLast() }
         return "\(sentence) (default: \(shownDefault))."
+    }
+}
+
+extension Flag {
+    /// "a|b|c": a value name listing the choices. (Not `joined(separator:)`:
+    /// the flag table is built at every start, and the generic `joined`
+    /// looked its associated types up at run time there, 100,000
+    /// instructions of a one-echo run, callgrind.)
+    static func alternatives(_ choices: [String]) -> String {
+        var text = ""
+        for index in 0 ..< choices.count {
+            if index > 0 { text += "|" }
+            text += choices[index]
+        }
+        return text
     }
 }

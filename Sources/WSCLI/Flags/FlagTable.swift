@@ -1,4 +1,5 @@
 import WSBridge
+import WSCodecs
 import WSTransport
 
 /// Every flag wspipe accepts, in the order `--help` lists them within each
@@ -15,7 +16,7 @@ public let flagTable: [Flag] = [
     // MARK: Connection (wspipe(1): OPTIONS, Connection)
     Flag(long: "header", short: "H", valueName: "NAME: VALUE",
          help: "Send this header with the handshake request; repeat for more headers.",
-         category: .connection, repeatable: true, modes: .all,
+         category: .connection, repeatable: true, modes: [.all, .check],
          doc: [
              """
              With --listen, the headers go into every 101 response instead; those the handshake \
@@ -26,7 +27,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.headers.append(try FlagValue.header("header", v)) }),
     Flag(long: "header-file", valueName: "FILE",
          help: "Read handshake headers from FILE, one 'Name: value' a line (keeps secrets out of ps).",
-         category: .connection, completion: .file, modes: .all,
+         category: .connection, completion: .file, modes: [.all, .check],
          doc: [
              """
              Blank lines and lines starting with # are skipped. The file is read once, when wspipe \
@@ -43,7 +44,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.headerFile = try FlagValue.nonEmpty("header-file", v) }),
     Flag(long: "header-command", valueName: "COMMAND",
          help: "Run sh -c COMMAND before every connection attempt and send the 'Name: value' lines it prints as headers.",
-         category: .connection, rules: [.clientOnly],
+         category: .connection, modes: [.clients, .check],
          doc: [
              """
              So a reconnect carries a fresh token: for example \
@@ -60,15 +61,15 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.headerCommand = try FlagValue.nonEmpty("header-command", v) }),
     Flag(long: "origin", valueName: "URL",
          help: "Send this Origin header.",
-         category: .connection,
+         category: .connection, modes: [.clients, .check],
          apply: { o, v throws(UsageError) in o.origin = try FlagValue.nonEmpty("origin", v) }),
     Flag(long: "user-agent", valueName: "STRING",
          help: "Send this User-Agent header.",
-         category: .connection, defaultValue: "wspipe/" + wspipeVersion,
+         category: .connection, defaultValue: "wspipe/" + wspipeVersion, modes: [.clients, .check],
          apply: { o, v in o.userAgent = v }),
     Flag(long: "protocol", valueName: "NAME",
          help: "Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several.",
-         category: .connection, repeatable: true, modes: .all,
+         category: .connection, repeatable: true, modes: [.all, .check],
          apply: { o, v throws(UsageError) in
              guard FlagValue.isToken(v) else {
                  throw UsageError("--protocol: invalid subprotocol name '\(v)'")
@@ -77,13 +78,13 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "connect-timeout", valueName: "DURATION",
          help: "Give up connecting (name lookup, TCP, TLS and handshake) after this long.",
-         category: .connection, defaultValue: "10s",
+         category: .connection, defaultValue: "10s", modes: [.clients, .check],
          apply: { o, v throws(UsageError) in o.connectTimeoutNanos = try FlagValue.duration("connect-timeout", v) }),
     Flag(long: "proxy", valueName: "URL",
          help: "Connect through this proxy: http://[USER:PASSWORD@]HOST[:PORT] (CONNECT), socks5:// "
              + "or socks5h:// (the proxy resolves the name), '' for none; without it the http_proxy, "
              + "https_proxy and all_proxy variables are read, as curl does.",
-         category: .connection, rules: [.clientOnly],
+         category: .connection, modes: [.clients, .check],
          apply: { o, v throws(UsageError) in
              if !v.isEmpty {
                  do { _ = try ProxyURL(parsing: v) } catch { throw UsageError("--proxy: \(error)") }
@@ -92,12 +93,14 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "proxy-user", valueName: "USER:PASSWORD",
          help: "Authenticate to the proxy as USER with PASSWORD (split at the first colon), in place of any in its URL.",
-         category: .connection, rules: [.clientOnly, .conflicts("proxy-user-file")],
+         category: .connection, rules: [.conflicts("proxy-user-file")], modes: [.clients, .check], secret: true,
          doc: [
              """
-             Like curl -U, and like any argument, it is visible to other users in ps(1): prefer \
-             --proxy-user-file, or the password in the proxy variable (http_proxy=http://USER:PASSWORD@HOST), \
-             which only the user and root can read. Sent as Basic Proxy-Authorization to an \
+             Like curl -U. wspipe blanks the value in its argument list once it has read it, as \
+             curl does, but until then other users can see it in ps(1), and it stays in the \
+             shell's history: --proxy-user-file is the safe form, or the password in the proxy \
+             variable (http_proxy=http://USER:PASSWORD@HOST), which only the user and root can \
+             read. Sent as Basic Proxy-Authorization to an \
              HTTP proxy, as RFC 1929 user and password to a SOCKS5 one. A usage error when no \
              proxy is given or set.
              """,
@@ -105,29 +108,29 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.proxyUser = try FlagValue.proxyUser("proxy-user", v) }),
     Flag(long: "proxy-user-file", valueName: "FILE",
          help: "Read the proxy's USER:PASSWORD from the first line of FILE (keeps the password out of ps).",
-         category: .connection, completion: .file, rules: [.clientOnly, .conflicts("proxy-user")],
+         category: .connection, completion: .file, rules: [.conflicts("proxy-user")], modes: [.clients, .check],
          apply: { o, v throws(UsageError) in o.proxyUserFile = try FlagValue.nonEmpty("proxy-user-file", v) }),
     Flag(long: "noproxy", valueName: "LIST",
          help: "Connect directly to these comma-separated hosts and domains (with their subdomains), "
              + "'*' for all; replaces no_proxy.",
-         category: .connection, rules: [.clientOnly],
+         category: .connection, modes: [.clients, .check],
          apply: { o, v in o.noProxy = v }),
     Flag(long: "unix-socket", valueName: "PATH",
          help: "Connect through this Unix-domain socket instead of TCP and any proxy; "
              + "the URL still gives the Host header, path and scheme.",
-         category: .connection, completion: .file, rules: [.clientOnly],
+         category: .connection, completion: .file, modes: [.clients, .check],
          apply: { o, v throws(UsageError) in o.unixSocket = try FlagValue.nonEmpty("unix-socket", v) }),
     Flag(long: "max-message-size", valueName: "SIZE",
          help: "Close the connection with 1009 when an incoming message is larger than this.",
-         category: .connection, defaultValue: "64M", modes: .all,
+         category: .connection, defaultValue: "64M", modes: [.all, .check],
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
     .toggle("compress", nil, .connection,
             help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
-                + "--max-message-size counts the decompressed size.", modes: .all,
+                + "--max-message-size counts the decompressed size.", modes: [.all, .check],
             apply: { $0.compress = true }),
     .toggle("location", "L", .connection,
             help: "Follow redirects (301, 302, 303, 307, 308), as curl -L does.",
-            rules: [.clientOnly],
+            modes: [.clients, .check],
             doc: [
                 """
                 The upgrade request goes again to the URL in the Location header, over a new \
@@ -149,12 +152,14 @@ public let flagTable: [Flag] = [
             apply: { $0.location = true }),
     Flag(long: "max-redirs", valueName: "N",
          help: "Follow at most N redirects in one connection attempt.",
-         category: .connection, defaultValue: "10", rules: [.clientOnly, .requires("location")],
+         category: .connection, defaultValue: "10", rules: [.requires("location")], modes: [.clients, .check],
          doc: [
              """
              The name is curl's. One more is reported as the failure of the attempt (exit status \
-             4), as is a redirect without a Location. -1 sets no limit, as in curl: the chain still \
-             ends at --connect-timeout.
+             4), as is a redirect without a Location. -1 sets no limit, as in curl, but a redirect \
+             back to a request the chain already made (the same URL with the same cookies) is a loop \
+             and fails the attempt too; the chain also ends at --connect-timeout. A Location's \
+             spaces and bytes past ASCII are percent-encoded in the next request, as curl does.
              """,
          ],
          apply: { o, v throws(UsageError) in
@@ -162,7 +167,7 @@ public let flagTable: [Flag] = [
          }),
     .toggle("location-downgrade", nil, .connection,
             help: "With -L, follow a redirect from wss:// to ws:// too, which leaves TLS.",
-            rules: [.clientOnly, .requires("location")],
+            rules: [.requires("location")], modes: [.clients, .check],
             doc: [
                 """
                 Without it such a redirect ends the attempt (exit status 4): what follows would \
@@ -173,7 +178,7 @@ public let flagTable: [Flag] = [
     Flag(long: "cookie", valueName: "DATA|FILE",
          help: "Send cookies: DATA as 'name=value; name2=value2', or those of a Netscape/curl cookie FILE "
              + "(curl's -b; here -b is --binary).",
-         category: .connection, completion: .file, rules: [.clientOnly],
+         category: .connection, completion: .file, modes: [.clients, .check],
          doc: [
              """
              An argument with a '=' is DATA, sent in a Cookie header as it is; anything else is a \
@@ -197,25 +202,31 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "cookie-jar", short: "c", valueName: "FILE",
          help: "Write the cookies the servers set to FILE, in the Netscape/curl format, and send them on each connection.",
-         category: .connection, completion: .file, rules: [.clientOnly],
+         category: .connection, completion: .file, modes: [.clients, .check],
          doc: [
              """
              It turns the cookie engine on (see --cookie). FILE is rewritten whenever a handshake \
              response changed the cookies, and at the end when --cookie read others, so a run that \
-             is killed still leaves what it was given. It is created with mode 0600: cookies are \
-             credentials.
+             is killed still leaves what it was given. Cookies are credentials: the new content \
+             goes to a file of a random name in FILE's folder, created with mode 0600 and never \
+             through a link, which is then renamed over FILE, so a jar in a shared folder such as \
+             /tmp stays the user's; a symbolic link to a file is refused, and /dev/null (curl's \
+             -c /dev/null) is written into. A cookie whose Domain is a public suffix (co.uk, \
+             github.io: the Public Suffix List, from Debian's publicsuffix package) is refused, as \
+             curl with libpsl does: it would go to every site under it.
              """,
          ],
          apply: { o, v throws(UsageError) in o.cookieJar = try FlagValue.nonEmpty("cookie-jar", v) }),
     Flag(long: "user", valueName: "USER:PASSWORD",
          help: "Send HTTP Basic authorization with this user name and password (curl's -u; here -u is --unidirectional).",
-         category: .connection, rules: [.clientOnly, .conflicts("user-file")],
+         category: .connection, rules: [.conflicts("user-file")], modes: [.clients, .check], secret: true,
          doc: [
              """
              It is sent to the URL given (and the redirects that stay on its scheme, host and \
              port), unless a header given with -H, --header-file or --header-command authorizes \
-             already; it replaces a user:password in the URL. Any process can read it in \
-             ps(1): --user-file keeps it out.
+             already; it replaces a user:password in the URL. wspipe blanks the value in its \
+             argument list once it has read it, as curl does, but until then any process can \
+             read it in ps(1), and it stays in the shell's history: --user-file is the safe form.
              """,
              """
              The short -u stays websocat's --unidirectional, which wspipe's scripts already use; \
@@ -225,14 +236,14 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.user = try FlagValue.credentials("user", v) }),
     Flag(long: "user-file", valueName: "FILE",
          help: "Read USER:PASSWORD for --user from the first line of FILE (keeps it out of ps).",
-         category: .connection, completion: .file, rules: [.clientOnly, .conflicts("user")],
+         category: .connection, completion: .file, rules: [.conflicts("user")], modes: [.clients, .check],
          doc: [
              "The file is read once, when wspipe starts; a line end after the password is not part of it.",
          ],
          apply: { o, v throws(UsageError) in o.userFile = try FlagValue.nonEmpty("user-file", v) }),
     .toggle("ipv4", "4", .connection,
             help: "Connect over IPv4 only (the server's name and the proxy's).",
-            rules: [.clientOnly, .conflicts("ipv6")],
+            rules: [.conflicts("ipv6")], modes: [.clients, .check],
             doc: [
                 """
                 Without -4 or -6, the addresses of a name are tried as RFC 8305 (Happy Eyeballs) \
@@ -245,16 +256,16 @@ public let flagTable: [Flag] = [
             apply: { $0.family = .ipv4 }),
     .toggle("ipv6", "6", .connection,
             help: "Connect over IPv6 only (the server's name and the proxy's).",
-            rules: [.clientOnly, .conflicts("ipv4")],
+            rules: [.conflicts("ipv4")], modes: [.clients, .check],
             apply: { $0.family = .ipv6 }),
 
     // MARK: TLS (wspipe(1): OPTIONS, Connection)
     .toggle("insecure", "k", .tls,
-            help: "Skip TLS certificate and hostname verification.",
+            help: "Skip TLS certificate and hostname verification.", modes: [.clients, .check],
             apply: { $0.insecure = true }),
     Flag(long: "cacert", valueName: "FILE",
          help: "Trust the CA certificates in FILE (PEM) instead of the system store.",
-         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")], modes: .all,
+         category: .tls, completion: .file, rules: [.requiresInServerMode("cert")], modes: [.all, .check],
          doc: [
              """
              With --listen, it turns on mutual TLS: every client must present a certificate issued \
@@ -265,20 +276,35 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.cacert = try FlagValue.nonEmpty("cacert", v) }),
     Flag(long: "cert", valueName: "FILE",
          help: "Certificate (PEM) to present: the client's, or the server's with --listen.",
-         category: .tls, completion: .file, rules: [.requiresInServerMode("key")], modes: .all,
+         category: .tls, completion: .file, rules: [.requiresInServerMode("key")], modes: [.all, .check],
          doc: [
              "A client may keep its private key in the same file and leave out --key.",
          ],
          apply: { o, v throws(UsageError) in o.cert = try FlagValue.nonEmpty("cert", v) }),
     Flag(long: "key", valueName: "FILE",
          help: "Private key (PEM) for --cert.",
-         category: .tls, completion: .file, rules: [.requires("cert")], modes: .all,
+         category: .tls, completion: .file, rules: [.requires("cert")], modes: [.all, .check],
          apply: { o, v throws(UsageError) in o.key = try FlagValue.nonEmpty("key", v) }),
+    Flag(long: "keylog", valueName: "FILE",
+         help: "Append the TLS secrets of every connection to FILE in the NSS key log format, "
+             + "which Wireshark reads to decrypt them (as SSLKEYLOGFILE does).",
+         category: .tls, completion: .file, modes: [.all, .check],
+         doc: [
+             """
+             Without it, the file named by the SSLKEYLOGFILE variable is used, as curl, Firefox and \
+             Python do. Client and server connections alike; the file is created with mode 0600 and \
+             appended to, one line per secret, as OpenSSL hands them out. Anyone who can read it can \
+             decrypt the connections it covers, so wspipe says on stderr that it is writing one \
+             (unless -q), whenever the run may use TLS: give wireshark or tshark the file with \
+             -o tls.keylog_file:FILE.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.keylog = try FlagValue.nonEmpty("keylog", v) }),
 
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
     .toggle("text", "t", .dataMode,
             help: "Raw line mode: each line is a text message and each message a line, no JSON.",
-            rules: [.conflicts("binary"), .conflicts("tag")], modes: .all,
+            rules: [.conflicts("binary"), .conflicts("tag"), .conflicts("socketio"), .conflicts("codec")], modes: .all,
             doc: [
                 """
                 Each stdin line is sent as a text message as is, and each incoming message is written \
@@ -290,7 +316,7 @@ public let flagTable: [Flag] = [
             apply: { $0.lineFormat = .text }),
     .toggle("binary", "b", .dataMode,
             help: "Raw line mode sending each line as a binary message.",
-            rules: [.conflicts("text"), .conflicts("tag")], modes: .all,
+            rules: [.conflicts("text"), .conflicts("tag"), .conflicts("socketio"), .conflicts("codec")], modes: .all,
             doc: [
                 "Incoming messages are written as with --text.",
             ],
@@ -307,7 +333,7 @@ public let flagTable: [Flag] = [
             apply: { $0.nulSeparator = true }),
     .toggle("no-line", nil, .dataMode,
             help: "Raw mode without lines: all of stdin is one message, and messages are written with no separator.",
-            rules: [.conflicts("nul")], modes: [.client, .server, .exec],
+            rules: [.conflicts("nul"), .conflicts("socketio"), .conflicts("codec")], modes: [.client, .server, .exec],
             doc: [
                 """
                 Selects raw mode (text messages, or binary ones with --binary) and turns line splitting \
@@ -320,7 +346,7 @@ public let flagTable: [Flag] = [
             apply: { $0.noLine = true }),
     Flag(long: "binary-output", valueName: "raw|base64|drop",
          help: "How raw line mode writes incoming binary messages.",
-         category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map(\.rawValue)),
+         category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map { $0.rawValue }),
          defaultValue: "raw", modes: .all,
          doc: [
              .list([
@@ -332,13 +358,33 @@ public let flagTable: [Flag] = [
          ],
          apply: { o, v throws(UsageError) in
              guard let mode = BinaryOutputMode(rawValue: v) else {
-                 throw .invalidChoice("binary-output", v, choices: BinaryOutputMode.allCases.map(\.rawValue))
+                 throw .invalidChoice("binary-output", v, choices: BinaryOutputMode.allCases.map { $0.rawValue })
              }
              o.binaryOutput = mode
          }),
+    Flag(long: "codec", valueName: "msgpack|cbor",
+         help: "Read binary messages as MessagePack or CBOR and write them as JSON lines; send JSON lines as binary messages in it.",
+         category: .dataMode, completion: .choices(BinaryFormat.allCases.map(\.rawValue)),
+         rules: [.conflicts("text"), .conflicts("binary"), .conflicts("no-line")], modes: .all,
+         doc: [
+             """
+             Each binary message that arrives is written as the JSON line of its value, and each \
+             JSON line is sent as a binary message holding its value; routes, --type-key, --until, \
+             --answer, --capture and --ack read the JSON. Text messages are written as they are, and \
+             {"$text":...} and {"$binary":...} lines still send a text message or raw bytes. See \
+             BINARY CODECS for the envelopes that keep what JSON lacks (byte strings, extension \
+             types, tags, maps with other keys than strings, NaN, big integers).
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             guard let format = BinaryFormat(rawValue: v) else {
+                 throw .invalidChoice("codec", v, choices: BinaryFormat.allCases.map(\.rawValue))
+             }
+             o.codec = format
+         }),
     .toggle("lenient", nil, .dataMode,
             help: "Send lines that are not valid JSON as raw text instead of rejecting them.",
-            rules: [.conflicts("strict")], modes: .all,
+            rules: [.conflicts("strict"), .conflicts("socketio")], modes: .all,
             doc: [
                 "Such a line is then not counted as rejected: it does not make the exit status 6.",
             ],
@@ -375,15 +421,60 @@ public let flagTable: [Flag] = [
             help: "Draw no status row under the interactive prompt (WSPIPE_PLAIN=1 does the same).",
             modes: .interactive,
             apply: { $0.noStatusLine = true }),
+    .toggle("socketio", nil, .dataMode,
+            help: "Speak Socket.IO (Engine.IO v4 over WebSocket): events and acks are the JSON lines.",
+            rules: [.conflicts("text"), .conflicts("binary"), .conflicts("no-line"), .conflicts("lenient")],
+            modes: [.client, .interactive, .server],
+            doc: [
+                """
+                The URL gets the path /socket.io/ when its path is empty or /, and the query \
+                EIO=4&transport=websocket (another path is kept). Engine.IO's open packet and pings \
+                are handled by wspipe (a ping is answered, and its timings decide when a silent server \
+                is dropped); the namespaces of --namespace are connected on every connection, before \
+                anything is sent. An incoming 42/chat,["message",{"text":"hi"}] is the line \
+                {"event":"message","data":{"text":"hi"},"ns":"/chat"}, and such a line is sent as that \
+                packet. See SOCKET.IO for acks, binary events, the type --route reads and the server mode.
+                """,
+            ],
+            apply: { $0.socketIO = true }),
+    Flag(long: "namespace", valueName: "NS",
+         help: "Connect the Socket.IO namespace NS (the client; / unless given) or serve only it (--listen); repeat for more.",
+         category: .dataMode, repeatable: true, rules: [.requires("socketio")], modes: [.client, .interactive, .server],
+         doc: [
+             """
+             A client connects each namespace on every connection, in order, each with the --sio-auth \
+             object, and sends nothing before all of them are connected; a server without it accepts \
+             any namespace a client names, and with it answers the others with a connect_error.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             guard v.hasPrefix("/"), !v.contains(","), !v.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                 throw UsageError("--namespace: '\(v)' must start with / and hold no comma")
+             }
+             if !o.namespaces.contains(v) { o.namespaces.append(v) }
+         }),
+    Flag(long: "sio-auth", valueName: "JSON",
+         help: "Send this object as the auth of every namespace's connect, rendered afresh for each connection.",
+         category: .dataMode, rules: [.requires("socketio")], modes: [.client, .interactive],
+         doc: [
+             """
+             JSON is a template (see TEMPLATES): ${NAME} is the latest value of a --capture, so a token \
+             the server hands out is used on the next connection, and ${seq} is the connection \
+             attempt's number. A server that refuses it answers with a connect_error, which ends the \
+             run with its message and exit status 4.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.sioAuth = try FlagValue.nonEmpty("sio-auth", v) }),
 
     // MARK: Routing (wspipe(1): ROUTING)
     Flag(long: "type-key", valueName: "KEYPATH",
          help: "Read the type that --route matches at this dotted key path of incoming JSON messages.",
-         category: .routing, defaultValue: "type", modes: [.client, .interactive, .server],
+         category: .routing, defaultValue: "type", modes: [.client, .interactive, .server, .check],
          doc: [
              """
              A dotted path such as event.kind reaches into nested objects. A message where the key \
-             is missing, or holds something other than a string, is matched by the route for *.
+             is missing, or holds something other than a string, is matched by the route for *. \
+             With --socketio the type is read at event (the event's name) unless another path is given.
              """,
          ],
          apply: { o, v throws(UsageError) in o.typeKey = try FlagValue.keyPath("type-key", v) }),
@@ -415,9 +506,9 @@ public let flagTable: [Flag] = [
              }
              o.routes.append(route)
          }),
-    Flag(long: "route-errors", valueName: RouteErrors.allCases.map(\.rawValue).joined(separator: "|"),
+    Flag(long: "route-errors", valueName: Flag.alternatives(RouteErrors.allCases.map { $0.rawValue }),
          help: "Whether a failing route destination (full disk, exited command) is reported on stderr.",
-         category: .routing, completion: .choices(RouteErrors.allCases.map(\.rawValue)),
+         category: .routing, completion: .choices(RouteErrors.allCases.map { $0.rawValue }),
          defaultValue: "report", modes: .all,
          doc: [
              """
@@ -427,7 +518,7 @@ public let flagTable: [Flag] = [
          ],
          apply: { o, v throws(UsageError) in
              guard let mode = RouteErrors(rawValue: v) else {
-                 throw .invalidChoice("route-errors", v, choices: RouteErrors.allCases.map(\.rawValue))
+                 throw .invalidChoice("route-errors", v, choices: RouteErrors.allCases.map { $0.rawValue })
              }
              o.routeErrorsIgnored = mode == .ignore
          }),
@@ -453,7 +544,7 @@ public let flagTable: [Flag] = [
             apply: { $0.reverseUnidirectional = true }),
     Flag(long: "close-timeout", valueName: "DURATION",
          help: "At the end, wait this long for the peer's Close.",
-         category: .ending, defaultValue: "2s", modes: .all,
+         category: .ending, defaultValue: "2s", modes: [.all, .check],
          doc: [
              """
              It counts from the last progress: a peer whose TCP still acknowledges what wspipe \
@@ -580,7 +671,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.rateIntervalNanos = try FlagValue.rateOrOff("rate", v) }),
     Flag(long: "close-code", valueName: "CODE[:REASON]",
          help: "The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages.",
-         category: .ending, defaultValue: "1000", modes: .all,
+         category: .ending, defaultValue: "1000", modes: [.all, .check],
          doc: [
              """
              CODE is 1000-1003, 1007-1014 or 3000-4999 (RFC 6455 §7.4; the others may not be sent); \
@@ -597,7 +688,7 @@ public let flagTable: [Flag] = [
 
     // MARK: Keepalive, reconnect and replay (wspipe(1): RECONNECT AND REPLAY)
     Flag(long: "ping-interval", valueName: "DURATION",
-         help: "Send a ping this often to keep the connection alive.",
+         help: "Send a ping this often, 10ms or more, to keep the connection alive.",
          category: .reconnect, defaultValue: "off", modes: .all,
          doc: [
              """
@@ -607,7 +698,7 @@ public let flagTable: [Flag] = [
              reason "ping timeout"); the others go on.
              """,
          ],
-         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.positiveDurationOrOff("ping-interval", v) }),
+         apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.intervalOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
          category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")], modes: .all,
@@ -621,7 +712,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
-         category: .reconnect, defaultValue: "1s:30s:2", rules: [.clientOnly],
+         category: .reconnect, defaultValue: "1s:30s:2", modes: [.clients, .check],
          doc: [
              """
              A successful connection resets the delay to MIN. Omitted parts keep their defaults: \
@@ -637,7 +728,7 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "jitter", valueName: "FRACTION",
          help: "Vary each reconnect delay at random by up to this fraction either way.",
-         category: .reconnect, defaultValue: "0.2",
+         category: .reconnect, defaultValue: "0.2", modes: [.clients, .check],
          doc: [
              """
              With 0.2, a delay of 10s becomes anything from 8s to 12s, so that many clients dropped \
@@ -647,7 +738,7 @@ public let flagTable: [Flag] = [
          apply: { o, v throws(UsageError) in o.jitter = try FlagValue.fraction("jitter", v) }),
     Flag(long: "max-retries", valueName: "N",
          help: "Give up with exit status 3 after N failed connection attempts in a row.",
-         category: .reconnect, defaultValue: "unlimited", rules: [.clientOnly],
+         category: .reconnect, defaultValue: "unlimited", modes: [.clients, .check],
          doc: [
              "A connection that succeeds starts the count again.",
          ],
@@ -658,7 +749,7 @@ public let flagTable: [Flag] = [
             apply: { $0.noReconnect = true }),
     .toggle("wait", nil, .reconnect,
             help: "Retry the first connection too, with the same backoff, instead of exiting with status 3.",
-            rules: [.clientOnly],
+            modes: [.clients, .check],
             apply: { $0.wait = true }),
     Flag(long: "queue-limit", valueName: "SIZE",
          help: "Hold at most this much of stdin while disconnected, then stop reading it.",
@@ -747,9 +838,22 @@ public let flagTable: [Flag] = [
              The answer goes out after the read that brought the message, ahead of the stdin lines \
              still queued; with --listen, to that client only. The message itself is still written \
              (a --route to drop discards it). ${.KEYPATH} in TEMPLATE is the value at KEYPATH of the \
-             message being answered: --answer 'ping={"type":"pong","id":${.id}}'. Several --answer \
+             message being answered: --answer 'ping={"type":"pong","id":${.id}}'. TYPE matches a \
+             string at --type-key, or a number, true, false or null written as TYPE (--type-key op \
+             --answer '1=...'); .KEYPATH answers every JSON message that has a value there, whatever \
+             it is (--answer '.ping={"pong":${.ping}}' answers {"ping":1700000000}); $text answers \
+             text that is not JSON (--answer '$text={"$text":"pong"}' answers a plain ping) and \
+             $binary a binary message. Several --answer \
              for one TYPE answer in the order given. An answer belongs to its connection: one not \
              yet written when the connection drops is not sent again. See TEMPLATES.
+             """,
+             """
+             Answers wait behind back-pressure as stdin lines do: while the connection's unsent \
+             output is above the high water (256K for a client; with --listen, the one stdin waits \
+             for: 4M, less with many clients) they wait in wspipe, in order, and go once it has \
+             caught up; while more than 1M of them wait, wspipe stops reading the peer. A peer \
+             that asks faster than it reads the answers is slowed down, not followed without \
+             bound, and every request it sent is still answered.
              """,
          ],
          apply: { o, v throws(UsageError) in
@@ -764,15 +868,17 @@ public let flagTable: [Flag] = [
              The first one goes an interval after the connection opens. With --listen each client \
              gets its own. For the realtime protocols that expect a JSON heartbeat and drop a \
              client that sends none (WebSocket pings do not count for them); --heartbeat-timeout \
-             notices a peer that has gone silent.
+             notices a peer that has gone silent. A heartbeat that falls due while the connection's \
+             unsent output is above the high water (as for --answer) waits for it to catch up, and \
+             the intervals that pass meanwhile add none: one goes when it has.
              """,
          ],
          apply: { o, v throws(UsageError) in o.heartbeat = try FlagValue.nonEmpty("heartbeat", v) }),
     Flag(long: "heartbeat-interval", valueName: "DURATION",
-         help: "How often --heartbeat is sent.",
+         help: "How often --heartbeat is sent, 10ms or more.",
          category: .scripting, defaultValue: "20s", rules: [.requires("heartbeat")], modes: [.clients, .server],
          apply: { o, v throws(UsageError) in
-             o.heartbeatIntervalNanos = try FlagValue.positiveDuration("heartbeat-interval", v)
+             o.heartbeatIntervalNanos = try FlagValue.interval("heartbeat-interval", v)
          }),
     Flag(long: "heartbeat-timeout", valueName: "DURATION",
          help: "Drop a connection on which nothing at all arrives from the peer for this long.",
@@ -798,8 +904,8 @@ public let flagTable: [Flag] = [
              of the file as a chat message, quotes, backslashes, tabs and all. The line is taken \
              without its line end (with -0, its NUL). A line that is not UTF-8 cannot be a JSON \
              string: it is reported with its number, not sent, and makes the exit status 6, like \
-             an invalid JSON line. With --listen the message goes to every client, each with its \
-             own ${seq}. Not with -b, --lenient or -i.
+             an invalid JSON line. An empty line is skipped, as in JSON mode. With --listen the \
+             message goes to every client, each with its own ${seq}. Not with -b, --lenient or -i.
              """,
          ],
          apply: { o, v throws(UsageError) in o.wrap = try FlagValue.nonEmpty("wrap", v) }),
@@ -820,8 +926,11 @@ public let flagTable: [Flag] = [
              Each line is written with one write(2) when its message is sent or received: nothing \
              waits in wspipe, so a killed run keeps what it recorded. The file is bounded only by \
              the disk; a write that fails is reported once, the recording stops there and the run \
-             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1). A \
-             new file is created with mode 0600: it holds every message, tokens included.
+             goes on, and exits 1. A file that cannot be opened ends the run at once (exit 1). It \
+             holds every message, tokens included, so it is kept the user's alone: a new file is \
+             created with mode 0600, an existing one is narrowed to 0600, and a symbolic link to a \
+             file (one another user may have planted in /tmp) or a file another user owns is \
+             refused; a terminal, a pipe or /dev/stderr is written as it is.
              """,
          ],
          apply: { o, v throws(UsageError) in o.record = try FlagValue.nonEmpty("record", v) }),
@@ -835,12 +944,17 @@ public let flagTable: [Flag] = [
              with --rate; a message waiting for back-pressure delays the rest rather than letting \
              them go in a burst. The messages wspipe had made from flags ("src") are not played: \
              the replaying run makes its own from its own flags. The file is read and checked when \
-             wspipe starts: a line that is not a record line is a usage error naming it.
+             wspipe starts: a line that is not a record line, or whose t_ms is past 8760h (a year), \
+             is a usage error naming it, and so is a replay that would last more than that at its \
+             --replay-speed or --rate. A message not sent or not confirmed is reported with its \
+             line in the file (--replay:12-20), as stdin's are.
              """,
              """
              A client sends the messages as it would stdin lines (queued while disconnected, sent \
              again after a drop), and ends when they are all out, as at stdin EOF; what could not \
-             be sent is reported and makes the exit status 6. Not with -U, --wrap or -i.
+             be sent is reported and makes the exit status 6. Its stdin is not sent: lines that \
+             come there anyway are reported (stdin:1-2) and make the exit status 6. Not with -U, \
+             --wrap or -i.
              """,
              """
              A server plays the whole recording to each client from the moment it connects (after \
@@ -860,10 +974,118 @@ public let flagTable: [Flag] = [
          ],
          apply: { o, v throws(UsageError) in o.replaySpeed = try FlagValue.positiveDecimal("replay-speed", v) }),
 
+    // MARK: Checking a server (wspipe(1): CHECKING A SERVER)
+    Flag(long: "check", valueName: "FILE",
+         help: "Check the server against a recording (--record's file or a browser's HAR): send what it sent, "
+             + "compare what comes back, exit 8 on a difference; repeat for more files.",
+         category: .check, completion: .file, repeatable: true, modes: .check,
+         doc: [
+             """
+             FILE may be a pattern, quoted so that wspipe expands it: --check 'tests/*.ndjson' checks every \
+             file it matches, in name order. Each recorded connection is played on a fresh connection of \
+             its own, to the URL given, or without one to the URL the recording holds (its connected \
+             event, or the HAR request). A message to send goes once every message the recording expects \
+             before it on that connection has come, and each message that comes is compared with the one \
+             expected. See CHECKING A SERVER.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.checks.append(try FlagValue.nonEmpty("check", v)) }),
+    Flag(long: "check-timeout", valueName: "DURATION",
+         help: "Wait at most this long for each message a --check recording expects.",
+         category: .check, defaultValue: "5s", modes: .check,
+         apply: { o, v throws(UsageError) in o.checkTimeoutNanos = try FlagValue.positiveDuration("check-timeout", v) }),
+    Flag(long: "check-settle", valueName: "DURATION",
+         help: "After the last message a recorded connection expects, watch this long for messages the recording does not have.",
+         category: .check, defaultValue: "100ms", modes: .check,
+         doc: [
+             "Such a message fails the check, unless --allow-extra names its type. With 0 the connection closes as soon as the last one expected has come.",
+         ],
+         apply: { o, v throws(UsageError) in o.checkSettleNanos = try FlagValue.duration("check-settle", v) }),
+    Flag(long: "ignore", valueName: "KEYPATH",
+         help: "Leave the value at KEYPATH out of the --check comparison, * for any key or index; repeat for more.",
+         category: .check, repeatable: true, modes: .check,
+         doc: [
+             """
+             --ignore ts skips the top-level ts, --ignore 'items.*.ts' the ts of every element of items, \
+             --ignore 'room.users.0' the first user. The value may then differ, be missing or be added.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.ignores.append(try FlagValue.keyPath("ignore", v)) }),
+    Flag(long: "check-order", valueName: "recorded|any",
+         help: "With any, the messages a recording expects between two it sends may come in any order.",
+         category: .check, completion: .choices(["recorded", "any"]), defaultValue: "recorded", modes: .check,
+         doc: [
+             """
+             For a server that answers several requests in parallel: two subscriptions sent together may \
+             be confirmed in either order. The messages after the next one sent are still awaited after it.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in
+             guard v == "recorded" || v == "any" else { throw .invalidChoice("check-order", v, choices: ["recorded", "any"]) }
+             o.checkOrderAny = v == "any"
+         }),
+    Flag(long: "allow-extra", valueName: "TYPE",
+         help: "Let messages of type TYPE (at --type-key) come at any time in a --check, and expect none; repeat for more types.",
+         category: .check, repeatable: true, modes: .check,
+         doc: [
+             """
+             For what a server sends on its own clock (heartbeats, presence): such messages are skipped \
+             whenever they come, and those the recording has are not awaited.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.allowExtra.append(try FlagValue.nonEmpty("allow-extra", v)) }),
+    Flag(long: "junit", valueName: "FILE",
+         help: "Also write the --check results to FILE as JUnit XML, one test case per recording.",
+         category: .check, completion: .file, modes: .check,
+         doc: [
+             """
+             The format GitHub Actions (through a test-report action), GitLab and Jenkins show: a \
+             testsuite named wspipe --check, a testcase per recording (per recording and run with \
+             --repeat) named after its file, with the file's folder as its classname (dots for slashes) \
+             and its time in seconds; a failed check has a failure holding the report, a recording that \
+             could not be checked (no connection) an error. FILE is replaced.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.junit = try FlagValue.nonEmpty("junit", v) }),
+    Flag(long: "repeat", valueName: "N",
+         help: "Check the recordings N times, for the reply latencies' percentiles.",
+         category: .check, defaultValue: "1", modes: .check,
+         doc: [
+             """
+             Each run of each recording counts as a test in the summary and the JUnit file. With more than \
+             one, the reply latencies of all runs are reported together before the summary line.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.repeats = try FlagValue.positiveInteger("repeat", v) }),
+    Flag(long: "max-reply-p99", valueName: "DURATION",
+         help: "Fail the run with exit status 8 when the 99th percentile of the reply latencies is above DURATION.",
+         category: .check, modes: [.client, .check],
+         doc: [
+             """
+             A latency budget for CI: with --check every reply the recordings expect counts, in client mode \
+             every reply --reply or the one-shot rule matched by an id or an echo (see --linger). A run that \
+             measured no reply fails too.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.maxReplyP99Nanos = try FlagValue.positiveDuration("max-reply-p99", v) }),
+    .toggle("har-credentials", nil, .check,
+            help: "Send the Cookie, Authorization and other credential headers of a HAR file's request too.",
+            modes: [.client, .check],
+            doc: [
+                """
+                Without it, a HAR file given to --check or --replay lends its request's URL, subprotocols, \
+                Origin and other headers, but not Cookie, Authorization, Proxy-Authorization nor any header \
+                whose name mentions a token, a key, a secret, a session, a password, auth, csrf or xsrf: a \
+                HAR file is often shared, and its credentials may not be meant for this server. A header given \
+                with -H or --header-file replaces the HAR's of the same name.
+                """,
+            ],
+            apply: { $0.harCredentials = true }),
+
     // MARK: Server mode (wspipe(1): OPTIONS, Server mode)
     Flag(long: "listen", valueName: "[HOST:]PORT[/PATH]",
-         help: "Accept WebSocket clients on this address, or on the Unix-domain socket unix:PATH "
-             + "(removed at exit), instead of connecting to a URL.",
+         help: "Accept WebSocket clients on this address (a bare PORT is 127.0.0.1 only; 0.0.0.0:PORT for every "
+             + "interface), or on the Unix-domain socket unix:PATH (removed at exit), instead of connecting to a URL.",
          category: .server, modes: .servers,
          doc: [
              """
@@ -875,7 +1097,10 @@ public let flagTable: [Flag] = [
              Each stdin line goes at most once to each client connected when it is read; nothing is \
              sent again, to it or to another client, and a line read while no client is connected \
              is not sent (exit status 6). With --once the one client gets every line read while it \
-             is connected, and the run ends when it leaves.
+             is connected, and the run ends when it leaves. So lines piped in once (printf ... | \
+             wspipe -n --listen PORT) reach the clients connected when they are read, usually the \
+             first; a client that comes after stdin ended gets none, which wspipe says once. Lines \
+             every client should get go in --on-connect-file FILE, or a --replay.
              """,
              """
              Each client is accounted for as a client is (see RECONNECT AND REPLAY): when it \
@@ -949,9 +1174,20 @@ public let flagTable: [Flag] = [
             rules: [.conflicts("exec")], modes: .server,
             doc: [
                 """
-                stdout still gets every message, and stdin lines still go to every client. A client \
-                that does not read what the others send it holds all of them back (wspipe stops \
-                reading the clients until it catches up) until --send-timeout (10s) disconnects it.
+                stdout still gets every message, and stdin lines still go to every client. Each \
+                member has a queue of its own (what wspipe has not written to it yet): the room never \
+                waits for a member, so one that reads slowly, or not at all, holds nobody back. A \
+                member that has more than 16M unsent when a message is relayed to it (less with \
+                many clients: the memory budget shared among them, at least 256K) has fallen behind: \
+                it is disconnected with 1008 (reason "fell behind the relay"), a relay_behind event \
+                and a warning, and the others go on. So wspipe holds at most that, and one message \
+                more, for each member. A member that takes nothing at all is disconnected after \
+                --send-timeout (10s) as well, since it holds stdin back.
+                """,
+                """
+                With --send-timeout 0 the room waits for its slowest member instead: wspipe stops \
+                reading the clients while one is behind, so nobody is dropped and every member gets \
+                every message, but one member that does not read stops the whole room.
                 """,
             ],
             apply: { $0.relay = true }),
@@ -975,12 +1211,12 @@ public let flagTable: [Flag] = [
          category: .server, defaultValue: "10s", rules: [.conflicts("exec")], modes: .server,
          doc: [
              """
-             A client that does not read what it is sent holds back stdin (and, with --relay, the \
-             other clients' messages) once its unsent output passes the high water, so that every \
-             client gets every line. A client whose unsent output then has not shrunk for this long \
-             is disconnected with 1008 and a send_timeout event, and the others go on: a stuck \
-             client holds the room back for at most this long, never for good. With 0 a slow \
-             client is waited for, however long it takes.
+             A client that does not read what it is sent holds back stdin once its unsent output \
+             passes the high water, so that every client gets every line. A client whose unsent \
+             output then has not shrunk for this long is disconnected with 1008 and a send_timeout \
+             event, and the others go on: a stuck client holds stdin back for at most this long, \
+             never for good. With 0 a slow client is waited for, however long it takes, and with \
+             --relay the whole room waits for it (see --relay).
              """,
          ],
          apply: { o, v throws(UsageError) in
@@ -1032,7 +1268,7 @@ public let flagTable: [Flag] = [
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
     .toggle("events", nil, .output,
-            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.", modes: .all,
+            help: "Write lifecycle events (connected, reconnecting, ...) as {\"$event\":...} JSON lines on stderr.", modes: [.all, .check],
             doc: [
                 """
                 Each event is one JSON object, such as \
@@ -1049,10 +1285,16 @@ public let flagTable: [Flag] = [
                 (with unread_lines) when some are. See RECONNECT AND REPLAY. \
                 With --reply, an unreplied event lists the values no reply came for.
                 """,
+                """
+                Each reply matched to its request (by --reply, by the one-shot rule's id or an echo, by --check) \
+                is a reply event with ms, the time since the request went out, and its key (its --reply value) or, with --check, \
+                the recording's file and line. --check adds a check event for each recording, with file, \
+                result (passed or failed), time_ms and, when it failed, line, path and reason.
+                """,
             ],
             apply: { $0.events = true }),
     .toggle("stats", nil, .output,
-            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.", modes: .all,
+            help: "At exit, write a JSON summary on stderr: messages and bytes each way, reconnects, unacked.", modes: [.all, .check],
             doc: [
                 """
                 One {"$stats":{...}} line: messages_out, bytes_out, messages_in, bytes_in, reconnects, \
@@ -1063,10 +1305,15 @@ public let flagTable: [Flag] = [
                 stdin lines of each report, as [first, last] pairs), unread (taken by the peer's TCP \
                 before it last spoke, maybe never read by it) and unread_lines.
                 """,
+                """
+                When replies were matched to their requests (by --reply, by the one-shot rule's id or an echo, \
+                by --check), reply_ms holds their latencies in milliseconds: {"count":N,"p50":..,"p90":..,"p99":..,"max":..}, \
+                from a histogram of fixed size, each percentile within 1%.
+                """,
             ],
             apply: { $0.stats = true }),
     .toggle("trace", nil, .output,
-            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.", modes: .all,
+            help: "Show every frame both ways on stderr: time, direction, opcode, flags, length and a preview.", modes: [.all, .check],
             doc: [
                 """
                 Like curl --trace for WebSocket frames: > for frames wspipe sends, < for frames it \
@@ -1078,7 +1325,7 @@ public let flagTable: [Flag] = [
             apply: { $0.trace = true }),
     Flag(long: "write-out", short: "w", valueName: "FORMAT",
          help: "At exit, write FORMAT with %{name} replaced by what the run measured, as curl -w does; %{json} for all of it.",
-         category: .output, rules: [.clientOnly],
+         category: .output, modes: [.clients, .check],
          doc: [
              """
              FORMAT is text with variables (%{time_connect}), %% for a '%', and the escapes \\n, \
@@ -1105,13 +1352,25 @@ public let flagTable: [Flag] = [
          }),
 
     // MARK: General (wspipe(1): SYNOPSIS; OPTIONS, Diagnostics)
-    .toggle("help", "h", .general,
-            help: "Print this help and exit.", modes: .all,
-            apply: { $0.showHelp = true }),
+    Flag(long: "help", short: "h",
+         help: "Print the short help, or every option of CATEGORY (or all), and exit.",
+         category: .general, modes: .all,
+         doc: [
+             .paragraph("The short help lists the options most runs need and names the categories: "
+                 + FlagCategory.allCases.map(\.name).joined(separator: ", ") + ". This page has them all."),
+         ],
+         optionalValue: (name: "CATEGORY", choices: HelpRenderer.topics),
+         apply: { o, v throws(UsageError) in
+             guard v.isEmpty || HelpRenderer.topics.contains(v) else {
+                 throw .invalidChoice("help", v, choices: HelpRenderer.topics)
+             }
+             o.showHelp = true
+             o.helpTopic = v.isEmpty ? nil : v
+         }),
     .toggle("version", "V", .general,
             help: "Print the version and exit.", modes: .all,
             apply: { $0.showVersion = true }),
-    Flag(long: "generate", valueName: DocGenerator.kinds.joined(separator: "|"),
+    Flag(long: "generate", valueName: Flag.alternatives(DocGenerator.kinds),
          help: "Print the man page or the completion script for this shell and exit.",
          category: .general, completion: .choices(DocGenerator.kinds), modes: .all,
          apply: { o, v throws(UsageError) in
@@ -1122,11 +1381,39 @@ public let flagTable: [Flag] = [
          }),
     .toggle("verbose", "v", .general,
             help: "Print lifecycle notices on stderr; repeat for more detail.",
-            repeatable: true, modes: .all,
+            repeatable: true, modes: [.all, .check],
             apply: { $0.verbose += 1 }),
     .toggle("quiet", "q", .general,
-            help: "Print nothing on stderr but fatal errors.", modes: .all,
+            help: "Print nothing on stderr but fatal errors.", modes: [.all, .check],
             apply: { $0.quiet = true }),
+    Flag(long: "config", short: "K", valueName: "FILE",
+         help: "Read options from FILE, in curl's config syntax, after the default config file; repeat for more files.",
+         category: .general, completion: .file, repeatable: true, modes: [.all, .check],
+         doc: [
+             """
+             See CONFIG FILES. The command line overrides what a file says; a file given with -K \
+             applies to servers too (the default file only to runs with a URL).
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.configFiles.append(try FlagValue.nonEmpty("config", v)) }),
+    .toggle("no-config", nil, .general,
+            help: "Do not read the default config file (-K files still are).",
+            modes: [.all, .check],
+            doc: [
+                "The same as WSPIPE_CONFIG set and empty. It is curl's -q, whose short name stays --quiet here.",
+            ],
+            apply: { $0.noConfig = true }),
+    Flag(long: "profile", valueName: "NAME",
+         help: "Apply the [NAME] section of the config files, whatever the URL.",
+         category: .general, completion: .profiles, modes: [.all, .check],
+         doc: [
+             """
+             Without --profile, the section whose url line is the longest prefix of the URL applies. \
+             With --profile and no URL, the section's first url line is the URL. A NAME no file read \
+             has is a usage error.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.profile = try FlagValue.nonEmpty("profile", v) }),
 ]
 
 /// Lookups and integrity checks over `flagTable`.

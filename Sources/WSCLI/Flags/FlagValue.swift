@@ -4,8 +4,13 @@ import WSCore
 /// Value checks shared by the flag table's `apply` closures. Each returns the
 /// parsed value or throws the usage error naming the flag.
 enum FlagValue {
+    /// A duration of at most `DurationLimit.maxNanos` (a year): no deadline
+    /// made from it can overflow.
     static func duration(_ long: String, _ value: String) throws(UsageError) -> Int64 {
-        guard let nanos = DurationParser.nanos(value) else { throw .invalidDuration(long, value) }
+        guard let nanos = DurationParser.nanos(value) else {
+            throw DurationParser.isTooLong(value) ? .durationTooLong(long, value) : .invalidDuration(long, value)
+        }
+        guard nanos <= DurationLimit.maxNanos else { throw .durationTooLong(long, value) }
         return nanos
     }
 
@@ -34,6 +39,24 @@ enum FlagValue {
     /// "off" (none: the documented default) or a duration greater than zero.
     static func positiveDurationOrOff(_ long: String, _ value: String) throws(UsageError) -> Int64? {
         value == "off" ? nil : try positiveDuration(long, value)
+    }
+
+    /// The shortest period of something sent on its own (a heartbeat, a
+    /// ping): below it the timer would send in a near busy loop.
+    static let shortestIntervalNanos: Int64 = 10_000_000
+
+    /// A duration of at least 10 ms: how often wspipe sends something unasked.
+    static func interval(_ long: String, _ value: String) throws(UsageError) -> Int64 {
+        let nanos = try duration(long, value)
+        guard nanos >= shortestIntervalNanos else {
+            throw UsageError("--\(long): '\(value)' is too short: an interval must be at least 10ms")
+        }
+        return nanos
+    }
+
+    /// "off" (the documented default) or an interval of at least 10 ms.
+    static func intervalOrOff(_ long: String, _ value: String) throws(UsageError) -> Int64? {
+        value == "off" ? nil : try interval(long, value)
     }
 
     /// "unlimited" (the documented default) or an integer > 0.
@@ -84,7 +107,7 @@ enum FlagValue {
     /// A dotted key path ("sequence", "meta.seq") split into its keys, none empty.
     static func keyPath(_ long: String, _ value: String) throws(UsageError) -> [String] {
         let keys = value.split(separator: ".", omittingEmptySubsequences: false)
-        guard !keys.contains(where: \.isEmpty) else { throw .invalidKeyPath(long, value) }
+        guard !keys.contains(where: { $0.isEmpty }) else { throw .invalidKeyPath(long, value) }
         return keys.map(String.init)
     }
 
@@ -159,6 +182,10 @@ enum FlagValue {
         }
         guard let n = decimal(String(number)), n > 0, perNanos / n >= 1 else {
             throw UsageError("--\(long): invalid rate '\(value)' (use e.g. 10/s, 0.5/s, 90/m)")
+        }
+        // Compared as a Double: a tiny N makes an interval no Int64 holds.
+        guard perNanos / n <= Double(DurationLimit.maxNanos) else {
+            throw UsageError("--\(long): '\(value)' is slower than one message every \(DurationLimit.text)")
         }
         return Int64((perNanos / n).rounded())
     }

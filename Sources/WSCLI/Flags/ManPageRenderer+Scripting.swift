@@ -30,7 +30,10 @@ extension ManPageRenderer {
             + "or --on-reconnect, heartbeats, answers, and the --wrap lines read from the moment the previous one "
             + "ended). A --wrap message keeps the number it was given: one sent again on the next connection (not "
             + "written before the drop, or held for its --ack) carries its old number, which a new message there "
-            + "may also get. ${now_ms} is the wall clock in milliseconds since 1970.",
+            + "may also get. ${now_ms} is the wall clock in milliseconds since 1970. ${env:NAME} is environment "
+            + "variable NAME as a JSON string, read when wspipe starts (an unset one is a usage error): "
+            + "--on-connect '{\"type\":\"auth\",\"token\":${env:TOKEN}}' instead of splicing '\"$TOKEN\"' into JSON, "
+            + "which breaks on a quote or a backslash in the value.",
         "Every value is put in as JSON (a string with its quotes and escapes, a captured or answered value as it "
             + "came), so a template that is valid JSON stays valid whatever the values hold: "
             + "--wrap '{\"text\":${line}}' sends a line holding quotes, backslashes or tabs as the same text. "

@@ -29,6 +29,9 @@ public enum ManPageRenderer {
         page.paragraphs([oneShot])
         for (shape, needs) in oneShotShapes { page.item(shape, needs) }
 
+        page.request("SH", "BINARY CODECS")
+        binaryCodecs(&page)
+
         page.request("SH", "OPTIONS")
         page.paragraphs([optionsIntro])
         for category in FlagCategory.allCases {
@@ -53,8 +56,19 @@ public enum ManPageRenderer {
         page.request("SH", "TEMPLATES")
         page.paragraphs(templates)
 
+        page.request("SH", "CHECKING A SERVER")
+        checkingAServer(&page)
+        page.request("SH", "SOCKET.IO")
+        page.paragraphs(socketIO)
+
         page.request("SH", "INTERACTIVE MODE")
         interactiveMode(&page)
+
+        page.request("SH", "FROM THE BROWSER")
+        fromTheBrowser(&page)
+
+        page.request("SH", "CONFIG FILES")
+        configFiles(&page)
 
         page.request("SH", "EXIT STATUS")
         for (code, meaning) in HelpRenderer.exitStatuses {
@@ -62,28 +76,10 @@ public enum ManPageRenderer {
         }
 
         page.request("SH", "ENVIRONMENT")
-        page.item("NO_COLOR", "When set, wspipe never writes ANSI colour; without it, colour is only ever used when the stream is a terminal.")
-        page.item("http_proxy, https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY",
-                  "Without --proxy or --unix-socket, a ws:// connection goes through the proxy in http_proxy "
-                      + "and a wss:// one through https_proxy, each falling back to all_proxy; the lower-case name "
-                      + "wins, and HTTP_PROXY is ignored, as by curl. Values take the form of --proxy.")
-        page.item("no_proxy, NO_PROXY",
-                  "Hosts to reach without the proxy, as for --noproxy, which replaces them.")
-        page.item("XDG_STATE_HOME, HOME",
-                  "The interactive mode keeps its history in $XDG_STATE_HOME/wspipe/history, "
-                      + "or ~/.local/state/wspipe/history without XDG_STATE_HOME.")
-        page.item("WSPIPE_HISTFILE",
-                  "The history file instead; set and empty, no history is kept on disk.")
-        page.item("XDG_CONFIG_HOME",
-                  "The interactive mode's saved messages (/save, /send) are in "
-                      + "$XDG_CONFIG_HOME/wspipe/messages.ndjson, or ~/.config/wspipe/messages.ndjson without it.")
-        page.item("WSPIPE_KERNEL_TIMESTAMPS",
-                  "Set to 0, wspipe does not ask the kernel when the server's TCP acknowledged each write and "
-                      + "when each segment arrived: the bound of RECONNECT AND REPLAY confirms what was delivered, "
-                      + "as on systems without those stamps (for tests and comparisons).")
-        page.item("WSPIPE_PLAIN",
-                  "When set to anything but the empty string, the interactive mode draws no status row "
-                      + "(as --no-status-line): for screen readers, which would read it again at every message.")
+        environment(&page)
+
+        page.request("SH", "FILES")
+        files(&page)
 
         page.request("SH", "EXAMPLES")
         for example in usageExamples {
@@ -107,7 +103,8 @@ public enum ManPageRenderer {
         if let valueName = flag.valueName { tag += " " + Roff.italic(valueName) }
         page.tagged(tag)
         page.text(flag.fullHelp)
-        if let modes = sentence(flag.modes) { page.text(modes) }
+        // (--check is the mode itself.)
+        if let modes = sentence(flag.modes), flag.long != "check" { page.text(modes) }
         for rule in flag.rules { if let text = sentence(rule) { page.text(text) } }
         for block in flag.doc {
             switch block {
@@ -131,18 +128,23 @@ public enum ManPageRenderer {
     /// Where a flag is refused, for the reader of the man page; nil when it
     /// works in every mode.
     static func sentence(_ modes: FlagModes) -> String? {
-        if modes == .all { return nil }
-        if modes.isDisjoint(with: .servers) {
-            return modes.contains(.client) ? "Client mode only: refused with --listen."
-                : "Interactive mode only: refused in a pipe and with --listen."
+        if modes == .check { return "Needs --check." }
+        let check = modes.contains(.check)
+        let stdio = modes.subtracting(.check)
+        if stdio == .all { return check ? nil : "Refused with --check, which would ignore it." }
+        if stdio.isDisjoint(with: .servers) {
+            if !stdio.contains(.client) { return "Interactive mode only: refused in a pipe, with --listen and with --check." }
+            return check ? "Client mode and --check only: refused with --listen." : "Client mode only: refused with --listen and --check."
         }
-        if modes.isDisjoint(with: .clients) {
-            return modes.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
+        if stdio.isDisjoint(with: .clients) {
+            return stdio.contains(.server) ? "Server mode only: needs --listen." : "Needs --listen."
         }
         var not: [String] = []
-        if !modes.contains(.interactive) { not.append("in interactive mode") }
-        if !modes.contains(.exec) { not.append("with --exec") }
-        return "Refused " + not.joined(separator: " and ") + ", which would ignore it."
+        if !stdio.contains(.interactive) { not.append("in interactive mode") }
+        if !stdio.contains(.exec) { not.append("with --exec") }
+        if !check { not.append("with --check") }
+        let list = not.count > 2 ? not.dropLast().joined(separator: ", ") + " and " + not.last! : not.joined(separator: " and ")
+        return "Refused " + list + ", which would ignore it."
     }
 
     static let description = [
@@ -376,7 +378,8 @@ public enum ManPageRenderer {
             + "without the time). Text that is "
             + "not JSON is shown as a quoted JSON string after text (the first time, a note suggests -t), and a "
             + "binary message as its size and its first bytes in hex. Whatever a peer sends, what would act on "
-            + "the terminal is shown escaped.",
+            + "the terminal is shown escaped. A message that is the reply to one sent (matched by --reply, or by the "
+            + "one-shot rule's \"id\" or as an echo: see --linger) ends with the time it took, (reply in 12.3 ms).",
         "Each line typed is one message, as a stdin line would be: JSON by default, with the {\"$text\":...} "
             + "and {\"$binary\":...} envelopes; as it is with --text or --binary. "
             + "A line that is not valid JSON is not sent: the error shows under it, whole, naming the line and column, "
@@ -413,7 +416,8 @@ public enum ManPageRenderer {
             + "typed line. With --text or --binary, saved messages are sent as they are.",
         "Lines are added to the history as they are sent; the last 1000 are kept in "
             + "$XDG_STATE_HOME/wspipe/history (see ENVIRONMENT), which only its owner may read or write "
-            + "(mode 0600, in a directory of mode 0700; wspipe puts these modes back if they were changed). "
+            + "(mode 0600, in a directory of mode 0700; wspipe puts these modes back if they were changed; it "
+            + "writes no file through a symbolic link, and its rewrite goes through a new file of a random name). "
             + "A line typed with a leading space is sent but not kept, as with bash's ignorespace.",
         "Every other option applies: headers, --on-connect messages (shown as sent), reconnects (a line typed "
             + "while disconnected waits in the queue), --route (a message routed to a file or a command goes "

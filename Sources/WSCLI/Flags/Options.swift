@@ -1,4 +1,5 @@
 import WSBridge
+import WSCodecs
 import WSTransport
 
 /// `--route-errors`: what happens when a route destination fails (wspipe(1): ROUTING).
@@ -15,6 +16,10 @@ public enum RouteErrors: String, CaseIterable, Sendable {
 /// table, so the table is the one place a default is written (a test checks
 /// that `Options()` stays neutral).
 public struct Options: Sendable {
+    /// Where a secret flag's value (`Flag.secret`) is in the arguments: the
+    /// argument's index (0 for the first after the program's name) and the
+    /// value's first byte in it (after `--user=`), for `App` to blank.
+    public var secretArguments: [(index: Int, offset: Int)] = []
     public var url: String? = nil
     /// `--listen [HOST:]PORT[/PATH]`, raw; split when the run is planned.
     public var listen: String? = nil
@@ -71,6 +76,8 @@ public struct Options: Sendable {
     public var noLine = false
     /// Always set from `--binary-output`'s default; `.raw` only because an enum needs a value.
     public var binaryOutput: BinaryOutputMode = .raw
+    /// `--codec`: binary messages are MessagePack or CBOR, as JSON lines.
+    public var codec: BinaryFormat? = nil
     public var lenient = false
     public var strict = false
     /// `-n`: at stdin EOF keep receiving until the server closes.
@@ -87,6 +94,12 @@ public struct Options: Sendable {
     public var historySize = 0
     /// `--no-status-line`: no status row in the interactive mode.
     public var noStatusLine = false
+    /// `--socketio`: Socket.IO events as lines (Engine.IO v4 over WebSocket).
+    public var socketIO = false
+    /// `--namespace NS`, in order (each starts with "/", holds no comma).
+    public var namespaces: [String] = []
+    /// `--sio-auth JSON`: the template of the namespaces' auth object.
+    public var sioAuth: String? = nil
     public var closeTimeoutNanos: Int64 = 0
     /// `--linger`: at stdin EOF, how long replies still owed may take.
     public var lingerNanos: Int64 = 0
@@ -151,6 +164,25 @@ public struct Options: Sendable {
     public var replay: String? = nil
     /// `--replay-speed` (always set from the table's default).
     public var replaySpeed: Double = 0
+    /// `--check FILE`, in order, as given (patterns expanded when the run is planned).
+    public var checks: [String] = []
+    /// `--check-timeout`, `--check-settle` (always set from the table's defaults).
+    public var checkTimeoutNanos: Int64 = 0
+    public var checkSettleNanos: Int64 = 0
+    /// `--check-order any`.
+    public var checkOrderAny = false
+    /// `--ignore KEYPATH`, split at the dots.
+    public var ignores: [[String]] = []
+    /// `--allow-extra TYPE`.
+    public var allowExtra: [String] = []
+    /// `--junit FILE`.
+    public var junit: String? = nil
+    /// `--repeat N` (always set from the table's default).
+    public var repeats = 0
+    /// `--max-reply-p99`: nil = no budget.
+    public var maxReplyP99Nanos: Int64? = nil
+    /// `--har-credentials`.
+    public var harCredentials = false
     /// `--events`: lifecycle events as `{"$event":...}` lines.
     public var events = false
     /// `--stats`: a final `{"$stats":...}` summary on stderr.
@@ -184,6 +216,16 @@ public struct Options: Sendable {
     /// `--once` (server mode): serve one client, exit when it leaves.
     public var once = false
     public var showHelp = false
+    /// `--help CATEGORY` (or all): nil for the short help.
+    public var helpTopic: String? = nil
+    /// `-K/--config FILE`, in order: read before the command line (`Invocation`).
+    public var configFiles: [String] = []
+    /// `--no-config`: the default config file is not read.
+    public var noConfig = false
+    /// `--profile NAME`: the config files' [NAME] section.
+    public var profile: String? = nil
+    /// `--keylog FILE` (SSLKEYLOGFILE when not given): TLS secrets for Wireshark.
+    public var keylog: String? = nil
     public var showVersion = false
     /// `--generate KIND`: print the man page or a completion script (see `DocGenerator`).
     public var generate: String? = nil

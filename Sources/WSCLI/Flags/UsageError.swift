@@ -1,3 +1,5 @@
+import WSBridge
+
 /// A command-line mistake: the message is printed as `wspipe: <message>` on
 /// stderr and the program exits with status 2 (wspipe(1): EXIT STATUS).
 public struct UsageError: Error, Equatable, CustomStringConvertible {
@@ -31,6 +33,10 @@ extension UsageError {
 
     static func invalidDuration(_ long: String, _ value: String) -> UsageError {
         UsageError("--\(long): invalid duration '\(value)' (use e.g. 250ms, 2s, 1.5m)")
+    }
+
+    static func durationTooLong(_ long: String, _ value: String) -> UsageError {
+        UsageError("--\(long): '\(value)' is longer than \(DurationLimit.text), the longest duration wspipe takes")
     }
 
     static func invalidSize(_ long: String, _ value: String) -> UsageError {
@@ -67,6 +73,10 @@ extension UsageError {
 
     /// A flag the run's mode would ignore (`Flag.modes`), named with the mode.
     static func notInMode(_ flag: Flag, _ mode: RunMode) -> UsageError {
+        if mode == .check {
+            return UsageError("--\(flag.long) does nothing with --check (the recordings say what is sent and expected)")
+        }
+        if flag.modes == .check { return flag.long == "check" ? conflict("listen", "check") : requires(flag.long, "check") }
         switch mode {
         // (A `where` binds to the one pattern before it: each pattern has its own.)
         case .server where flag.clientOnly, .exec where flag.clientOnly:
@@ -81,6 +91,8 @@ extension UsageError {
             return UsageError("--\(flag.long) does nothing in interactive mode (stdin and stdout are a terminal, or -i)")
         case .client:
             return UsageError("--\(flag.long) works in interactive mode only (stdin and stdout a terminal, or -i)")
+        case .check:
+            return UsageError("--\(flag.long) does nothing with --check")
         }
     }
 
@@ -109,6 +121,13 @@ extension UsageError {
 
     static func badURL(_ url: String) -> UsageError {
         UsageError("URL must start with ws:// or wss:// (got '\(url)')")
+    }
+
+    /// `-u user:pass`: curl's -u is --user here; wspipe's -u is websocat's.
+    static func userAfterShortU(_ arg: String) -> UsageError {
+        let user = arg.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        return UsageError("'-u \(user):…': -u is websocat's --unidirectional here, not curl's -u; "
+            + "write --user \(user):PASSWORD (or --user-file FILE, which keeps the password out of ps)")
     }
 
     static func extraArgument(_ arg: String) -> UsageError {

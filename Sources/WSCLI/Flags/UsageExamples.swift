@@ -41,10 +41,14 @@ public let usageExamples: [UsageExample] = [
     UsageExample("A mock server answering each client's messages with a program of its own:", [
         "wspipe --listen 8080 --exec 'jq -c --unbuffered \"{type: \\\"ack\\\", id}\"'",
     ], use: .mockServer),
-    UsageExample("A check in CI: exit 0 once the pong is written, 1 if none came in 5 s.", [
+    UsageExample("A test in CI: record once, then check the server (exit 8 on a difference).", [
+        "wspipe --record tests/login.ndjson wss://staging.example.com/ws <login.txt",
+        "wspipe --check 'tests/*.ndjson' --junit report.xml",
+    ], use: .ciCheck),
+    UsageExample("A quick check: exit 0 once the pong is written, 1 if none came in 5 s.", [
         "echo '{\"type\":\"ping\"}' |",
         "    wspipe --until type=pong --idle-timeout 5s wss://staging.example.com/ws",
-    ], use: .ciCheck),
+    ]),
     UsageExample("Connect over TLS with a bearer token kept out of ps(1) in a header file:", [
         "printf 'Authorization: Bearer %s\\n' \"$TOKEN\" >~/.feed.headers",
         "wspipe --header-file ~/.feed.headers -H 'X-Client: scripts' \\",

@@ -1,6 +1,8 @@
 import BuildInfo
 
-/// The release number, shown by `--version` and in the default User-Agent.
+/// The release number, shown by `--version`, in the default User-Agent and
+/// the man page: the one place it is written (README, "Make a release").
+/// packaging/release.sh reads it from this line, so keep the line's form.
 public let wspipeVersion: String = "0.1.0"
 
 /// What `wspipe --version` prints (without the trailing newline): the

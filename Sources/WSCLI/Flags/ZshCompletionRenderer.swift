@@ -1,8 +1,10 @@
 /// Renders `completions/_wspipe` from `flagTable`: one `_arguments` spec per
 /// spelling of each flag, with its help as the description, `_files` after a
-/// `.file` flag, the fixed list after a `.choices` flag, and only the value
-/// name as a message after a free-text flag. A flag that is not repeatable is
-/// not offered again once given, nor are the flags it conflicts with.
+/// `.file` flag, the fixed list after a `.choices` flag, the config files'
+/// sections after `--profile`, and only the value name as a message after a
+/// free-text flag. A flag that is not repeatable is not offered again once
+/// given, nor are the flags it conflicts with. After `wspipe curl`, curl's
+/// options that it reads (`CurlOption`), and wspipe's again after `--`.
 public enum ZshCompletionRenderer {
     public static func render(_ table: [Flag] = flagTable) -> String {
         var lines = [
@@ -11,15 +13,59 @@ public enum ZshCompletionRenderer {
             "# " + DocGenerator.notice("zsh"),
             "# Install: put this file, named _wspipe, in a directory of $fpath and run compinit.",
             "",
-            "local -a args",
+            "# The [NAME] sections of the default config file and of the -K files given.",
+            "_wspipe_profiles() {",
+            "  local -a files names",
+            "  local word i",
+            "  if (( ${+WSPIPE_CONFIG} )); then",
+            "    [[ -n $WSPIPE_CONFIG ]] && files+=($WSPIPE_CONFIG)",
+            "  else",
+            "    files+=(${XDG_CONFIG_HOME:-$HOME/.config}/wspipe/config)",
+            "  fi",
+            "  for (( i = 2; i < CURRENT; i++ )); do",
+            "    case $words[i] in",
+            "      -K|--config) files+=(${~words[i+1]}) ;;",
+            "      --config=*) files+=(${~words[i]#--config=}) ;;",
+            "    esac",
+            "  done",
+            "  for word in $files; do",
+            "    [[ -r $word ]] && names+=(${(f)\"$(sed -n " + quote(ConfigFile.sectionPattern) + " $word)\"})",
+            "  done",
+            "  compadd -a names",
+            "}",
+            "",
+            "local -a args curl_args",
             "args=(",
         ]
         for flag in table {
             for spec in specs(flag, table) { lines.append("  " + quote(spec)) }
         }
         lines += [
-            "  " + quote("::URL (ws\\:// or wss\\://): "),
+            "  " + quote("::URL (ws\\:// or wss\\://), or curl:(curl)"),
             ")",
+            "curl_args=(",
+        ]
+        for option in CurlOption.offered {
+            for spec in curlSpecs(option) { lines.append("  " + quote(spec)) }
+        }
+        lines += [
+            "  " + quote("--print[Print the wspipe command instead, secrets in a file of mode 0600]"),
+            "  " + quote("*::curl argument (-- then wspipe's options):"),
+            ")",
+            "if [[ $words[2] == curl ]] && (( CURRENT > 2 )); then",
+            "  local dashes=${words[(i)--]}",
+            "  if (( dashes < CURRENT )); then",
+            "    # wspipe's options after \"--\".",
+            "    words=(wspipe ${words[dashes+1,-1]})",
+            "    (( CURRENT -= dashes - 1 ))",
+            "    _arguments -s -S : $args",
+            "  else",
+            "    words=(${words[2,-1]})",
+            "    (( CURRENT-- ))",
+            "    _arguments -s : $curl_args",
+            "  fi",
+            "  return",
+            "fi",
             "_arguments -s -S : $args",
         ]
         return lines.joined(separator: "\n") + "\n"
@@ -38,6 +84,8 @@ public enum ZshCompletionRenderer {
         var suffix = "[" + escapeDescription(description) + "]"
         if let valueName = flag.valueName {
             suffix += ":" + escapeMessage(valueName) + ":" + action(flag.completion)
+        } else if let optional = flag.optionalValue {
+            suffix += "::" + escapeMessage(optional.name) + ":" + action(.choices(optional.choices))
         }
         var forms: [String] = []
         if let short = flag.short { forms.append("-\(short)" + (flag.takesValue ? "+" : "")) }
@@ -45,17 +93,28 @@ public enum ZshCompletionRenderer {
         return forms.map { prefix + $0 + suffix }
     }
 
+    /// The specs of one curl option: its value in the next word, as curl reads it.
+    static func curlSpecs(_ option: CurlOption) -> [String] {
+        var suffix = "[" + escapeDescription(option.summary) + "]"
+        if option.takesValue {
+            suffix += ":" + escapeMessage(option.long.uppercased()) + ":" + (CurlOption.namesFile(option) ? "_files" : " ")
+        }
+        let forms = (option.short.map { ["-\($0)" + (option.takesValue ? "+" : "")] } ?? []) + ["--" + option.long]
+        return forms.map { "*" + $0 + suffix }
+    }
+
     static func spellings(_ flag: Flag) -> [String] {
         (flag.short.map { ["-\($0)"] } ?? []) + ["--" + flag.long]
     }
 
-    /// What completes the value: `_files`, a fixed list, or (a single space)
-    /// nothing but the message.
+    /// What completes the value: `_files`, a fixed list, the profiles, or
+    /// (a single space) nothing but the message.
     static func action(_ completion: CompletionKind) -> String {
         switch completion {
         case .none: return " "
         case .file: return "_files"
         case .choices(let choices): return "(" + choices.map(escapeChoice).joined(separator: " ") + ")"
+        case .profiles: return "_wspipe_profiles"
         }
     }
 

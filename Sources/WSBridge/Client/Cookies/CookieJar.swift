@@ -86,7 +86,7 @@ public final class CookieJar {
     func save(now: Int64) -> String? {
         guard let savePath, unsaved else { return nil }
         let live = cookies.filter { !$0.expired(at: now) }
-        if let error = FileReplacement.write(savePath, Array(CookieFile.render(live).utf8)) {
+        if let error = PrivateFile.replace(savePath, with: Array(CookieFile.render(live).utf8)) {
             return "cannot write the cookie jar \(savePath): \(error)"
         }
         unsaved = false

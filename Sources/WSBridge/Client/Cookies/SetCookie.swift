@@ -30,7 +30,13 @@ enum SetCookie {
                 // §5.3 step 6: a domain the request's host is not in is refused; a
                 // bare name (no dot: a top-level domain) only as the host itself.
                 guard Cookie.domainMatches(host, domain) else { return nil }
-                if domain.contains(".") && !Cookie.isIPAddress(domain) {
+                // §5.3 step 5: a public suffix (co.uk, github.io) only as the
+                // host itself, and then the cookie is the host's alone.
+                if !Cookie.isIPAddress(domain) && PublicSuffix.isPublicSuffix(domain) {
+                    guard domain == host else { return nil }
+                    cookie.domain = host
+                    cookie.hostOnly = true
+                } else if domain.contains(".") && !Cookie.isIPAddress(domain) {
                     cookie.domain = domain
                     cookie.hostOnly = false
                 } else if domain != host {

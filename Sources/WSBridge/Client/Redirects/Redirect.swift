@@ -45,10 +45,11 @@ enum Redirect {
     /// `?query`) resolved against the URL that answered (RFC 3986 §5.2),
     /// with http and https read as ws and wss.
     static func resolve(_ location: String, against base: WebSocketURL) -> Result<WebSocketURL, Problem> {
-        let reference = trimmed(location)
-        if reference.contains(where: { $0.isASCII && ($0.asciiValue! < 0x20 || $0.asciiValue! == 0x7F) }) {
+        let trimmedLocation = trimmed(location)
+        if trimmedLocation.contains(where: { $0.isASCII && ($0.asciiValue! < 0x20 || $0.asciiValue! == 0x7F) }) {
             return .failure(Problem(text: "the Location contains control characters"))
         }
+        let reference = Substring(percentEncodingPath(trimmedLocation))
         let absolute: String
         if let colon = schemeEnd(reference) {
             let scheme = reference[..<colon].lowercased()
@@ -75,6 +76,31 @@ enum Redirect {
     }
 
     private static let webSocketScheme = ["ws": "ws", "wss": "wss", "http": "ws", "https": "wss"]
+
+    /// The reference with every byte of its path and query that a request
+    /// line cannot carry (a space, a byte past ASCII: `/café` as the UTF-8
+    /// the header was read as) percent-encoded, as curl does (RFC 3986
+    /// §2.1); a `%` already there stays. The scheme and authority are kept
+    /// as they are: a host is not percent-encoded.
+    static func percentEncodingPath(_ reference: Substring) -> String {
+        var pathStart = reference.startIndex
+        if let colon = schemeEnd(reference) { pathStart = reference.index(after: colon) }
+        if reference[pathStart...].hasPrefix("//") {
+            let authority = reference.index(pathStart, offsetBy: 2)
+            pathStart = reference[authority...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? reference.endIndex
+        }
+        let path = reference[pathStart...]
+        guard path.utf8.contains(where: { $0 >= 0x80 || $0 == 0x20 }) else { return String(reference) }
+        var encoded = String(reference[..<pathStart])
+        for byte in path.utf8 {
+            if byte >= 0x80 || byte == 0x20 {
+                encoded += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+            } else {
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return encoded
+    }
 
     /// The end of a URI scheme (RFC 3986 §3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":").
     private static func schemeEnd(_ text: Substring) -> Substring.Index? {

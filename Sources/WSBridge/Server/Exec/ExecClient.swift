@@ -90,7 +90,12 @@ final class ExecClient {
     func deliver(_ message: ConnectionEvent) {
         switch message {
         case .text(let payload, let verdict): formatter.appendText(payload, verdict: verdict, to: &input.pending)
-        case .binary(let payload): formatter.appendBinary(payload, to: &input.pending)
+        case .binary(let payload):
+            // --codec: the program reads the JSON line of the value.
+            if let codec = shell.codec, let json = codec.decode(payload, from: "client \(client.id)") {
+                return formatter.appendText(json, verdict: 0, to: &input.pending)
+            }
+            formatter.appendBinary(payload, to: &input.pending)
         default: return
         }
     }

@@ -24,6 +24,9 @@ final class ExecTable {
     private(set) var rejectedLines = 0
     /// A refusal at --max-programs was said on stderr since there was last room.
     private var saidFull = false
+    /// Programs that could not start: said at most once a second (each
+    /// client refused is still named with -v and in its event).
+    private var startFailures = ReportThrottle(intervalNanos: 1_000_000_000)
 
     init(command: String, shell: SessionShell, tls: Bool, maxPrograms: Int, serverPort: @escaping () -> UInt16) {
         self.command = command
@@ -62,8 +65,11 @@ final class ExecTable {
             starting[id] = try Subprocess.spawn(command, .init(input: .pipe, output: .pipe, environment: environment))
             return nil
         } catch {
+            let warning = startFailures.take(now: shell.loop.nowNanos).map { held in
+                held == 0 ? "" : " (and \(held) client(s) refused so since the last report; -v names them)"
+            }
             return .init(status: 503, reason: "Service Unavailable", detail: "cannot start the program (\(error.message))",
-                         warning: "")
+                         warning: warning)
         }
     }
 

@@ -1,0 +1,400 @@
+#if arch(x86_64)
+import _Builtin_intrinsics.intel
+#endif
+
+/// Writing JSON tokens into an `OutputBuffer` (RFC 8259): numbers, strings
+/// checked as UTF-8 on the way, and base64. Each function reserves what it
+/// writes and answers false when the buffer's limit is reached.
+extension OutputBuffer {
+    /// "00" "01" … "99": two digits per step.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// `value` in decimal (within a reservation of 20 bytes).
+    @inline(__always)
+    mutating func putDecimal(_ value: UInt64) {
+        if value < 10 {
+            put(UInt8(truncatingIfNeeded: value) &+ 0x30)
+            return
+        }
+        let digits = Self.decimalDigits(value)
+        var v = value
+        var end = count &+ digits
+        let pairs = Self.digitPairs.utf8Start
+        while v >= 10_000 {
+            // Four digits a step: one 64-bit division instead of two.
+            let four = Int(v % 10_000)
+            v /= 10_000
+            let high = (four / 100) &* 2
+            let low = (four % 100) &* 2
+            base[end &- 1] = pairs[low &+ 1]
+            base[end &- 2] = pairs[low]
+            base[end &- 3] = pairs[high &+ 1]
+            base[end &- 4] = pairs[high]
+            end &-= 4
+        }
+        while v >= 100 {
+            let pair = Int(v % 100) &* 2
+            v /= 100
+            base[end &- 1] = pairs[pair &+ 1]
+            base[end &- 2] = pairs[pair]
+            end &-= 2
+        }
+        if v >= 10 {
+            base[end &- 1] = pairs[Int(v) &* 2 &+ 1]
+            base[end &- 2] = pairs[Int(v) &* 2]
+        } else {
+            base[end &- 1] = UInt8(truncatingIfNeeded: v) &+ 0x30
+        }
+        count &+= digits
+    }
+
+    /// The number of decimal digits of `value` (1 to 20).
+    @inline(__always)
+    static func decimalDigits(_ value: UInt64) -> Int {
+        // log10 from the bit length (x 1233 / 4096), then one compare.
+        let bits = 64 &- (value | 1).leadingZeroBitCount
+        let guess = (bits &* 1233) &>> 12
+        return guess &+ (value >= powerOfTen(guess) ? 1 : 0)
+    }
+
+    /// 10^k for k in 0...19 (a jump table, no memory to copy).
+    @inline(__always)
+    private static func powerOfTen(_ k: Int) -> UInt64 {
+        switch k {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1000
+        case 4: return 10_000
+        case 5: return 100_000
+        case 6: return 1_000_000
+        case 7: return 10_000_000
+        case 8: return 100_000_000
+        case 9: return 1_000_000_000
+        case 10: return 10_000_000_000
+        case 11: return 100_000_000_000
+        case 12: return 1_000_000_000_000
+        case 13: return 10_000_000_000_000
+        case 14: return 100_000_000_000_000
+        case 15: return 1_000_000_000_000_000
+        case 16: return 10_000_000_000_000_000
+        case 17: return 100_000_000_000_000_000
+        case 18: return 1_000_000_000_000_000_000
+        default: return 10_000_000_000_000_000_000
+        }
+    }
+
+    /// An integer given as sign and magnitude (magnitude up to 2^64, the
+    /// most negative CBOR integer being -2^64 = -1 - (2^64 - 1)): a plain
+    /// JSON number while JSON readers hold it exactly (|v| <= 2^53),
+    /// otherwise `{"$int":"…"}` (wspipe(1): BINARY CODECS).
+    /// `plusOne`: the magnitude is `magnitude + 1` (CBOR's -1 - n).
+    @inline(__always)
+    mutating func putInteger(negative: Bool, magnitude: UInt64, plusOne: Bool = false) {
+        let safe: UInt64 = 1 << 53
+        if !plusOne && magnitude <= safe || plusOne && magnitude < safe {
+            if negative { put(0x2D) }
+            putDecimal(plusOne ? magnitude &+ 1 : magnitude)
+            return
+        }
+        put(#"{"$int":""#)
+        if negative { put(0x2D) }
+        if plusOne && magnitude == UInt64.max {
+            put("18446744073709551616")
+        } else {
+            putDecimal(plusOne ? magnitude &+ 1 : magnitude)
+        }
+        put(#""}"#)
+    }
+
+    /// Room a number or a small envelope may take.
+    static let scalarRoom = 48
+
+    /// A float, always with a fraction or an exponent (`2.0`, never `2`), so
+    /// that it reads back as a float; NaN and the infinities, which JSON
+    /// lacks, as `{"$float":"NaN"}`, `"Infinity"`, `"-Infinity"`. The digits
+    /// are the shortest that read back as the same double. Within a
+    /// reservation of `scalarRoom` bytes.
+    @inline(__always)
+    mutating func putDouble(_ value: Double) {
+        if putShortDecimal(value) { return }
+        putDoubleSlowly(value)
+    }
+
+    /// Most floats in messages are short decimals (prices, ratios,
+    /// coordinates: 64250.37, 0.125): the fewest decimals k (0 to 8) for
+    /// which m / 10^k, m the integer nearest value * 10^k, is the double
+    /// itself (both exact doubles below 2^53: the division is correctly
+    /// rounded), written as m with the point put in. No shorter text reads
+    /// back as it: one would have fewer decimals. False for the others.
+    @inline(__always)
+    private mutating func putShortDecimal(_ value: Double) -> Bool {
+        let magnitude = value.magnitude
+        guard magnitude < 1e15, magnitude >= 1e-4 || value == 0, value.sign == .plus || value != 0 else { return false }
+        var k = 0
+        var scaled = magnitude
+        var power = 1.0
+        while true {
+            // The nearest integer (any would do: the division checks it):
+            // below 2^52, adding 2^52 leaves it in the low bits of the
+            // significand (no call to round(), no checked conversion).
+            let whole = (scaled + 4_503_599_627_370_496).bitPattern & 0xF_FFFF_FFFF_FFFF
+            if Double(whole) / power == magnitude {
+                putScaled(whole, decimals: k, negative: value < 0)
+                return true
+            }
+            k &+= 1
+            if k > 8 { return false }
+            power *= 10   // exact: 10^k is a double up to 10^22
+            scaled = magnitude * power
+            if scaled >= 4_503_599_627_370_496 { return false }
+        }
+    }
+
+    /// `m / 10^decimals` in decimal, with at least one digit each side of the point.
+    @inline(__always)
+    private mutating func putScaled(_ m: UInt64, decimals: Int, negative: Bool) {
+        if negative { put(0x2D) }
+        if decimals == 0 {
+            putDecimal(m)
+            put(0x2E, 0x30)
+            return
+        }
+        let start = count
+        putDecimal(m)
+        var digits = count &- start
+        if digits <= decimals {
+            // 0.00ddd: zeros in front, the point after the first. (Byte
+            // loops: a few bytes, where a call to memmove costs more.)
+            let zeros = decimals &- digits &+ 1
+            var k = digits
+            while k > 0 { k &-= 1; base[start &+ zeros &+ k] = base[start &+ k] }
+            k = 0
+            while k < zeros { base[start &+ k] = 0x30; k &+= 1 }
+            digits &+= zeros
+            count = start &+ digits
+        }
+        // The point before the last `decimals` digits.
+        let point = count &- decimals
+        var k = decimals
+        while k > 0 { base[point &+ k] = base[point &+ k &- 1]; k &-= 1 }
+        base[point] = 0x2E
+        count &+= 1
+    }
+
+    /// Any other float: Swift's shortest digits ("1e-05", "1e+16",
+    /// "5e-324", "-0.0": all JSON numbers with a fraction or an exponent).
+    @inline(never)
+    private mutating func putDoubleSlowly(_ value: Double) {
+        if !value.isFinite {
+            if value.isNaN {
+                put(#"{"$float":"NaN"}"#)
+            } else {
+                put(value < 0 ? #"{"$float":"-Infinity"}"# : #"{"$float":"Infinity"}"#)
+            }
+            return
+        }
+        var text = value.description
+        text.withUTF8 { utf8 in
+            if let start = utf8.baseAddress { put(start, min(utf8.count, Self.scalarRoom)) }
+        }
+    }
+
+    /// `n` bytes at `p` (text of a string in the binary format) as a JSON
+    /// string token: '"', '\\' and control characters escaped, everything
+    /// else copied, UTF-8 checked on the way (RFC 3629: no overlong forms,
+    /// no surrogates, nothing above U+10FFFF). `readable`: the bytes that may
+    /// be read from `p` (at least `n`; the input's end). Returns -1 when
+    /// written, the index of the first byte that is not UTF-8, or -2 past
+    /// the limit.
+    /// `quoted` false: only the text between the quotes (a chunk of a CBOR
+    /// string of indefinite length).
+    @inline(__always)
+    mutating func putString(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int, quoted: Bool = true) -> Int {
+        guard reserve(n &+ 2 &+ Self.slack) else { return -2 }
+        // Most strings (keys, names, codes) are short and plain: one
+        // 16-byte load and store when the input has 16 bytes to read.
+        if n <= 16 && readable >= 16 {
+            let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
+            if StringScan.firstStop(v) >= n {
+                var d = count
+                if quoted { base[d] = 0x22; d &+= 1 }
+                UnsafeMutableRawPointer(base + d).storeBytes(of: v, as: SIMD16<UInt8>.self)
+                d &+= n
+                if quoted { base[d] = 0x22; d &+= 1 }
+                count = d
+                return -1
+            }
+        }
+        if n <= 8 && readable >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+            // Lanes that are controls, '"', '\\' or non-ASCII, among the first n.
+            let stops = (Self.lanesBelow(word, 0x20) | Self.lanesEqual(word, 0x22) | Self.lanesEqual(word, 0x5C)
+                         | word) & 0x8080_8080_8080_8080
+            if (stops == 0 ? 8 : stops.trailingZeroBitCount &>> 3) >= n {
+                var d = count
+                if quoted { base[d] = 0x22; d &+= 1 }
+                UnsafeMutableRawPointer(base + d).storeBytes(of: word.littleEndian, as: UInt64.self)
+                d &+= n
+                if quoted { base[d] = 0x22; d &+= 1 }
+                count = d
+                return -1
+            }
+        }
+        return putStringSlowly(p, n, quoted: quoted)
+    }
+
+    /// SWAR: the high bit set in the lanes of `word` below `bound` (<= 0x80);
+    /// exact up to the first such lane.
+    @inline(__always)
+    private static func lanesBelow(_ word: UInt64, _ bound: UInt8) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101 &* UInt64(bound)) & ~word & 0x8080_8080_8080_8080
+    }
+
+    /// SWAR: the high bit set in the lanes of `word` equal to `byte`; exact
+    /// up to the first such lane.
+    @inline(__always)
+    private static func lanesEqual(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+    }
+
+    /// `putString` for a string that is long or holds bytes to escape or check.
+    @inline(never)
+    mutating func putStringSlowly(_ p: UnsafePointer<UInt8>, _ n: Int, quoted: Bool) -> Int {
+        var d = count
+        if quoted {
+            base[d] = 0x22
+            d &+= 1
+        }
+        var i = 0
+        while true {
+            // Plain bytes 16 at a time: stored whatever they are (the
+            // reservation has room), kept up to the first that is not plain.
+            while i &+ 16 <= n {
+                let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(base + d).storeBytes(of: v, as: SIMD16<UInt8>.self)
+                let stop = StringScan.firstStop(v)
+                i &+= stop
+                d &+= stop
+                if stop < 16 { break }
+            }
+            while i < n {
+                let b = p[i]
+                if b < 0x20 || b >= 0x80 || b == 0x22 || b == 0x5C { break }
+                base[d] = b
+                d &+= 1
+                i &+= 1
+            }
+            if i == n { break }
+            let b = p[i]
+            if b >= 0x80 {
+                let length = StringScan.utf8Sequence(p, n, i)
+                if length == 0 { return i }
+                var k = 0
+                while k < length { base[d &+ k] = p[i &+ k]; k &+= 1 }
+                d &+= length
+                i &+= length
+                continue
+            }
+            // An escape takes up to six bytes for one.
+            count = d
+            guard reserve(n &- i &+ 8 &+ Self.slack) else { return -2 }
+            putEscape(b)
+            d = count
+            i &+= 1
+        }
+        if quoted {
+            base[d] = 0x22
+            d &+= 1
+        }
+        count = d
+        return -1
+    }
+
+    /// The escape of one byte that JSON does not allow raw in a string.
+    private mutating func putEscape(_ b: UInt8) {
+        switch b {
+        case 0x22: put(0x5C, 0x22)
+        case 0x5C: put(0x5C, 0x5C)
+        case 0x0A: put(0x5C, 0x6E)
+        case 0x0D: put(0x5C, 0x72)
+        case 0x09: put(0x5C, 0x74)
+        case 0x08: put(0x5C, 0x62)
+        case 0x0C: put(0x5C, 0x66)
+        default:
+            // \u00XX, lower-case hex as jq writes it.
+            let hex: StaticString = "0123456789abcdef"
+            put(#"\u00"#)
+            put(hex.utf8Start[Int(b &>> 4)], hex.utf8Start[Int(b & 0xF)])
+        }
+    }
+
+    /// `{"$bytes":"<base64>"}` for `n` bytes at `p`, or only the base64
+    /// string token when `bare` (inside an `$ext` envelope). False past the limit.
+    @inline(__always)
+    mutating func putBytes(_ p: UnsafePointer<UInt8>, _ n: Int, bare: Bool = false) -> Bool {
+        guard reserve(Base64Text.encodedLength(n) &+ 16) else { return false }
+        if !bare { put(#"{"$bytes":"#) }
+        put(0x22)
+        count = Base64Text.encode(p, n, into: base, at: count)
+        put(0x22)
+        if !bare { put(0x7D) }
+        return true
+    }
+}
+
+/// Scanning the text of a string: what may be copied as is, and UTF-8.
+enum StringScan {
+    /// Index (0...16) of the first of 16 bytes that is not plain (a control
+    /// character, '"', '\\' or non-ASCII), 16 when all are.
+    @inline(__always)
+    static func firstStop(_ v: SIMD16<UInt8>) -> Int {
+        // Controls and non-ASCII bytes are both below 0x20 as signed bytes.
+        let stops = (unsafeBitCast(v, to: SIMD16<Int8>.self) .< SIMD16<Int8>(repeating: 0x20))
+            .| (v .== SIMD16<UInt8>(repeating: 0x22)) .| (v .== SIMD16<UInt8>(repeating: 0x5C))
+        #if arch(x86_64)
+        // One pmovmskb: a bit per lane.
+        let bits = UInt32(bitPattern: _mm_movemask_epi8(unsafeBitCast(stops, to: __m128i.self)))
+        return (bits | 0x1_0000).trailingZeroBitCount
+        #else
+        let lanes = unsafeBitCast(stops, to: SIMD2<UInt64>.self)
+        if lanes[0] != 0 { return lanes[0].trailingZeroBitCount &>> 3 }
+        if lanes[1] != 0 { return 8 &+ lanes[1].trailingZeroBitCount &>> 3 }
+        return 16
+        #endif
+    }
+
+    /// Length (2...4) of the UTF-8 sequence whose lead byte is at `i`
+    /// (RFC 3629 §4), or 0 when it is not one.
+    @inline(__always)
+    static func utf8Sequence(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: Int) -> Int {
+        var length = 0
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch p[i] {
+        case 0xC2 ... 0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1 ... 0xEC, 0xEE ... 0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1 ... 0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: return 0
+        }
+        if length > n &- i { return 0 }
+        var k = 1
+        while k < length {
+            let b = p[i &+ k]
+            if b < low || b > high { return 0 }
+            low = 0x80
+            high = 0xBF
+            k &+= 1
+        }
+        return length
+    }
+}
