@@ -93,9 +93,10 @@ struct LineFormatters {
     func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to destination: Destination) {
         // The common line, compact valid JSON into a pipe or file: the
         // payload and a newline, without going through the formatter (whose
-        // checks cost more than the copy of a chat-sized message).
+        // checks cost more than the copy of a chat-sized message). Not a
+        // text of an envelope's shape: that one goes in a `$text` envelope.
         if verdict == 0 && plain.format == .json && payload.count < Destination.writeThroughSize
-            && !(anyTerminal && destination.isTerminal) {
+            && !(anyTerminal && destination.isTerminal) && !OutputFormatter.looksLikeEnvelope(payload) {
             return destination.appendLine(payload, terminator: 10)
         }
         let formatter = formatter(for: destination)

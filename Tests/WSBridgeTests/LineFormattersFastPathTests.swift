@@ -26,7 +26,9 @@ final class LineFormattersFastPathTests: XCTestCase {
             let formatters = options.formatters(anyTerminal: false)
             let plain = OutputFormatter(format: format, binaryOutput: options.binaryOutput, separator: options.separator)
             for round in 0 ..< 4_000 {
-                var text = round % 3 == 0 ? #"{"type":"chat","seq":7,"pad":"xxxx"}"# : ""
+                // Every third a chat line; every seventh of the rest a text of an envelope's shape.
+                var text = round % 3 == 0 ? #"{"type":"chat","seq":7,"pad":"xxxx"}"#
+                    : round % 7 == 1 ? #"{"$binary":"3q2+7w=="}"# : ""
                 for _ in 0 ..< random.next(12) { text += pieces[random.next(pieces.count)] }
                 let bytes = Array(text.utf8)
                 // What the core may hand over: the check's answer, or nothing known.
