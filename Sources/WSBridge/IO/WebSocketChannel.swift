@@ -369,6 +369,7 @@ final class WebSocketChannel {
     private var nextTurn: EventLoop.TimerID?
 
     private func readAvailable() {
+        readScheduled = false
         var reads = 0
         while !ended && !readingStopped {
             if reads == Self.readsPerTurn { return yieldTurn() }
@@ -499,11 +500,15 @@ final class WebSocketChannel {
     /// next turn of the loop rather than at poll's next word, which does not
     /// come for what TLS already holds (a session ticket read with the
     /// handshake's last record), and may come only after a long write.
+    /// A read made meanwhile (poll said the input was there) answers it:
+    /// the timer then reads nothing, so that the timers due with it (a
+    /// Socket.IO namespace's script opened after the read that connected
+    /// it) run before input that came later is read.
     private func readSoon() {
         guard !readScheduled, !readingStopped else { return }
         readScheduled = true
         loop.schedule(afterNanos: 0) { [weak self] in
-            guard let self else { return }
+            guard let self, self.readScheduled else { return }
             self.readScheduled = false
             self.readAvailable()
         }

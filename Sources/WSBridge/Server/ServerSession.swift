@@ -220,7 +220,7 @@ public final class ServerSession: SessionDriver {
         case .message(let message):
             clientMessage(message, from: client)
         case .processed:
-            client.socketIO?.processed()
+            if let link = client.socketIO { socketIOProcessed(client, link) }
             client.script?.processed()
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
