@@ -261,16 +261,14 @@ final class WebSocketChannel {
     }
 
     private func sendClose(code: CloseCode, reason: String) {
-        if connection.state == .open { closeStartedHere = true }
         connection.sendClose(code: code, reason: reason)
     }
 
-    /// This side sent its Close first.
-    private var closeStartedHere = false
-    /// The peer answered our Close: it read every frame before it.
-    var peerAnsweredClose: Bool { closeStartedHere && connection.isClosingHandshakeComplete }
+    /// The peer answered our Close: it read every frame before it. (Who
+    /// closed first is the core's fact, in its state.)
+    var peerAnsweredClose: Bool { connection.state == .closed(by: .local) }
     /// The peer sent its Close first (it chose to stop reading).
-    var peerClosedFirst: Bool { !closeStartedHere && connection.isClosingHandshakeComplete }
+    var peerClosedFirst: Bool { connection.state == .closed(by: .remote) }
 
     /// Back-pressure from the consumer: stop or resume reading the socket.
     func setReadPaused(_ paused: Bool) {
