@@ -51,7 +51,7 @@ enum CBORToJSON {
             if atKey {
                 atKey = false
                 if let length = textKey(p, n, &i) {
-                    let bad = out.putString(p + i, length, readable: n &- i)
+                    let bad = out.putString(p + i, length)
                     if bad != -1 { throw stringError(bad, at: i, out) }
                     out.put(0x3A)
                     i &+= length
@@ -101,7 +101,7 @@ enum CBORToJSON {
                     try chunkedText(p, n, &i, &out)
                 } else {
                     let length = try fits(argument, start, i, n, "text string", "bytes")
-                    let bad = out.putString(p + i, length, readable: n &- i)
+                    let bad = out.putString(p + i, length)
                     if bad != -1 { throw stringError(bad, at: i, out) }
                     i &+= length
                 }
@@ -296,7 +296,7 @@ enum CBORToJSON {
             guard i < n else { throw CodecError(offset: n, reason: "message ends inside a text string of indefinite length") }
             if p[i] == 0xFF { break }
             let length = try chunk(p, n, &i, major: 3)
-            let bad = out.putString(p + i, length, readable: n &- i, quoted: false)
+            let bad = out.putString(p + i, length, quoted: false)
             if bad != -1 { throw stringError(bad, at: i, out) }
             i &+= length
         }
