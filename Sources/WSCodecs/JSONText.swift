@@ -17,43 +17,64 @@ enum JSONNumber {
         8081828384858687888990919293949596979899
         """
 
-    /// `value` in decimal (at most 20 bytes).
+    /// `value` in decimal (at most 20 bytes; up to 8 bytes after the
+    /// digits may be written over, within the caller's room).
     @inline(__always)
     static func decimal(_ value: UInt64, at d: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         if value < 10 {
             d.pointee = UInt8(truncatingIfNeeded: value) &+ 0x30
             return d + 1
         }
-        let digits = decimalDigits(value)
-        var v = value
-        var end = d + digits
-        let pairs = digitPairs.utf8Start
-        while v >= 10_000 {
-            // Four digits a step: one 64-bit division instead of two.
-            let four = Int(v % 10_000)
-            v /= 10_000
-            let high = (four / 100) &* 2
-            let low = (four % 100) &* 2
-            end[-1] = pairs[low &+ 1]
-            end[-2] = pairs[low]
-            end[-3] = pairs[high &+ 1]
-            end[-4] = pairs[high]
-            end -= 4
-        }
-        while v >= 100 {
-            let pair = Int(v % 100) &* 2
-            v /= 100
-            end[-1] = pairs[pair &+ 1]
-            end[-2] = pairs[pair]
-            end -= 2
-        }
-        if v >= 10 {
-            end[-1] = pairs[Int(v) &* 2 &+ 1]
-            end[-2] = pairs[Int(v) &* 2]
+        if value < 100_000_000 { return upToEightDigits(UInt32(truncatingIfNeeded: value), at: d) }
+        // Eight digits at a time from the right: the first group as short
+        // as it is, the others with their zeros.
+        let high = value / 100_000_000
+        let low = UInt32(truncatingIfNeeded: value &- high &* 100_000_000)
+        var e: UnsafeMutablePointer<UInt8>
+        if high < 100_000_000 {
+            e = upToEightDigits(UInt32(truncatingIfNeeded: high), at: d)
         } else {
-            end[-1] = UInt8(truncatingIfNeeded: v) &+ 0x30
+            let top = high / 100_000_000   // at most 1844
+            e = upToEightDigits(UInt32(truncatingIfNeeded: top), at: d)
+            storeEightDigits(UInt32(truncatingIfNeeded: high &- top &* 100_000_000), at: e)
+            e += 8
         }
+        storeEightDigits(low, at: e)
+        return e + 8
+    }
+
+    /// `value` (1 to 10^8 - 1) without leading zeros: the eight digits
+    /// shifted past them, in one store of 8 bytes.
+    @inline(__always)
+    private static func upToEightDigits(_ value: UInt32, at d: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        let digits = decimalDigits(UInt64(value))
+        let word = eightDigits(value) &>> UInt64((8 &- digits) &* 8)
+        UnsafeMutableRawPointer(d).storeBytes(of: word.littleEndian, as: UInt64.self)
         return d + digits
+    }
+
+    /// `value` (< 10^8) as exactly eight digits, leading zeros included.
+    @inline(__always)
+    private static func storeEightDigits(_ value: UInt32, at d: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(d).storeBytes(of: eightDigits(value).littleEndian, as: UInt64.self)
+    }
+
+    /// The eight ASCII digits of `value` (< 10^8), the first in the low
+    /// byte, without a division loop: split into two halves of four digits
+    /// (one per 32-bit lane), each into two pairs (16-bit lanes), each into
+    /// two digits (bytes), with multiplications that divide every lane at
+    /// once (x * 10486 >> 20 is x / 100 below 10^4, x * 103 >> 10 is x / 10
+    /// below 100).
+    @inline(__always)
+    static func eightDigits(_ value: UInt32) -> UInt64 {
+        let v = UInt64(value)
+        let first = v / 10_000
+        var x = first | (v &- first &* 10_000) &<< 32
+        let hundreds = ((x &* 10_486) &>> 20) & 0x0000_007F_0000_007F
+        x = hundreds | (x &- hundreds &* 100) &<< 16
+        let tens = ((x &* 103) &>> 10) & 0x000F_000F_000F_000F
+        x = tens | (x &- tens &* 10) &<< 8
+        return x | 0x3030_3030_3030_3030
     }
 
     /// The number of decimal digits of `value` (1 to 20).
@@ -145,6 +166,7 @@ enum JSONNumber {
             // significand (no call to round(), no checked conversion).
             let whole = (scaled + 4_503_599_627_370_496).bitPattern & 0xF_FFFF_FFFF_FFFF
             if Double(whole) / power == magnitude {
+                if magnitude < 1 && k > 0 { return writeFraction(whole, decimals: k, negative: value < 0, at: d) }
                 return write(whole, decimals: k, negative: value < 0, at: d)
             }
             k &+= 1
@@ -155,33 +177,36 @@ enum JSONNumber {
         }
     }
 
+    /// `m / 10^decimals` below 1 (`m` < 10^decimals, decimals 1 to 8):
+    /// "0." and the last `decimals` of the eight digits of `m` (zeros in
+    /// front), in one store; no bytes moved.
+    @inline(__always)
+    private static func writeFraction(_ m: UInt64, decimals: Int, negative: Bool,
+                                      at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var d = start
+        if negative { d.pointee = 0x2D; d += 1 }
+        d[0] = 0x30
+        d[1] = 0x2E
+        let digits = eightDigits(UInt32(truncatingIfNeeded: m)) &>> UInt64((8 &- decimals) &* 8)
+        UnsafeMutableRawPointer(d + 2).storeBytes(of: digits.littleEndian, as: UInt64.self)
+        return d + 2 + decimals
+    }
+
     /// `m / 10^decimals` in decimal, with at least one digit each side of the point.
     @inline(__always)
     private static func write(_ m: UInt64, decimals: Int, negative: Bool,
                               at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         var d = start
         if negative { d.pointee = 0x2D; d += 1 }
+        d = decimal(m, at: d)
         if decimals == 0 {
-            d = decimal(m, at: d)
             d[0] = 0x2E
             d[1] = 0x30
             return d + 2
         }
-        let first = d
-        d = decimal(m, at: d)
-        var digits = d - first
-        if digits <= decimals {
-            // 0.00ddd: zeros in front, the point after the first. (Byte
-            // loops: a few bytes, where a call to memmove costs more.)
-            let zeros = decimals &- digits &+ 1
-            var k = digits
-            while k > 0 { k &-= 1; first[zeros &+ k] = first[k] }
-            k = 0
-            while k < zeros { first[k] = 0x30; k &+= 1 }
-            digits &+= zeros
-            d = first + digits
-        }
-        // The point before the last `decimals` digits.
+        // The point before the last `decimals` digits (fewer than the
+        // digits: the value is at least 1). (A byte loop: a few bytes,
+        // where a call to memmove costs more.)
         let point = d - decimals
         var k = decimals
         while k > 0 { point[k] = point[k &- 1]; k &-= 1 }
@@ -245,9 +270,26 @@ extension OutputBuffer {
     /// `quoted` false: only the text between the quotes (a chunk of a CBOR
     /// string of indefinite length). (`JSONWriter.string` has the fast
     /// paths of short plain strings.)
-    mutating func putString(_ p: UnsafePointer<UInt8>, _ n: Int, quoted: Bool = true) -> Int {
+    /// `readable`: the bytes that may be read from `p` (at least `n`; the
+    /// input's end).
+    @inline(__always)
+    mutating func putString(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int, quoted: Bool = true) -> Int {
         guard reserve(n &+ 2 &+ Self.slack) else { return -2 }
-        return putStringSlowly(p, n, quoted: quoted)
+        // Most strings (keys, names, codes) are short and plain: one
+        // 16-byte load and store when the input has 16 bytes to read.
+        if n <= 16 && readable >= 16 {
+            let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
+            if StringScan.firstStop(v) >= n {
+                var d = count
+                if quoted { base[d] = 0x22; d &+= 1 }
+                UnsafeMutableRawPointer(base + d).storeBytes(of: v, as: SIMD16<UInt8>.self)
+                d &+= n
+                if quoted { base[d] = 0x22; d &+= 1 }
+                count = d
+                return -1
+            }
+        }
+        return putStringSlowly(p, n, readable: readable, quoted: quoted)
     }
 
     /// SWAR: the high bit set in the lanes of `word` below `bound` (<= 0x80);
@@ -266,8 +308,9 @@ extension OutputBuffer {
     }
 
     /// `putString` within its first reservation (n + 2 + slack bytes).
+    /// `readable`: the bytes that may be read from `p` (at least `n`).
     @inline(never)
-    mutating func putStringSlowly(_ p: UnsafePointer<UInt8>, _ n: Int, quoted: Bool) -> Int {
+    mutating func putStringSlowly(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int, quoted: Bool) -> Int {
         var d = count
         if quoted {
             base[d] = 0x22
@@ -277,10 +320,12 @@ extension OutputBuffer {
         while true {
             // Plain bytes 16 at a time: stored whatever they are (the
             // reservation has room), kept up to the first that is not plain.
-            while i &+ 16 <= n {
+            // The last step may read past the string (not past the input)
+            // and keeps only what is the string's.
+            while i < n && i &+ 16 <= readable {
                 let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
                 UnsafeMutableRawPointer(base + d).storeBytes(of: v, as: SIMD16<UInt8>.self)
-                let stop = StringScan.firstStop(v)
+                let stop = min(StringScan.firstStop(v), n &- i)
                 i &+= stop
                 d &+= stop
                 if stop < 16 { break }

@@ -125,7 +125,7 @@ struct JSONWriter {
                 return -1
             }
         }
-        let (moved, answer) = Self.stringSlowly(self, s, n, &out)
+        let (moved, answer) = Self.stringSlowly(self, s, n, readable, &out)
         self = moved
         return answer
     }
@@ -133,10 +133,10 @@ struct JSONWriter {
     /// A string that is long, near the input's end, or holds bytes to
     /// escape or check.
     @inline(never)
-    private static func stringSlowly(_ w: JSONWriter, _ s: UnsafePointer<UInt8>, _ n: Int,
+    private static func stringSlowly(_ w: JSONWriter, _ s: UnsafePointer<UInt8>, _ n: Int, _ readable: Int,
                                      _ out: inout OutputBuffer) -> (JSONWriter, Int) {
         w.sync(&out)
-        let answer = out.putStringSlowly(s, n, quoted: true)
+        let answer = out.putStringSlowly(s, n, readable: readable, quoted: true)
         return (JSONWriter(out), answer)
     }
 }

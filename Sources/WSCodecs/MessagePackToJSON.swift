@@ -80,89 +80,96 @@ enum MessagePackToJSON {
             guard q < end else { throw CodecError(offset: n, reason: "message ends where a value was expected") }
             let head = q
             let b = q.pointee
-            switch b {
-            case 0x00 ... 0x7F:
-                w.smallDecimal(Int(b))
-                q += 1
-            case 0xE0 ... 0xFF:
-                w.put(0x2D)
-                w.smallDecimal(0x100 &- Int(b))
-                q += 1
-            case 0xA0 ... 0xBF, 0xD9, 0xDA, 0xDB:
-                let length = try header(&q, end, b <= 0xBF ? 0 : b == 0xD9 ? 1 : b == 0xDA ? 2 : 4, b, p)
-                guard length <= end - q else { throw announced(length, "string", "bytes", head - p, end - q) }
-                let bad = w.string(q, length, readable: end - q, &out)
-                if bad != -1 { throw stringError(bad, at: q - p, out) }
-                q += length
-            case 0x80 ... 0x8F, 0xDE, 0xDF:
-                let count = try header(&q, end, b <= 0x8F ? 0 : b == 0xDE ? 2 : 4, b, p)
-                if count == 0 {
-                    w.put(0x7B)
-                    w.put(0x7D)
-                    maps &+= 1
-                } else {
-                    guard count <= (end - q) / 2 else { throw announced(count, "map", "entries", head - p, end - q) }
-                    let marked = marks.isMarked(maps)
-                    guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(q - p) }
-                    kind = marked ? pairKey : object
-                    remaining = count
-                    index = maps
-                    maps &+= 1
-                    if marked { w.d = JSONNumber.copy(#"{"$map":[["#, to: w.d) } else { w.put(0x7B); atKey = true }
-                    continue next
+            // Numbers first, apart: a dense range the switch below would
+            // reach only after a dozen compares.
+            if b &- 0xCA < 10 {
+                switch b {
+                case 0xCA:
+                    let bits = try fixed(&q, end, 4, b, p)
+                    w.d = JSONNumber.double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))), at: w.d)
+                case 0xCB:
+                    w.d = JSONNumber.double(Double(bitPattern: try fixed(&q, end, 8, b, p)), at: w.d)
+                case 0xCC ... 0xCF:
+                    let value = try fixed(&q, end, 1 &<< Int(b &- 0xCC), b, p)
+                    w.d = JSONNumber.integer(negative: false, magnitude: value, at: w.d)
+                default:  // 0xD0 ... 0xD3
+                    let width = 1 &<< Int(b &- 0xD0)
+                    let raw = try fixed(&q, end, width, b, p)
+                    // Sign-extend the big-endian two's complement of `width` bytes.
+                    let shift = UInt64(64 &- width &* 8)
+                    let value = Int64(bitPattern: raw &<< shift) &>> Int64(shift)
+                    w.d = JSONNumber.integer(negative: value < 0, magnitude: value.magnitude, at: w.d)
                 }
-            case 0x90 ... 0x9F, 0xDC, 0xDD:
-                let count = try header(&q, end, b <= 0x9F ? 0 : b == 0xDC ? 2 : 4, b, p)
-                if count == 0 {
-                    w.put(0x5B)
-                    w.put(0x5D)
-                } else {
-                    guard count <= end - q else { throw announced(count, "array", "items", head - p, end - q) }
-                    guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(q - p) }
-                    kind = array
-                    remaining = count
-                    w.put(0x5B)
-                    continue next
+            } else {
+                switch b {
+                case 0x00 ... 0x7F:
+                    w.smallDecimal(Int(b))
+                    q += 1
+                case 0xE0 ... 0xFF:
+                    w.put(0x2D)
+                    w.smallDecimal(0x100 &- Int(b))
+                    q += 1
+                case 0xA0 ... 0xBF, 0xD9, 0xDA, 0xDB:
+                    let length = try header(&q, end, b <= 0xBF ? 0 : b == 0xD9 ? 1 : b == 0xDA ? 2 : 4, b, p)
+                    guard length <= end - q else { throw announced(length, "string", "bytes", head - p, end - q) }
+                    let bad = w.string(q, length, readable: end - q, &out)
+                    if bad != -1 { throw stringError(bad, at: q - p, out) }
+                    q += length
+                case 0x80 ... 0x8F, 0xDE, 0xDF:
+                    let count = try header(&q, end, b <= 0x8F ? 0 : b == 0xDE ? 2 : 4, b, p)
+                    if count == 0 {
+                        w.put(0x7B)
+                        w.put(0x7D)
+                        maps &+= 1
+                    } else {
+                        guard count <= (end - q) / 2 else { throw announced(count, "map", "entries", head - p, end - q) }
+                        let marked = marks.isMarked(maps)
+                        guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(q - p) }
+                        kind = marked ? pairKey : object
+                        remaining = count
+                        index = maps
+                        maps &+= 1
+                        if marked { w.d = JSONNumber.copy(#"{"$map":[["#, to: w.d) } else { w.put(0x7B); atKey = true }
+                        continue next
+                    }
+                case 0x90 ... 0x9F, 0xDC, 0xDD:
+                    let count = try header(&q, end, b <= 0x9F ? 0 : b == 0xDC ? 2 : 4, b, p)
+                    if count == 0 {
+                        w.put(0x5B)
+                        w.put(0x5D)
+                    } else {
+                        guard count <= end - q else { throw announced(count, "array", "items", head - p, end - q) }
+                        guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(q - p) }
+                        kind = array
+                        remaining = count
+                        w.put(0x5B)
+                        continue next
+                    }
+                case 0xC0:
+                    w.put(JSONWriter.nullText, 4)
+                    q += 1
+                case 0xC2:
+                    w.put(JSONWriter.falseText, 5)
+                    q += 1
+                case 0xC3:
+                    w.put(JSONWriter.trueText, 4)
+                    q += 1
+                case 0xC4, 0xC5, 0xC6:
+                    let length = try header(&q, end, b == 0xC4 ? 1 : b == 0xC5 ? 2 : 4, b, p)
+                    guard length <= end - q else { throw announced(length, "byte string", "bytes", head - p, end - q) }
+                    w.sync(&out)
+                    guard out.putBytes(q, length) else { throw tooLarge(q - p, out) }
+                    w = JSONWriter(out)
+                    q += length
+                case 0xC7, 0xC8, 0xC9, 0xD4 ... 0xD8:
+                    w.sync(&out)
+                    var i = q - p
+                    try ext(p, n, &i, b, &out)
+                    w = JSONWriter(out)
+                    q = p + i
+                default:  // 0xC1 (the numbers, 0xca to 0xd3, are read above)
+                    throw CodecError(offset: q - p, reason: "byte 0xc1 is not a MessagePack value (the format never uses it)")
                 }
-            case 0xC0:
-                w.put(JSONWriter.nullText, 4)
-                q += 1
-            case 0xC2:
-                w.put(JSONWriter.falseText, 5)
-                q += 1
-            case 0xC3:
-                w.put(JSONWriter.trueText, 4)
-                q += 1
-            case 0xC4, 0xC5, 0xC6:
-                let length = try header(&q, end, b == 0xC4 ? 1 : b == 0xC5 ? 2 : 4, b, p)
-                guard length <= end - q else { throw announced(length, "byte string", "bytes", head - p, end - q) }
-                w.sync(&out)
-                guard out.putBytes(q, length) else { throw tooLarge(q - p, out) }
-                w = JSONWriter(out)
-                q += length
-            case 0xC7, 0xC8, 0xC9, 0xD4 ... 0xD8:
-                w.sync(&out)
-                var i = q - p
-                try ext(p, n, &i, b, &out)
-                w = JSONWriter(out)
-                q = p + i
-            case 0xCA:
-                let bits = try fixed(&q, end, 4, b, p)
-                w.d = JSONNumber.double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))), at: w.d)
-            case 0xCB:
-                w.d = JSONNumber.double(Double(bitPattern: try fixed(&q, end, 8, b, p)), at: w.d)
-            case 0xCC ... 0xCF:
-                let value = try fixed(&q, end, 1 &<< Int(b &- 0xCC), b, p)
-                w.d = JSONNumber.integer(negative: false, magnitude: value, at: w.d)
-            case 0xD0 ... 0xD3:
-                let width = 1 &<< Int(b &- 0xD0)
-                let raw = try fixed(&q, end, width, b, p)
-                // Sign-extend the big-endian two's complement of `width` bytes.
-                let shift = UInt64(64 &- width &* 8)
-                let value = Int64(bitPattern: raw &<< shift) &>> Int64(shift)
-                w.d = JSONNumber.integer(negative: value < 0, magnitude: value.magnitude, at: w.d)
-            default:  // 0xC1
-                throw CodecError(offset: q - p, reason: "byte 0xc1 is not a MessagePack value (the format never uses it)")
             }
 
             // A value is complete: what follows it in its container.
