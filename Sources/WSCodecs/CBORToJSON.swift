@@ -98,7 +98,7 @@ enum CBORToJSON {
             let indefinite = info == 31
             switch major {
             case 0:
-                w.d = JSONNumber.integer(negative: false, magnitude: argument, at: w.d)
+                w.d = JSONNumber.unsigned(argument, at: w.d)
             case 1:
                 w.d = JSONNumber.integer(negative: true, magnitude: argument, plusOne: true, at: w.d)
             case 2:

@@ -45,12 +45,14 @@ enum JSONNumber {
 
     /// `value` (1 to 10^8 - 1) without leading zeros: the eight digits
     /// shifted past them, in one store of 8 bytes.
+    /// (The leading zeros are the low bytes that are '0': found with one
+    /// count of trailing zero bits, not by counting digits.)
     @inline(__always)
     private static func upToEightDigits(_ value: UInt32, at d: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        let digits = decimalDigits(UInt64(value))
-        let word = eightDigits(value) &>> UInt64((8 &- digits) &* 8)
-        UnsafeMutableRawPointer(d).storeBytes(of: word.littleEndian, as: UInt64.self)
-        return d + digits
+        let word = eightDigits(value)
+        let zeros = (word ^ 0x3030_3030_3030_3030).trailingZeroBitCount & 0x38   // 8 x the zero digits (value > 0)
+        UnsafeMutableRawPointer(d).storeBytes(of: (word &>> UInt64(zeros)).littleEndian, as: UInt64.self)
+        return d + (8 &- zeros &>> 3)
     }
 
     /// `value` (< 10^8) as exactly eight digits, leading zeros included.
@@ -137,6 +139,14 @@ enum JSONNumber {
         return copy(#""}"#, to: d)
     }
 
+    /// A non-negative integer (MessagePack's uint, CBOR's major type 0):
+    /// `integer` without the cases of a sign.
+    @inline(never)
+    static func unsigned(_ value: UInt64, at d: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        if value <= 1 << 53 { return decimal(value, at: d) }
+        return integer(negative: false, magnitude: value, at: d)
+    }
+
     /// A float, always with a fraction or an exponent (`2.0`, never `2`), so
     /// that it reads back as a float; NaN and the infinities, which JSON
     /// lacks, as `{"$float":"NaN"}`, `"Infinity"`, `"-Infinity"`. The digits
@@ -156,7 +166,10 @@ enum JSONNumber {
     @inline(__always)
     private static func shortDecimal(_ value: Double, at d: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>? {
         let magnitude = value.magnitude
-        guard magnitude < 1e15, magnitude >= 1e-4 || value == 0, value.sign == .plus || value != 0 else { return nil }
+        if !(magnitude >= 1e-4 && magnitude < 1e15) {
+            // Of the rest only 0 (not -0.0, NaN or the infinities).
+            guard value == 0 && value.sign == .plus else { return nil }
+        }
         var k = 0
         var scaled = magnitude
         var power = 1.0
@@ -309,14 +322,17 @@ extension OutputBuffer {
 
     /// `putString` within its first reservation (n + 2 + slack bytes).
     /// `readable`: the bytes that may be read from `p` (at least `n`).
+    /// `plain`: the first bytes of the string, plain ASCII, already written
+    /// after the quote (by `JSONWriter.string`).
     @inline(never)
-    mutating func putStringSlowly(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int, quoted: Bool) -> Int {
+    mutating func putStringSlowly(_ p: UnsafePointer<UInt8>, _ n: Int, readable: Int, quoted: Bool, plain: Int = 0) -> Int {
         var d = count
         if quoted {
             base[d] = 0x22
             d &+= 1
         }
-        var i = 0
+        var i = plain
+        d &+= plain
         while true {
             // Plain bytes 16 at a time: stored whatever they are (the
             // reservation has room), kept up to the first that is not plain.
@@ -382,10 +398,11 @@ extension OutputBuffer {
     }
 
     /// `{"$bytes":"<base64>"}` for `n` bytes at `p`, or only the base64
-    /// string token when `bare` (inside an `$ext` envelope). False past the limit.
+    /// string token when `bare` (inside an `$ext` envelope). False past the
+    /// limit. Leaves room for 8 bytes after it (`JSONWriter`).
     @inline(__always)
     mutating func putBytes(_ p: UnsafePointer<UInt8>, _ n: Int, bare: Bool = false) -> Bool {
-        guard reserve(Base64Text.encodedLength(n) &+ 16) else { return false }
+        guard reserve(Base64Text.encodedLength(n) &+ 24) else { return false }
         if !bare { put(#"{"$bytes":"#) }
         put(0x22)
         count = Base64Text.encode(p, n, into: base, at: count)

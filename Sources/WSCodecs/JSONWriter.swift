@@ -5,6 +5,11 @@
 /// the buffer's pointer could be a store to it, and it would be loaded
 /// again after each one.
 ///
+/// After each value a converter writes (a number within `JSONNumber.room`,
+/// a string within its reservation of `slack` more bytes than it takes,
+/// `$bytes` and `$ext` envelopes) there is room for 8 more bytes: the
+/// comma or brackets that follow it need no reservation of their own.
+///
 /// So the rule is: a `JSONWriter` lives in a local variable and is never
 /// passed by address to a call that is not inlined (it would go to memory
 /// for the whole function). The slow paths take it by value and give back
@@ -101,9 +106,13 @@ struct JSONWriter {
     @inline(__always)
     mutating func string(_ s: UnsafePointer<UInt8>, _ n: Int, readable: Int, _ out: inout OutputBuffer) -> Int {
         guard reserve(n &+ 2 &+ OutputBuffer.slack, &out) else { return -2 }
-        // Most strings (keys, names, codes) are short and plain: one
-        // 16-byte load and store when the input has 16 bytes to read.
+        // Most strings (keys, names, codes, text in ASCII) are plain: 16
+        // bytes a step, stored as they are checked (the reservation has
+        // room), while the input has 16 bytes to read; the last step may
+        // read past the string and keeps only what is the string's.
+        var i = 0
         if n <= 16 && readable >= 16 {
+            // (Apart: most strings are this short, and one step needs no loop.)
             let v = UnsafeRawPointer(s).loadUnaligned(as: SIMD16<UInt8>.self)
             if StringScan.firstStop(v) >= n {
                 d.pointee = 0x22
@@ -112,7 +121,22 @@ struct JSONWriter {
                 d += n &+ 2
                 return -1
             }
-        } else if n <= 8 && readable >= 8 {
+        } else {
+            while i &+ 16 <= readable {
+                let v = UnsafeRawPointer(s + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(d + 1 + i).storeBytes(of: v, as: SIMD16<UInt8>.self)
+                let left = n &- i
+                if StringScan.firstStop(v) < min(left, 16) { break }
+                if left <= 16 {
+                    d.pointee = 0x22
+                    d[n &+ 1] = 0x22
+                    d += n &+ 2
+                    return -1
+                }
+                i &+= 16
+            }
+        }
+        if n <= 8 && readable < 16 && readable >= 8 {
             let word = UInt64(littleEndian: UnsafeRawPointer(s).loadUnaligned(as: UInt64.self))
             // Lanes that are controls, '"', '\\' or non-ASCII, among the first n.
             let stops = (OutputBuffer.lanesBelow(word, 0x20) | OutputBuffer.lanesEqual(word, 0x22)
@@ -125,7 +149,8 @@ struct JSONWriter {
                 return -1
             }
         }
-        let (moved, answer) = Self.stringSlowly(self, s, n, readable, &out)
+        // The first i bytes are plain and written.
+        let (moved, answer) = Self.stringSlowly(self, s, n, readable, i, &out)
         self = moved
         return answer
     }
@@ -134,9 +159,9 @@ struct JSONWriter {
     /// escape or check.
     @inline(never)
     private static func stringSlowly(_ w: JSONWriter, _ s: UnsafePointer<UInt8>, _ n: Int, _ readable: Int,
-                                     _ out: inout OutputBuffer) -> (JSONWriter, Int) {
+                                     _ plain: Int, _ out: inout OutputBuffer) -> (JSONWriter, Int) {
         w.sync(&out)
-        let answer = out.putStringSlowly(s, n, readable: readable, quoted: true)
+        let answer = out.putStringSlowly(s, n, readable: readable, quoted: true, plain: plain)
         return (JSONWriter(out), answer)
     }
 }

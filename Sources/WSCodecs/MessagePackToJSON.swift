@@ -91,7 +91,7 @@ enum MessagePackToJSON {
                     w.d = JSONNumber.double(Double(bitPattern: try fixed(&q, end, 8, b, p)), at: w.d)
                 case 0xCC ... 0xCF:
                     let value = try fixed(&q, end, 1 &<< Int(b &- 0xCC), b, p)
-                    w.d = JSONNumber.integer(negative: false, magnitude: value, at: w.d)
+                    w.d = JSONNumber.unsigned(value, at: w.d)
                 default:  // 0xD0 ... 0xD3
                     let width = 1 &<< Int(b &- 0xD0)
                     let raw = try fixed(&q, end, width, b, p)
@@ -172,9 +172,10 @@ enum MessagePackToJSON {
                 }
             }
 
-            // A value is complete: what follows it in its container.
+            // A value is complete: what follows it in its container. Every
+            // value leaves room for 8 bytes after it (see `JSONWriter`), so
+            // only closing a second container reserves.
             complete: while true {
-                guard w.reserve(8, &out) else { throw tooLarge(q - p, out) }
                 switch kind {
                 case object:
                     remaining &-= 1
@@ -210,6 +211,7 @@ enum MessagePackToJSON {
                 kind = outer.kind
                 remaining = outer.remaining
                 index = outer.index
+                guard w.reserve(8, &out) else { throw tooLarge(q - p, out) }
             }
             if q != end {
                 throw CodecError(offset: q - p, reason: "\(end - q) byte(s) after the value (a message holds one value)")
