@@ -33,11 +33,11 @@ extension ClientSession {
             arrived(text: payload, verdict: verdict)
         case .binary(let payload):
             if let socketIO { return socketIOReceived(event, socketIO) }
-            if let codec = shell.codec, let json = codec.decode(payload, from: "the server") {
+            if let codec = shell.unretainedCodec, let json = codec.use({ $0.decode(payload, from: "the server") }) {
                 // From here on a JSON text message (wspipe(1): BINARY CODECS),
                 // counted in --stats with the bytes that came.
                 shell.stats.bytesIn += payload.count - json.count
-                return incoming(.text(json, verdict: 0))
+                return arrived(text: json, verdict: 0)
             }
             metrics.messageArrived()
             if let reply = sender.replies.received(text: nil) { replied(reply) }
