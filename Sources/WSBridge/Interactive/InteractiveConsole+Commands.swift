@@ -188,10 +188,12 @@ extension InteractiveConsole {
     /// Why a message to save could not become JSON whatever its variables
     /// hold (a malformed ${...}, a ${line}, JSON broken around them), nil
     /// when it can (TemplateCheck). Any ${NAME} is taken: the run that sends
-    /// it may have the --capture this one has not.
+    /// it may have the --capture this one has not; and any ${env:NAME}: it
+    /// is read when the message is sent.
     private func checkTemplate(_ message: String) -> String? {
         do throws(TemplateError) {
-            _ = try MessageTemplate(message, scope: Self.templateScope, captures: Self.variableNames(in: message))
+            _ = try MessageTemplate(message, scope: Self.templateScope, captures: Self.variableNames(in: message),
+                                    environment: { _ in "" })
             return nil
         } catch {
             return error.description
@@ -226,7 +228,8 @@ extension InteractiveConsole {
         guard options.format == .json else { return .success(Array(message.utf8)) }
         let template: MessageTemplate
         do throws(TemplateError) {
-            template = try MessageTemplate(message, scope: Self.templateScope, captures: options.templates.captureNames)
+            template = try MessageTemplate(message, scope: Self.templateScope, captures: options.templates.captureNames,
+                                           environment: options.templates.environment)
         } catch {
             return .failure(Rejection(message: error.description, offset: Int.max))
         }

@@ -104,20 +104,24 @@ public final class InteractiveConsole {
     /// Where the values of a saved message's variables come from
     /// (wspipe(1): TEMPLATES): the session's --capture values and its
     /// ${seq}, shared with its other templates; ${.KEYPATH} reads the last
-    /// message received, which the console keeps itself.
+    /// message received, which the console keeps itself; ${env:NAME} the
+    /// environment when the message is sent (the session hands it in).
     public struct TemplateSource {
         public var captureNames: [String]
         public var captures: () -> (any TemplateCaptures)?
         public var nextSequence: () -> Int
         public var nowMillis: () -> Int64
+        public var environment: (String) -> String?
 
         public init(captureNames: [String] = [], captures: @escaping () -> (any TemplateCaptures)? = { nil },
                     nextSequence: @escaping () -> Int = { 0 },
-                    nowMillis: @escaping () -> Int64 = { wallClockNanos() / 1_000_000 }) {
+                    nowMillis: @escaping () -> Int64 = { wallClockNanos() / 1_000_000 },
+                    environment: @escaping (String) -> String? = { _ in nil }) {
             self.captureNames = captureNames
             self.captures = captures
             self.nextSequence = nextSequence
             self.nowMillis = nowMillis
+            self.environment = environment
         }
     }
 
