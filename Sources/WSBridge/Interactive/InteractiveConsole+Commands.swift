@@ -10,6 +10,12 @@ extension InteractiveConsole {
         switch command {
         case .ping(let text): actions.append(.ping(Array(text.utf8)))
         case .close(let code, let reason): actions.append(.close(code: code, reason: reason))
+        case .binary where options.socketIO, .text where options.socketIO:
+            // Socket.IO has no packet for a bare message: the session could only refuse it.
+            let name = line.split(separator: " ").first.map(String.init) ?? "/text"
+            _ = refuse("\(name): --socketio sends event lines, not bare messages "
+                       + #"(binary data goes in an event's data as {"$binary":"..."})"#)
+            return
         case .binary(let path): actions.append(.sendFile(path: expandingHome(path)))
         case .text(let text): send(.sendText(Array(text.utf8)), above: &above, actions: &actions)
         case .reconnect: actions.append(.reconnect)
