@@ -16,6 +16,9 @@ static inline long wspipe_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
 static inline long wspipe_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int v) {
     return SSL_CTX_set_min_proto_version(ctx, v);
 }
+static inline void wspipe_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) {
+    SSL_CTX_set_read_ahead(ctx, yes);
+}
 
 // SHA-1 through the low-level API: unlike SHA1()/EVP, it does not trigger
 // OpenSSL's library initialisation (config file, providers), which would

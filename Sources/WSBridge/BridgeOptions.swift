@@ -91,6 +91,14 @@ struct LineFormatters {
 
     @inline(__always)
     func appendText(_ payload: UnsafeRawBufferPointer, verdict: Int, to destination: Destination) {
+        // The common line, compact valid JSON into a pipe or file: the
+        // payload and a newline, without going through the formatter (whose
+        // checks cost more than the copy of a chat-sized message). Not a
+        // text of an envelope's shape: that one goes in a `$text` envelope.
+        if verdict == 0 && plain.format == .json && payload.count < Destination.writeThroughSize
+            && !(anyTerminal && destination.isTerminal) && !OutputFormatter.looksLikeEnvelope(payload) {
+            return destination.appendLine(payload, terminator: 10)
+        }
         let formatter = formatter(for: destination)
         if payload.count >= Destination.writeThroughSize && !formatter.forTerminal {
             return appendLarge(payload, verdict, formatter, destination)

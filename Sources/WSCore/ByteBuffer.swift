@@ -56,6 +56,13 @@ public struct ByteBuffer: Sendable {
         writerIndex += 1
     }
 
+    /// An array's bytes, one copy. (The generic form below looks up the
+    /// collection's associated types at run time the first time it is used:
+    /// 100,000 instructions of a one-echo run, for the upgrade request.)
+    public mutating func append(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
     public mutating func append<C: Collection>(contentsOf bytes: C) where C.Element == UInt8 {
         let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
             append(UnsafeRawBufferPointer(buffer))

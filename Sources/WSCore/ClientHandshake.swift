@@ -148,7 +148,7 @@ public struct ClientHandshake: Sendable {
 
     /// Items 2 and 3: Upgrade contains "websocket", Connection has the token "Upgrade".
     private func upgradeProblem(_ head: HTTPHead) -> String? {
-        let upgrade = head.values("Upgrade").joined(separator: ",")
+        let upgrade = ASCII.joined(head.values("Upgrade"), separator: ",")
         if !ASCII.contains(upgrade, ignoringCase: "websocket") {
             return upgrade.isEmpty ? "missing Upgrade header" : "Upgrade header is '\(upgrade)', not websocket"
         }

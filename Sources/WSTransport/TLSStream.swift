@@ -111,16 +111,51 @@ public final class TLSStream: ByteStream {
         return queued ?? "protocol error"
     }
 
+    /// Fills `buffer` with as many records as are there (SSL_read returns one
+    /// record at most), so a burst of small messages is handled, and written
+    /// out, in a few large batches as on plain TCP rather than one per 16 KiB
+    /// record. What ends the batch early (an error, the peer's EOF) is kept
+    /// and answered by the next read, after the bytes before it.
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        if let held = heldReadEnd {
+            heldReadEnd = nil
+            return held
+        }
         guard let ssl = ssl, !failed else { return .error(IOError(call: "TLS read", message: "connection failed earlier")) }
-        ERR_clear_error()
-        let n = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
-        if n > 0 { return .bytes(Int(n)) }
-        return ioFailure(n, errno: currentErrno(), reading: true)
+        // The last batch ended where the socket would block, and OpenSSL
+        // holds nothing: the read(2) a caller's next read would make can only
+        // say EAGAIN (one per message in an echo's round trip). poll sees
+        // whatever arrives now, as on plain TCP.
+        if batchEndedEmpty {
+            batchEndedEmpty = false
+            if SSL_has_pending(ssl) == 0 {
+                wants = .read
+                return .wouldBlock
+            }
+        }
+        var filled = 0
+        while filled < buffer.count {
+            ERR_clear_error()
+            let n = SSL_read(ssl, buffer.baseAddress! + filled, Int32(clamping: buffer.count - filled))
+            if n > 0 {
+                filled += Int(n)
+                continue
+            }
+            let end = ioFailure(n, errno: currentErrno(), reading: true)
+            if filled == 0 { return end }
+            if case .wouldBlock = end { batchEndedEmpty = wants == .read } else { heldReadEnd = end }
+            break
+        }
+        return .bytes(filled)
     }
 
+    /// How a batch of records ended when it already held bytes: the next read's answer.
+    private var heldReadEnd: IOResult?
+    /// The last batch ended because the socket had nothing more (WANT_READ).
+    private var batchEndedEmpty = false
+
     public var holdsUnreadInput: Bool {
-        guard let ssl = ssl, !failed else { return true }
+        guard let ssl = ssl, !failed, heldReadEnd == nil else { return true }
         return SSL_has_pending(ssl) == 1 || SocketQueue.unreadBytes(fd).map { $0 > 0 } ?? true
     }
 

@@ -138,4 +138,26 @@ final class JSONFastPathTests: XCTestCase {
             assertAgree(Array(text.utf8))
         }
     }
+
+    /// Runs of digits of every length up to 20 in each part of a number
+    /// (integer, fraction, exponent), followed by every kind of byte that
+    /// can end or break them, at every offset around the 8-byte steps.
+    func testDigitRunsAcrossTheEightByteSteps() {
+        let endings: [[UInt8]] = [[], [0x2C], [0x7D], [0x5D], [0x20], [0x2E], [0x65], [0x45], [0x2F], [0x3A],
+                                  [0x30 - 1], [0x39 + 1], [0x80], [0xB0], [0xB9], [0xC3, 0xA9], [0x00]]
+        for length in 1 ... 20 {
+            let run = (0 ..< length).map { UInt8(ascii: "1") + UInt8($0 % 9) }
+            for part in 0 ..< 3 {
+                let number: [UInt8] = part == 0 ? run : part == 1 ? Array("7.".utf8) + run : Array("7e-".utf8) + run
+                for ending in endings {
+                    for padding in 0 ..< 9 {
+                        let pad = Array(repeating: UInt8(ascii: " "), count: padding)
+                        assertAgree(pad + number + ending)
+                        assertAgree(Array(#"{"seq":"#.utf8) + number + ending + Array(#","pad":"x"}"#.utf8))
+                        assertAgree([0x5B] + pad + number + ending + [0x5D])
+                    }
+                }
+            }
+        }
+    }
 }

@@ -119,19 +119,42 @@ def test_dash_6_against_an_ipv4_only_name_says_so(wspipe_bin, tmp_path):
     assert "v4only.test has no IPv6 address" in res.stderr and "-6" in res.stderr, res
 
 
-def test_a_client_replay_reports_the_stdin_lines_it_did_not_send(run, ws_server, tmp_path):
+def test_a_client_replay_reports_the_stdin_lines_it_did_not_send(spawn, ws_server, tmp_path):
     srv = ws_server(helpers.record)
     rec = tmp_path / "r.ndjson"
     rec.write_text('{"t_ms":0,"dir":"out","conn":1,"msg":{"replayed":1}}\n')
-    res = run(["--replay", str(rec), "--linger", "0", srv.url()], stdin=b'{"typed":1}\n{"typed":2}\n')
+    typed = tmp_path / "typed"
+    typed.write_bytes(b'{"typed":1}\n{"typed":2}\n')
+    with open(typed, "rb") as f:
+        res = spawn(["--replay", str(rec), "--linger", "0", srv.url()], stdin=None, stdin_fd=f.fileno()).finish()
     messages, _ = helpers.received_messages(srv.log)
     assert messages == ['{"replayed":1}']
     assert res.code == 6, res
     assert "2 message(s) (stdin:1-2) not sent" in res.stderr and "--replay" in res.stderr, res
     # Nothing on stdin: nothing to say.
     srv = ws_server(helpers.record)
-    res = run(["--replay", str(rec), "--linger", "0", srv.url()], stdin=b"")
+    res = spawn(["--replay", str(rec), "--linger", "0", srv.url()], stdin=b"").finish()
     assert res.code == 0 and res.stderr == "", res
+
+
+def test_a_client_replay_ends_with_its_recording_while_stdin_stays_open(spawn, ws_server, tmp_path):
+    """The recording is the run: a stdin pipe nobody closes does not hold it
+    open, and the lines already written to it are reported, not sent."""
+    srv = ws_server(helpers.record)
+    rec = tmp_path / "r.ndjson"
+    rec.write_text('{"t_ms":0,"dir":"out","conn":1,"msg":{"replayed":1}}\n')
+    r, w = os.pipe()
+    try:
+        os.write(w, b'{"early":1}\n')
+        proc = spawn(["--replay", str(rec), "--linger", "0", srv.url()], stdin=None, stdin_fd=r)
+        os.close(r)
+        res = proc.finish()
+    finally:
+        os.close(w)
+    messages, _ = helpers.received_messages(srv.log)
+    assert messages == ['{"replayed":1}']
+    assert res.code == 6, res
+    assert "1 message(s) (stdin:1) not sent" in res.stderr, res
 
 
 def test_wrap_skips_empty_lines(run, ws_server):
@@ -156,7 +179,12 @@ def test_sigint_closes_with_a_status_code(spawn, ws_server):
 
 
 def test_help_says_a_bare_port_is_loopback_only(run):
+    # The short --help, one line an option.
     res = run(["--help"])
+    row = next(line for line in res.stdout.decode().splitlines() if line.strip().startswith("--listen <"))
+    assert "bare PORT: 127.0.0.1 only" in row, row
+    # The whole sentence, with the form that exposes the port.
+    res = run(["--help", "server"])
     lines = res.stdout.decode().splitlines()
     start = next(n for n, line in enumerate(lines) if line.strip().startswith("--listen <"))
     block = " ".join(lines[start:start + 4])

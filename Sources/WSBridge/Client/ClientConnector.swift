@@ -423,10 +423,22 @@ final class ClientConnector {
 
     /// Whether this attempt's request carried a credential (-H, --header-file,
     /// --header-command, --user, the URL's user): a 401 then says it was refused.
+    /// (Asked after every attempt. A byte search: lowercasing the request as
+    /// a String and `contains` cost 200,000 instructions, an eighth of a
+    /// one-echo run, callgrind.)
     var sentAuthorization: Bool {
-        let head = String(decoding: handshake.requestBytes, as: UTF8.self).lowercased()
-        return head.contains("\r\nauthorization:")
+        let head = handshake.requestBytes
+        let needle = Self.authorizationLine
+        guard head.count >= needle.count else { return false }
+        return (0...(head.count - needle.count)).contains { start in
+            (0..<needle.count).allSatisfy { k in
+                let byte = head[start + k]
+                return (byte &- 0x41 < 26 ? byte | 0x20 : byte) == needle[k]   // ASCII lowercase
+            }
+        }
     }
+
+    private static let authorizationLine = Array("\r\nauthorization:".utf8)
 
     private static let bodyExcerpt = 200
 

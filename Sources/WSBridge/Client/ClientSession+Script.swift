@@ -118,7 +118,7 @@ extension ClientSession {
             canDeliver: { [unowned self] in !self.sender.isFull },
             onEnd: { [unowned self] in
                 self.channel?.flush()
-                self.handle(.inputEnded(self.progress()))
+                self.replayInputEnded(recording: true)
             })
         script.player = player
         player.start()
@@ -132,8 +132,23 @@ extension ClientSession {
                 self.script?.stdinBesideReplay.add(tag: self.shell.stdin?.lineNumber ?? 0)
                 return true
             },
-            afterBatch: {}, onEnd: {})
+            afterBatch: {}, onEnd: { [unowned self] in self.replayInputEnded(recording: false) })
         pump.resume()
+    }
+
+    /// The recording or stdin beside it has ended. The recording is the run:
+    /// once it has been played, the stdin lines already written are read and
+    /// counted, and stdin is not waited for (a pipe nobody closes would hold
+    /// the run open after its script; stdin at a terminal is not read).
+    func replayInputEnded(recording: Bool) {
+        guard let script else { return }
+        script.replayInput = script.replayInput.after(recordingEnded: recording)
+        if script.replayInput == .stdin, let stdin = shell.stdin {
+            stdin.drainAvailable()  // its end, when reached, comes back here
+            if script.replayInput == .stdin { script.replayInput = .ended }
+            else { return }
+        }
+        if script.replayInput == .ended { handle(.inputEnded(progress())) }
     }
 
     /// Nothing more is taken from the input: stdin, or the --replay.

@@ -103,8 +103,13 @@ public final class ClientSession: SessionDriver {
             // stdin is read while the first attempt runs: its lines wait in
             // the queue, and its end is known when the connection opens (a
             // server that closes at once is then answered at once).
-            if interactive == nil && !bridge.receiveOnly {
-                if script?.options.replay == nil { startStdin() } else { startStdinBesideReplay() }
+            let readsStdin = interactive == nil && !bridge.receiveOnly
+            if script?.options.replay == nil {
+                if readsStdin { startStdin() }
+            } else if readsStdin && !StdioMode.isTerminal(0) {
+                startStdinBesideReplay()
+            } else {
+                script?.replayInput = .recording
             }
         }
     }

@@ -1,3 +1,4 @@
+import WSCore
 import WSTransport
 
 /// The read loop of an opening handshake, shared by the client (reading the
@@ -17,8 +18,10 @@ struct HandshakeReader {
     private let chunkSize: Int
     /// Allocated for the handshake only: a server keeps its clients'
     /// readers, and 10,000 idle clients each holding 8 KiB of read buffer
-    /// were half of the server's memory.
-    private var chunk: [UInt8] = []
+    /// were half of the server's memory. Raw and never zeroed: a response of
+    /// a few hundred bytes touched all 16 KiB (a memset, and its pages) at
+    /// every connection; only the bytes a read reports are looked at.
+    private var chunk = ByteBuffer()
 
     init(chunkSize: Int) {
         self.chunkSize = chunkSize
@@ -28,20 +31,25 @@ struct HandshakeReader {
     /// decided. TLS may hold decrypted bytes poll(2) cannot see, so reading
     /// goes on until the stream says it would block.
     mutating func read(from stream: ByteStream, _ feed: (UnsafeRawBufferPointer) -> Bool) -> Step {
-        if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: chunkSize) }
+        if chunk.capacity == 0 { chunk = ByteBuffer(capacity: chunkSize) }
         let step = readUntilStopped(from: stream, feed)
         if case .wouldBlock = step { return step }
-        chunk = []
+        chunk = ByteBuffer()
         return step
     }
 
     private mutating func readUntilStopped(from stream: ByteStream, _ feed: (UnsafeRawBufferPointer) -> Bool) -> Step {
         while true {
-            let result = chunk.withUnsafeMutableBytes { stream.read(into: $0) }
+            var result = IOResult.wouldBlock
+            chunk.removeAll()
+            chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: chunkSize) { free in
+                result = stream.read(into: UnsafeMutableRawBufferPointer(rebasing: free[..<chunkSize]))
+                if case .bytes(let n) = result { return n }
+                return 0
+            }
             switch result {
-            case .bytes(let n):
-                let decided = chunk.withUnsafeBytes { feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-                if decided { return .decided }
+            case .bytes:
+                if chunk.withReadableBytes(feed) { return .decided }
             case .wouldBlock: return .wouldBlock
             case .eof: return .eof
             case .error(let error): return .failed("\(error)")

@@ -137,33 +137,54 @@ final class StdinPump {
         if actions.contains(.schedulePace) { schedulePace() }
     }
 
-    private func readOnce() {
+    /// Reads what the source holds now without waiting for more, then stops:
+    /// a client's --replay has been played, and the stdin lines already
+    /// written are counted, while lines written later are left unread (the
+    /// writer learns of it as from any reader that exits). At most
+    /// `maxChunks` reads, so a writer that never pauses cannot hold it.
+    func drainAvailable(maxChunks: Int = 64) {
+        var chunks = 0
+        while chunks < maxChunks, case .reading = phase, readOnce() { chunks += 1 }
+        stop()
+    }
+
+    /// One read; true when it brought bytes (there may be more).
+    @discardableResult
+    private func readOnce() -> Bool {
         switch phase {
         case .reading, .discarding: break
-        default: return
+        default: return false
         }
         switch splitter.read(from: fd, chunk: readChunk) {
         case .bytes:
-            if case .discarding = phase { splitter.finish { _ in }; return }
+            if case .discarding = phase { splitter.finish { _ in }; return true }
             let held = processLines()
             if onOverflow == nil && splitter.separator == nil && splitter.bufferedBytes > maxWholeInput {
-                return wholeInputTooLarge()
+                wholeInputTooLarge()
+                return false
             }
             afterBatch()
             if let onOverflow, splitter.bufferedBytes > maxWholeInput {
                 // A line still unfinished this long would grow the buffer without bound.
                 onOverflow()
-                return discard()
+                discard()
+                return false
             }
             if held { apply(.hold(.lines)) }
+            return true
         case .wouldBlock:
-            return
+            return false
         case .eof:
-            if case .reading = phase, pacer != nil && splitter.bufferedBytes > 0 { return apply(.hold(.end)) }
+            if case .reading = phase, pacer != nil && splitter.bufferedBytes > 0 {
+                apply(.hold(.end))
+                return false
+            }
             endOfInput()
+            return false
         case .error(let error):
             if let onReadError { onReadError(error) } else { log.fatal("reading stdin: \(error.reason)") }
             endOfInput()
+            return false
         }
     }
 

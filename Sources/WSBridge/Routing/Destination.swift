@@ -175,6 +175,13 @@ public final class Destination {
         onEmptied?()
     }
 
+    /// Appends one whole line: `line` and its `terminator`.
+    @inline(__always)
+    func appendLine(_ line: UnsafeRawBufferPointer, terminator: UInt8) {
+        pending.append(contentsOf: line.assumingMemoryBound(to: UInt8.self))
+        pending.append(terminator)
+    }
+
     /// Lines at least this long may be written from where they are
     /// (`writeThrough`) rather than copied into `pending` first. Shorter
     /// ones are batched: one write(2) for many lines costs less than the copies.

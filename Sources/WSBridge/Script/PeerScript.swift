@@ -30,6 +30,8 @@ final class PeerScript {
     var wrapRejected = 0
     /// Client --replay: the stdin lines that came anyway, never sent.
     var stdinBesideReplay = LineTally()
+    /// A client's --replay: what its input still waits for.
+    var replayInput = ReplayInput.recordingAndStdin
 
     /// Nil when `options` asks for nothing (and a server `greets` no client).
     init?(options: ScriptOptions, typeKey: [String], scheduler: TimerScheduling, log: Diagnostics,
@@ -88,4 +90,21 @@ struct RecordingOpenError: Error, CustomStringConvertible {
     var path: String
     var error: IOError
     var description: String { "--record \(path): \(error)" }
+}
+
+/// Where a client's --replay input stands: the recording, and stdin read
+/// beside it to report its lines. Once the recording has been played
+/// (`.stdin`), what stdin already holds is read and the input ends.
+enum ReplayInput: Equatable {
+    case recordingAndStdin, recording, stdin, ended
+
+    /// `recording`: the recording has been played (else stdin reached its end).
+    func after(recordingEnded recording: Bool) -> ReplayInput {
+        switch self {
+        case .recordingAndStdin: return recording ? .stdin : .recording
+        case .recording: return recording ? .ended : self
+        case .stdin: return recording ? self : .ended
+        case .ended: return self
+        }
+    }
 }

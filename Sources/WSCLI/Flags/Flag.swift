@@ -246,3 +246,18 @@ public struct Flag: Sendable {
         return "\(sentence) (default: \(shownDefault))."
     }
 }
+
+extension Flag {
+    /// "a|b|c": a value name listing the choices. (Not `joined(separator:)`:
+    /// the flag table is built at every start, and the generic `joined`
+    /// looked its associated types up at run time there, 100,000
+    /// instructions of a one-echo run, callgrind.)
+    static func alternatives(_ choices: [String]) -> String {
+        var text = ""
+        for index in 0 ..< choices.count {
+            if index > 0 { text += "|" }
+            text += choices[index]
+        }
+        return text
+    }
+}

@@ -346,7 +346,7 @@ public let flagTable: [Flag] = [
             apply: { $0.noLine = true }),
     Flag(long: "binary-output", valueName: "raw|base64|drop",
          help: "How raw line mode writes incoming binary messages.",
-         category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map(\.rawValue)),
+         category: .dataMode, completion: .choices(BinaryOutputMode.allCases.map { $0.rawValue }),
          defaultValue: "raw", modes: .all,
          doc: [
              .list([
@@ -358,7 +358,7 @@ public let flagTable: [Flag] = [
          ],
          apply: { o, v throws(UsageError) in
              guard let mode = BinaryOutputMode(rawValue: v) else {
-                 throw .invalidChoice("binary-output", v, choices: BinaryOutputMode.allCases.map(\.rawValue))
+                 throw .invalidChoice("binary-output", v, choices: BinaryOutputMode.allCases.map { $0.rawValue })
              }
              o.binaryOutput = mode
          }),
@@ -518,9 +518,9 @@ public let flagTable: [Flag] = [
              }
              o.routes.append(route)
          }),
-    Flag(long: "route-errors", valueName: RouteErrors.allCases.map(\.rawValue).joined(separator: "|"),
+    Flag(long: "route-errors", valueName: Flag.alternatives(RouteErrors.allCases.map { $0.rawValue }),
          help: "Whether a failing route destination (full disk, exited command) is reported on stderr.",
-         category: .routing, completion: .choices(RouteErrors.allCases.map(\.rawValue)),
+         category: .routing, completion: .choices(RouteErrors.allCases.map { $0.rawValue }),
          defaultValue: "report", modes: .all,
          doc: [
              """
@@ -530,7 +530,7 @@ public let flagTable: [Flag] = [
          ],
          apply: { o, v throws(UsageError) in
              guard let mode = RouteErrors(rawValue: v) else {
-                 throw .invalidChoice("route-errors", v, choices: RouteErrors.allCases.map(\.rawValue))
+                 throw .invalidChoice("route-errors", v, choices: RouteErrors.allCases.map { $0.rawValue })
              }
              o.routeErrorsIgnored = mode == .ignore
          }),
@@ -1357,7 +1357,7 @@ public let flagTable: [Flag] = [
     .toggle("version", "V", .general,
             help: "Print the version and exit.", modes: .all,
             apply: { $0.showVersion = true }),
-    Flag(long: "generate", valueName: DocGenerator.kinds.joined(separator: "|"),
+    Flag(long: "generate", valueName: Flag.alternatives(DocGenerator.kinds),
          help: "Print the man page or the completion script for this shell and exit.",
          category: .general, completion: .choices(DocGenerator.kinds), modes: .all,
          apply: { o, v throws(UsageError) in

@@ -107,7 +107,7 @@ enum FlagValue {
     /// A dotted key path ("sequence", "meta.seq") split into its keys, none empty.
     static func keyPath(_ long: String, _ value: String) throws(UsageError) -> [String] {
         let keys = value.split(separator: ".", omittingEmptySubsequences: false)
-        guard !keys.contains(where: \.isEmpty) else { throw .invalidKeyPath(long, value) }
+        guard !keys.contains(where: { $0.isEmpty }) else { throw .invalidKeyPath(long, value) }
         return keys.map(String.init)
     }
 

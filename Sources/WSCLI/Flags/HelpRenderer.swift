@@ -34,7 +34,7 @@ public enum HelpRenderer {
         ("reply", "Wait for the reply to each request."),
         ("ping-interval", "Keep the connection alive with pings."),
         ("answer", "Answer type TYPE messages; repeat."),
-        ("listen", "Be the server: accept clients."),
+        ("listen", "Be the server (bare PORT: 127.0.0.1 only)."),
         ("exec", "Give each client a program of its own."),
         ("events", "Lifecycle events as JSON on stderr."),
         ("verbose", "Say what happens; repeat for more."),
