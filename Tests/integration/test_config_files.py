@@ -150,9 +150,9 @@ header "Authorization: Bearer staging-token"
 
     def recording(name: str, url: str) -> str:
         path = tmp_path / name
-        path.write_text(json.dumps({"t_ms": 0, "dir": "event", "conn": 1,
-                                    "msg": {"$event": "connected", "url": url, "attempt": 1}}) + "\n"
-                        + json.dumps({"t_ms": 1, "dir": "out", "conn": 1, "msg": {"type": "ping"}}) + "\n")
+        lines = [{"t_ms": 0, "dir": "event", "conn": 1, "msg": {"$event": "connected", "url": url, "attempt": 1}},
+                 {"t_ms": 1, "dir": "out", "conn": 1, "msg": {"type": "ping"}}]
+        path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
         return str(path)
 
     login = recording("login.ndjson", srv.url("/staging/ws"))
