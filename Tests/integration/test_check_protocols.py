@@ -109,6 +109,22 @@ def test_a_changed_socketio_answer_fails_with_its_line_and_path(spawn, run, sio_
     assert "differs at args.2.0" in result.stderr, result.stderr
 
 
+def test_allow_extra_names_socketio_events_by_their_name(spawn, run, sio_server, tmp_path):
+    """With --socketio the type --allow-extra reads is the event's name (as
+    --route's): the room's `joined` event, whose sid differs on every
+    connection, is skipped, in the recording and from the server."""
+    server = sio_server()
+    path = tmp_path / "sio.ndjson"
+    record_sio(spawn, server, path)
+    result = run(["--check", str(path), "--socketio", *BOTH, *AUTH, "--allow-extra", "joined", *FAST])
+    assert result.code == 0, str(result)
+    assert result.stderr.splitlines()[-1] == "1 passed, 0 failed", result.stderr
+    # An event name it is not: the sid is compared, and differs.
+    result = run(["--check", str(path), "--socketio", *BOTH, *AUTH, "--allow-extra", "type", *FAST])
+    assert result.code == 8, str(result)
+    assert "differs at data.sid" in result.stderr, result.stderr
+
+
 def test_a_refused_socketio_namespace_is_a_rejection_not_a_check_failure(spawn, run, sio_server, tmp_path):
     server = sio_server()
     path = tmp_path / "sio.ndjson"
@@ -227,3 +243,32 @@ async def _send_all(ws, messages) -> None:
     for m in messages:
         await ws.send(m)
     await ws.close()
+
+
+def test_a_har_file_of_msgpack_frames_checked_as_values(run, ws_server, tmp_path):
+    """A page that speaks MessagePack saves binary frames (opcode 2, base64)
+    in its HAR file: with --codec they are compared as the values they
+    hold, so a difference is named by its path, not as a binary mismatch."""
+    import base64
+
+    def frame(kind: str, value) -> dict:
+        return {"type": kind, "time": 1, "opcode": 2,
+                "data": base64.b64encode(msgpack.packb(value, use_bin_type=True)).decode()}
+
+    server = ws_server(msgpack_server())
+    har = {"log": {"entries": [{"request": {"url": server.url(), "headers": []}, "_webSocketMessages": [
+        frame("receive", {"type": "welcome", "raw": b"\x00\x01", "pi": 3.25}),
+        frame("send", {"type": "hi"}),
+        frame("receive", {"type": "echo", "n": 1, "got": {"type": "hi"}}),
+    ]}]}}
+    path = tmp_path / "page.har"
+    path.write_text(json.dumps(har))
+    result = run(["--codec", "msgpack", "--check", str(path), *FAST])
+    assert result.code == 0, str(result)
+    msgs, _ = received_messages(server.log)
+    assert msgs == [msgpack.packb({"type": "hi"})], msgs
+    changed = ws_server(msgpack_server(variant=1))
+    result = run(["--codec", "msgpack", "--check", str(path), *FAST, changed.url()])
+    assert result.code == 8, str(result)
+    assert "message 2 of 2 differs at n" in result.stderr, result.stderr
+    assert "  expected: 1\n  actual:   2" in result.stderr, result.stderr
