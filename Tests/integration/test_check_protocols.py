@@ -272,3 +272,28 @@ def test_a_har_file_of_msgpack_frames_checked_as_values(run, ws_server, tmp_path
     assert result.code == 8, str(result)
     assert "message 2 of 2 differs at n" in result.stderr, result.stderr
     assert "  expected: 1\n  actual:   2" in result.stderr, result.stderr
+
+
+# -- wspipe curl ------------------------------------------------------------------------------
+
+
+def test_a_browser_copy_of_the_request_runs_a_check(run, spawn, tmp_path, free_port):
+    """`wspipe curl COPY -- --check FILE`: the request DevTools copied (its
+    origin and cookie; the handshake's own headers dropped) is the one each
+    recorded connection is opened with."""
+    import helpers
+    port = free_port()
+    spawn(["--listen", f"127.0.0.1:{port}", "--exec",
+           'echo "{\\"origin\\":\\"$HTTP_ORIGIN\\",\\"cookie\\":\\"$HTTP_COOKIE\\"}"'], stdin=b"", close_stdin=False)
+    helpers.wait_port(port)
+    path = write_recording(tmp_path / "page.ndjson", [
+        {"t_ms": 0, "dir": "in", "conn": 1, "msg": {"origin": "https://app.example", "cookie": "sid=1"}}])
+    copy = ["curl", f"ws://127.0.0.1:{port}/", "-H", "Origin: https://app.example", "-b", "sid=1",
+            "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "--compressed"]
+    result = run([*copy, "--", "--check", path, *FAST])
+    assert result.code == 0, str(result)
+    assert result.stderr.splitlines()[-1] == "1 passed, 0 failed", result.stderr
+    copy[5] = "sid=2"
+    result = run([*copy, "--", "--check", path, *FAST])
+    assert result.code == 8, str(result)
+    assert '  expected: "sid=1"\n  actual:   "sid=2"' in result.stderr, result.stderr

@@ -163,6 +163,7 @@ header "Authorization: Bearer staging-token"
     assert srv.log.get() == ("msg", '{"type":"ping"}')
     srv.log.until("closed")
     assert "the recordings' URL)" in res.stderr and res.stderr.splitlines()[-1] == "1 passed, 0 failed", res
+    assert f"PASS {login} (1 message, " in res.stderr, res
     other = recording("other.ndjson", srv.url("/other"))
     res = wspipe_env(["--check", login, "--check", other], env)
     assert res.code == 2, res

@@ -434,7 +434,7 @@ public final class CheckSession: SessionDriver {
             let connections = script.connections.count
             if log.enabled(.warning) {
                 writeReport(["PASS \(scriptName) (" + (connections > 1 ? "\(connections) connections, " : "")
-                             + "\(messages) messages, \(CheckReport.seconds(nanos)))"])
+                             + "\(messages) message\(messages == 1 ? "" : "s"), \(CheckReport.seconds(nanos)))"])
             }
             event.string("result", "passed")
         }
