@@ -45,8 +45,9 @@ public struct ServerOptions: Sendable {
     public var pingIntervalNanos: Int64? = nil
     public var pingTimeoutNanos: Int64? = nil
     /// --max-programs: --exec programs at once (running, or winding down
-    /// after their client left); past it an upgrade is answered 503.
-    public var maxPrograms = 256
+    /// after their client left); past it an upgrade is answered 503. Its
+    /// default is the flag table's (the CLI's `Plan` sets it).
+    public var maxPrograms = 0
     /// --on-connect, --on-connect-file: each client is greeted with these.
     public var onConnect: [MessageTemplate] = []
 

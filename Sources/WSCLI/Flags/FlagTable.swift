@@ -123,6 +123,14 @@ public let flagTable: [Flag] = [
     Flag(long: "max-message-size", valueName: "SIZE",
          help: "Close the connection with 1009 when an incoming message is larger than this.",
          category: .connection, defaultValue: "64M", modes: [.all, .check],
+         doc: [
+             """
+             It also bounds the frames one message may arrive in: one per 64 bytes of SIZE, and \
+             at least 65536 (1048576 at the default 64M). A message in more frames closes the \
+             connection with 1009 too, so a peer cannot keep a message open for ever with empty \
+             fragments.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
     .toggle("compress", nil, .connection,
             help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
