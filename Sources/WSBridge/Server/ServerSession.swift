@@ -269,7 +269,11 @@ public final class ServerSession: SessionDriver {
     /// being the message as it came): to the script, --relay and its route.
     private func textMessage(_ payload: UnsafeRawBufferPointer, verdict: Int, as wire: OutgoingMessage,
                              from client: ServerClient) {
-        if let script = client.script { script.received(text: payload, verdict: verdict) }
+        if let script = client.script {
+            var decoded = false
+            if case .binary = wire { decoded = true }
+            script.received(text: payload, verdict: verdict, decoded: decoded)
+        }
         if options.relay { registry.relay(wire, from: client) }
         switch wire {
         case .text(let bytes), .binary(let bytes): guard shell.admit(bytes: bytes.count) else { return }
