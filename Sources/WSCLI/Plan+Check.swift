@@ -8,11 +8,18 @@ import WSTransport
 extension Plan {
     static func checkOptions(_ o: Options, _ environment: Environment) throws(UsageError) -> CheckOptions {
         var c = CheckOptions()
+        // A Socket.IO line's type is its event's name, as in client mode.
+        let typeKey = o.socketIO && o.typeKey == ["type"] ? ["event"] : o.typeKey
         for path in try checkFiles(o.checks) {
+            // Read as JSON lines: --codec encodes them as they are sent (`CheckScript`).
             let recording = try RecordingFile.read(path, flag: "check")
+            if o.socketIO && recording.format == .har {
+                throw UsageError("--check \(path): a HAR file holds the Engine.IO packets of the page, not event lines; "
+                                 + "--socketio checks a recording made with --socketio --record")
+            }
             do {
                 c.scripts.append(try CheckScript(path: path, recording: recording, allowExtra: o.allowExtra,
-                                                 typeKey: o.typeKey))
+                                                 typeKey: typeKey, codec: o.codec, socketIO: o.socketIO))
             } catch {
                 throw RecordingFile.problem("check", path, error)
             }
@@ -71,7 +78,8 @@ extension Plan {
         c.protocols = o.protocols
         c.origin = o.origin
         if o.url == nil, let text = request?.url {
-            c.url = try webSocketURL(text, recorded: true)
+            let url = try webSocketURL(text, recorded: true)
+            c.url = o.socketIO ? url.socketIO() : url
             c.route = try ProxySelection.route(for: c.url, o, credentials: try proxyCredentials(o),
                                                environment: environment.variable)
         }

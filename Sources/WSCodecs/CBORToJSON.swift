@@ -19,6 +19,8 @@ enum CBORToJSON {
     private static let pairKey: UInt8 = 2
     private static let pairValue: UInt8 = 3
     private static let tag: UInt8 = 4
+    /// No container: the message's own data item.
+    private static let message: UInt8 = 5
 
     /// Appends the JSON of the message `input` to `out`. `scratch` holds
     /// the chunks of a byte string of indefinite length.
@@ -37,36 +39,47 @@ enum CBORToJSON {
     }
 
     /// One pass; false when a map was found that needs `$map` and was not
-    /// marked yet (see `MessagePackToJSON.pass`).
+    /// marked yet (see `MessagePackToJSON.pass`, written the same way: the
+    /// output position in a `JSONWriter`, the innermost container in
+    /// `kind`, `remaining` and `index`, numbers by `JSONNumber`).
     private static func pass(_ p: UnsafePointer<UInt8>, _ n: Int, _ out: inout OutputBuffer,
                              _ stack: inout ContainerStack, _ marks: inout MapMarks,
                              _ scratch: inout [UInt8]) throws(CodecError) -> Bool {
         var i = 0
+        var w = JSONWriter(out)
         var clean = true
         var maps = 0
         var atKey = false
+        var kind = message
+        /// Items (or entries) still to come in the innermost container; -1
+        /// for one of indefinite length.
+        var remaining = 0
+        /// The pre-order number of the innermost map (its `MapMarks` bit).
+        var index = 0
         stack.reset()
 
         next: while true {
             if atKey {
                 atKey = false
                 if let length = textKey(p, n, &i) {
-                    let bad = out.putString(p + i, length, readable: n &- i)
+                    let bad = w.string(p + i, length, readable: n &- i, &out)
                     if bad != -1 { throw stringError(bad, at: i, out) }
-                    out.put(0x3A)
+                    w.put(0x3A)
                     i &+= length
                 } else if isChunkedKey(p, n, i) {
                     i &+= 1
+                    w.sync(&out)
                     try chunkedText(p, n, &i, &out)
                     guard out.reserve(1) else { throw tooLarge(i, out) }
                     out.put(0x3A)
+                    w = JSONWriter(out)
                 } else {
-                    marks.mark(stack.top.pointee.index)
+                    marks.mark(index)
                     clean = false
-                    stack.top.pointee.kind = pairKey
+                    kind = pairKey
                 }
             }
-            guard out.reserve(OutputBuffer.scalarRoom) else { throw tooLarge(i, out) }
+            guard w.reserve(JSONNumber.room, &out) else { throw tooLarge(i, out) }
             guard i < n else { throw CodecError(offset: n, reason: "message ends where a data item was expected") }
             let start = i
             let b = p[i]
@@ -85,10 +98,11 @@ enum CBORToJSON {
             let indefinite = info == 31
             switch major {
             case 0:
-                out.putInteger(negative: false, magnitude: argument)
+                w.d = JSONNumber.unsigned(argument, at: w.d)
             case 1:
-                out.putInteger(negative: true, magnitude: argument, plusOne: true)
+                w.d = JSONNumber.integer(negative: true, magnitude: argument, plusOne: true, at: w.d)
             case 2:
+                w.sync(&out)
                 if indefinite {
                     try chunkedBytes(p, n, &i, &out, &scratch)
                 } else {
@@ -96,96 +110,115 @@ enum CBORToJSON {
                     guard out.putBytes(p + i, length) else { throw tooLarge(i, out) }
                     i &+= length
                 }
+                w = JSONWriter(out)
             case 3:
                 if indefinite {
+                    w.sync(&out)
                     try chunkedText(p, n, &i, &out)
+                    w = JSONWriter(out)
                 } else {
                     let length = try fits(argument, start, i, n, "text string", "bytes")
-                    let bad = out.putString(p + i, length, readable: n &- i)
+                    let bad = w.string(p + i, length, readable: n &- i, &out)
                     if bad != -1 { throw stringError(bad, at: i, out) }
                     i &+= length
                 }
             case 4:
                 let count = indefinite ? -1 : try fits(argument, start, i, n, "array", "items")
                 if try isEmpty(p, n, &i, count) {
-                    out.put(0x5B, 0x5D)
+                    w.put(0x5B)
+                    w.put(0x5D)
                 } else {
-                    guard stack.push(.init(remaining: count, kind: array, index: 0)) else { throw tooDeep(start) }
-                    out.put(0x5B)
+                    guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(start) }
+                    kind = array
+                    remaining = count
+                    w.put(0x5B)
                     continue next
                 }
             case 5:
                 let count = indefinite ? -1 : try fits(argument, start, i, n, "map", "entries", perItem: 2)
                 if try isEmpty(p, n, &i, count) {
-                    out.put(0x7B, 0x7D)
+                    w.put(0x7B)
+                    w.put(0x7D)
                     maps &+= 1
                 } else {
                     let marked = marks.isMarked(maps)
-                    guard stack.push(.init(remaining: count, kind: marked ? pairKey : object, index: maps)) else {
-                        throw tooDeep(start)
-                    }
+                    guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(start) }
+                    kind = marked ? pairKey : object
+                    remaining = count
+                    index = maps
                     maps &+= 1
-                    if marked { out.put(#"{"$map":[["#) } else { out.put(0x7B); atKey = true }
+                    if marked { w.d = JSONNumber.copy(#"{"$map":[["#, to: w.d) } else { w.put(0x7B); atKey = true }
                     continue next
                 }
             case 6:
-                if argument == 2 || argument == 3, try bignum(p, n, &i, negative: argument == 3, &out) {
-                    break
+                if argument == 2 || argument == 3 {
+                    w.sync(&out)
+                    let read = try bignum(p, n, &i, negative: argument == 3, &out)
+                    w = JSONWriter(out)
+                    if read { break }
                 }
-                guard stack.push(.init(remaining: 1, kind: tag, index: 0)) else { throw tooDeep(start) }
-                out.put(#"{"$tag":"#)
-                out.putDecimal(argument)
-                out.put(#","value":"#)
+                guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(start) }
+                kind = tag
+                remaining = 1
+                w.d = JSONNumber.copy(#"{"$tag":"#, to: w.d)
+                w.d = JSONNumber.decimal(argument, at: w.d)
+                w.d = JSONNumber.copy(#","value":"#, to: w.d)
                 continue next
             default:
-                try simpleOrFloat(info, argument, start, &out)
+                w.d = try simpleOrFloat(info, argument, start, at: w.d)
             }
 
             // A data item is complete: what follows it in its container.
-            while stack.depth > 0 {
-                guard out.reserve(8) else { throw tooLarge(i, out) }
-                let top = stack.top
-                let kind = top.pointee.kind
-                if kind == pairKey {
-                    out.put(0x2C)
-                    top.pointee.kind = pairValue
+            complete: while true {
+                guard w.reserve(8, &out) else { throw tooLarge(i, out) }
+                switch kind {
+                case pairKey:
+                    w.put(0x2C)
+                    kind = pairValue
                     continue next
-                }
-                if kind != tag {
+                case tag:
+                    w.put(0x7D)
+                case message:
+                    break complete
+                default:  // array, object, pairValue
                     // One more item (or entry) done: is there another?
                     var more: Bool
-                    if top.pointee.remaining < 0 {
+                    if remaining < 0 {
                         guard i < n else {
                             throw CodecError(offset: n, reason: "message ends inside a container of indefinite length")
                         }
                         more = p[i] != 0xFF
                         if !more { i &+= 1 }
                     } else {
-                        top.pointee.remaining &-= 1
-                        more = top.pointee.remaining > 0
+                        remaining &-= 1
+                        more = remaining > 0
                     }
                     if more {
                         if kind == pairValue {
-                            out.put("],[")
-                            top.pointee.kind = pairKey
+                            w.put(JSONWriter.nextPair, 3)
+                            kind = pairKey
                         } else {
-                            out.put(0x2C)
+                            w.put(0x2C)
                             atKey = kind == object
                         }
                         continue next
                     }
+                    switch kind {
+                    case array: w.put(0x5D)
+                    case pairValue: w.put(JSONWriter.lastPair, 3)
+                    default: w.put(0x7D)   // object
+                    }
                 }
-                switch kind {
-                case array: out.put(0x5D)
-                case pairValue: out.put("]]}")
-                default: out.put(0x7D)   // object, tag
-                }
-                stack.pop()
+                let outer = stack.popFrame()
+                kind = outer.kind
+                remaining = outer.remaining
+                index = outer.index
             }
             if i != n {
                 throw CodecError(offset: i, reason: "\(n &- i) byte(s) after the data item (a message holds one)")
             }
-            guard out.count <= out.limit else { throw tooLarge(i, out) }
+            guard w.count(out) <= out.limit else { throw tooLarge(i, out) }
+            w.sync(&out)
             return clean
         }
     }
@@ -365,26 +398,27 @@ enum CBORToJSON {
     }
 
     /// Major type 7: false, true, null, undefined, other simple values,
-    /// and floats of 16, 32 and 64 bits.
+    /// and floats of 16, 32 and 64 bits, written at `d` (within the room
+    /// of a number); returns the pointer after them.
     @inline(__always)
     private static func simpleOrFloat(_ info: UInt8, _ argument: UInt64, _ head: Int,
-                                      _ out: inout OutputBuffer) throws(CodecError) {
+                                      at d: UnsafeMutablePointer<UInt8>) throws(CodecError) -> UnsafeMutablePointer<UInt8> {
         switch info {
-        case 20: out.put("false")
-        case 21: out.put("true")
-        case 22: out.put("null")
-        case 23: out.put(#"{"$undefined":true}"#)
+        case 20: return JSONNumber.copy("false", to: d)
+        case 21: return JSONNumber.copy("true", to: d)
+        case 22: return JSONNumber.copy("null", to: d)
+        case 23: return JSONNumber.copy(#"{"$undefined":true}"#, to: d)
         case 0 ..< 20, 24:
             // RFC 8949 §3.3: a simple value below 32 takes one byte.
             if info == 24 && argument < 32 {
                 throw CodecError(offset: head, reason: "simple value \(argument) in two bytes is not well-formed")
             }
-            out.put(#"{"$simple":"#)
-            out.putDecimal(argument)
-            out.put(0x7D)
-        case 25: out.putDouble(halfToDouble(UInt16(truncatingIfNeeded: argument)))
-        case 26: out.putDouble(Double(Float(bitPattern: UInt32(truncatingIfNeeded: argument))))
-        default: out.putDouble(Double(bitPattern: argument))   // 27
+            let e = JSONNumber.decimal(argument, at: JSONNumber.copy(#"{"$simple":"#, to: d))
+            e.pointee = 0x7D
+            return e + 1
+        case 25: return JSONNumber.double(halfToDouble(UInt16(truncatingIfNeeded: argument)), at: d)
+        case 26: return JSONNumber.double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: argument))), at: d)
+        default: return JSONNumber.double(Double(bitPattern: argument), at: d)   // 27
         }
     }
 

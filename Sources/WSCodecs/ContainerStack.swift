@@ -52,6 +52,13 @@ struct ContainerStack {
     @inline(__always)
     mutating func pop() { depth &-= 1 }
 
+    /// Closes the innermost frame (depth > 0) and returns it.
+    @inline(__always)
+    mutating func popFrame() -> Frame {
+        depth &-= 1
+        return frames[depth]
+    }
+
     /// The innermost frame (depth > 0).
     @inline(__always)
     var top: UnsafeMutablePointer<Frame> { frames + (depth &- 1) }
@@ -61,25 +68,47 @@ struct ContainerStack {
 /// (a key that is not a string, or that is an envelope key), one bit per
 /// map in the order they open. Found by a pass of their own, run only
 /// after a first pass met such a key: a map's form must be known before
-/// its first key is written.
+/// its first key is written. Owned by a `Transcoder`, which frees it.
+///
+/// (Raw memory, not an array: a converter's loop that may mark a map would
+/// otherwise make the array unique, an allocation, before every message.)
 struct MapMarks {
-    private var words: [UInt64] = []
+    private var words: UnsafeMutablePointer<UInt64>?
+    private var capacity = 0
+    /// Words that may hold a bit (the rest are zero).
+    private var used = 0
+
+    func deallocate() { words?.deallocate() }
 
     mutating func reset() {
-        // (Asked of an empty array, removeAll allocates.)
-        if !words.isEmpty { words.removeAll(keepingCapacity: true) }
+        guard used > 0, let words else { return }
+        words.update(repeating: 0, count: used)
+        used = 0
     }
 
+    @inline(never)
     mutating func mark(_ map: Int) {
         let word = map &>> 6
-        if word >= words.count { words.append(contentsOf: repeatElement(0, count: word &- words.count &+ 1)) }
-        words[word] |= 1 &<< UInt64(map & 63)
+        if word >= capacity {
+            let size = max(word &+ 1, capacity &* 2, 4)
+            let bigger = UnsafeMutablePointer<UInt64>.allocate(capacity: size)
+            bigger.initialize(repeating: 0, count: size)
+            if let words {
+                bigger.update(from: words, count: used)
+                words.deallocate()
+            }
+            words = bigger
+            capacity = size
+        }
+        words![word] |= 1 &<< UInt64(map & 63)
+        used = max(used, word &+ 1)
     }
 
     @inline(__always)
     func isMarked(_ map: Int) -> Bool {
         let word = map &>> 6
-        return word < words.count && words[word] & (1 &<< UInt64(map & 63)) != 0
+        guard word < used, let words else { return false }
+        return words[word] & (1 &<< UInt64(map & 63)) != 0
     }
 }
 

@@ -16,6 +16,8 @@ enum MessagePackToJSON {
     private static let object: UInt8 = 1
     private static let pairKey: UInt8 = 2
     private static let pairValue: UInt8 = 3
+    /// No container: the message's own value.
+    private static let message: UInt8 = 4
 
     /// Appends the JSON of the message `input` to `out`.
     static func convert(_ input: UnsafeRawBufferPointer, into out: inout OutputBuffer,
@@ -37,192 +39,238 @@ enum MessagePackToJSON {
 
     /// One pass; false when a map was found that needs `$map` and was not
     /// marked yet (it is now, and the output is to be thrown away).
+    ///
+    /// Written for few instructions per value: the input position `q`,
+    /// the output position (`JSONWriter`) and the innermost container
+    /// (`kind`, `remaining`) are local variables that stay in registers;
+    /// `stack` holds the containers around it and is touched only when one
+    /// opens or closes; numbers are written by functions of the output
+    /// pointer (`JSONNumber`), long strings, byte strings and extension
+    /// types out of line. `p` is only for the offsets of errors.
     private static func pass(_ p: UnsafePointer<UInt8>, _ n: Int, _ out: inout OutputBuffer,
                              _ stack: inout ContainerStack, _ marks: inout MapMarks) throws(CodecError) -> Bool {
-        var i = 0
+        let end = p + n
+        var q = p
+        var w = JSONWriter(out)
         var clean = true
         var maps = 0
         var atKey = false
+        var kind = message
+        var remaining = 0
+        /// The pre-order number of the innermost map (its `MapMarks` bit).
+        var index = 0
         stack.reset()
 
         next: while true {
             if atKey {
                 atKey = false
-                if let length = stringKey(p, n, &i) {
-                    let bad = out.putString(p + i, length, readable: n &- i)
-                    if bad != -1 { throw stringError(bad, at: i, out) }
-                    out.put(0x3A)
-                    i &+= length
+                if let length = stringKey(&q, end) {
+                    let bad = w.string(q, length, readable: end - q, &out)
+                    if bad != -1 { throw stringError(bad, at: q - p, out) }
+                    w.put(0x3A)
+                    q += length
                 } else {
                     // Not a string, or an envelope key: this map is a `$map`.
-                    marks.mark(stack.top.pointee.index)
+                    marks.mark(index)
                     clean = false
-                    stack.top.pointee.kind = pairKey
+                    kind = pairKey
                 }
             }
-            guard out.reserve(OutputBuffer.scalarRoom) else { throw tooLarge(i, out) }
-            guard i < n else { throw CodecError(offset: n, reason: "message ends where a value was expected") }
-            let head = i
-            let b = p[i]
-            switch b {
-            case 0x00 ... 0x7F:
-                out.putDecimal(UInt64(b))
-                i &+= 1
-            case 0xE0 ... 0xFF:
-                out.put(0x2D)
-                out.putDecimal(UInt64(0x100 &- Int(b)))
-                i &+= 1
-            case 0x80 ... 0x8F, 0xDE, 0xDF:
-                let count = try header(p, n, &i, b <= 0x8F ? 0 : b == 0xDE ? 2 : 4, b, what: "map")
-                if count == 0 {
-                    out.put(0x7B, 0x7D)
-                    maps &+= 1
-                } else {
-                    guard count <= (n &- i) / 2 else { throw announced(count, "map", "entries", head, n &- i) }
-                    let marked = marks.isMarked(maps)
-                    guard stack.push(.init(remaining: count, kind: marked ? pairKey : object, index: maps)) else {
-                        throw tooDeep(i)
+            guard w.reserve(JSONNumber.room, &out) else { throw tooLarge(q - p, out) }
+            guard q < end else { throw CodecError(offset: n, reason: "message ends where a value was expected") }
+            let head = q
+            let b = q.pointee
+            // Numbers first, apart: a dense range the switch below would
+            // reach only after a dozen compares.
+            if b &- 0xCA < 10 {
+                switch b {
+                case 0xCA:
+                    let bits = try fixed(&q, end, 4, b, p)
+                    w.d = JSONNumber.double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))), at: w.d)
+                case 0xCB:
+                    w.d = JSONNumber.double(Double(bitPattern: try fixed(&q, end, 8, b, p)), at: w.d)
+                case 0xCC ... 0xCF:
+                    let value = try fixed(&q, end, 1 &<< Int(b &- 0xCC), b, p)
+                    w.d = JSONNumber.unsigned(value, at: w.d)
+                default:  // 0xD0 ... 0xD3
+                    let width = 1 &<< Int(b &- 0xD0)
+                    let raw = try fixed(&q, end, width, b, p)
+                    // Sign-extend the big-endian two's complement of `width` bytes.
+                    let shift = UInt64(64 &- width &* 8)
+                    let value = Int64(bitPattern: raw &<< shift) &>> Int64(shift)
+                    w.d = JSONNumber.integer(negative: value < 0, magnitude: value.magnitude, at: w.d)
+                }
+            } else {
+                switch b {
+                case 0x00 ... 0x7F:
+                    w.smallDecimal(Int(b))
+                    q += 1
+                case 0xE0 ... 0xFF:
+                    w.put(0x2D)
+                    w.smallDecimal(0x100 &- Int(b))
+                    q += 1
+                case 0xA0 ... 0xBF, 0xD9, 0xDA, 0xDB:
+                    let length = try header(&q, end, b <= 0xBF ? 0 : b == 0xD9 ? 1 : b == 0xDA ? 2 : 4, b, p)
+                    guard length <= end - q else { throw announced(length, "string", "bytes", head - p, end - q) }
+                    let bad = w.string(q, length, readable: end - q, &out)
+                    if bad != -1 { throw stringError(bad, at: q - p, out) }
+                    q += length
+                case 0x80 ... 0x8F, 0xDE, 0xDF:
+                    let count = try header(&q, end, b <= 0x8F ? 0 : b == 0xDE ? 2 : 4, b, p)
+                    if count == 0 {
+                        w.put(0x7B)
+                        w.put(0x7D)
+                        maps &+= 1
+                    } else {
+                        guard count <= (end - q) / 2 else { throw announced(count, "map", "entries", head - p, end - q) }
+                        let marked = marks.isMarked(maps)
+                        guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(q - p) }
+                        kind = marked ? pairKey : object
+                        remaining = count
+                        index = maps
+                        maps &+= 1
+                        if marked { w.d = JSONNumber.copy(#"{"$map":[["#, to: w.d) } else { w.put(0x7B); atKey = true }
+                        continue next
                     }
-                    maps &+= 1
-                    if marked { out.put(#"{"$map":[["#) } else { out.put(0x7B); atKey = true }
-                    continue next
+                case 0x90 ... 0x9F, 0xDC, 0xDD:
+                    let count = try header(&q, end, b <= 0x9F ? 0 : b == 0xDC ? 2 : 4, b, p)
+                    if count == 0 {
+                        w.put(0x5B)
+                        w.put(0x5D)
+                    } else {
+                        guard count <= end - q else { throw announced(count, "array", "items", head - p, end - q) }
+                        guard stack.push(.init(remaining: remaining, kind: kind, index: index)) else { throw tooDeep(q - p) }
+                        kind = array
+                        remaining = count
+                        w.put(0x5B)
+                        continue next
+                    }
+                case 0xC0:
+                    w.put(JSONWriter.nullText, 4)
+                    q += 1
+                case 0xC2:
+                    w.put(JSONWriter.falseText, 5)
+                    q += 1
+                case 0xC3:
+                    w.put(JSONWriter.trueText, 4)
+                    q += 1
+                case 0xC4, 0xC5, 0xC6:
+                    let length = try header(&q, end, b == 0xC4 ? 1 : b == 0xC5 ? 2 : 4, b, p)
+                    guard length <= end - q else { throw announced(length, "byte string", "bytes", head - p, end - q) }
+                    w.sync(&out)
+                    guard out.putBytes(q, length) else { throw tooLarge(q - p, out) }
+                    w = JSONWriter(out)
+                    q += length
+                case 0xC7, 0xC8, 0xC9, 0xD4 ... 0xD8:
+                    w.sync(&out)
+                    var i = q - p
+                    try ext(p, n, &i, b, &out)
+                    w = JSONWriter(out)
+                    q = p + i
+                default:  // 0xC1 (the numbers, 0xca to 0xd3, are read above)
+                    throw CodecError(offset: q - p, reason: "byte 0xc1 is not a MessagePack value (the format never uses it)")
                 }
-            case 0x90 ... 0x9F, 0xDC, 0xDD:
-                let count = try header(p, n, &i, b <= 0x9F ? 0 : b == 0xDC ? 2 : 4, b, what: "array")
-                if count == 0 {
-                    out.put(0x5B, 0x5D)
-                } else {
-                    guard count <= n &- i else { throw announced(count, "array", "items", head, n &- i) }
-                    guard stack.push(.init(remaining: count, kind: array, index: 0)) else { throw tooDeep(i) }
-                    out.put(0x5B)
-                    continue next
-                }
-            case 0xA0 ... 0xBF, 0xD9, 0xDA, 0xDB:
-                let length = try header(p, n, &i, b <= 0xBF ? 0 : b == 0xD9 ? 1 : b == 0xDA ? 2 : 4, b, what: "str")
-                guard length <= n &- i else { throw announced(length, "string", "bytes", head, n &- i) }
-                let bad = out.putString(p + i, length, readable: n &- i)
-                if bad != -1 { throw stringError(bad, at: i, out) }
-                i &+= length
-            case 0xC0:
-                out.put("null")
-                i &+= 1
-            case 0xC2:
-                out.put("false")
-                i &+= 1
-            case 0xC3:
-                out.put("true")
-                i &+= 1
-            case 0xC4, 0xC5, 0xC6:
-                let length = try header(p, n, &i, b == 0xC4 ? 1 : b == 0xC5 ? 2 : 4, b, what: "bin")
-                guard length <= n &- i else { throw announced(length, "byte string", "bytes", head, n &- i) }
-                guard out.putBytes(p + i, length) else { throw tooLarge(i, out) }
-                i &+= length
-            case 0xC7, 0xC8, 0xC9, 0xD4 ... 0xD8:
-                try ext(p, n, &i, b, &out)
-            case 0xCA:
-                let bits = try fixed(p, n, &i, 4, b)
-                out.putDouble(Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))))
-            case 0xCB:
-                out.putDouble(Double(bitPattern: try fixed(p, n, &i, 8, b)))
-            case 0xCC ... 0xCF:
-                let value = try fixed(p, n, &i, 1 &<< Int(b &- 0xCC), b)
-                out.putInteger(negative: false, magnitude: value)
-            case 0xD0 ... 0xD3:
-                let width = 1 &<< Int(b &- 0xD0)
-                let raw = try fixed(p, n, &i, width, b)
-                // Sign-extend the big-endian two's complement of `width` bytes.
-                let shift = UInt64(64 &- width &* 8)
-                let value = Int64(bitPattern: raw &<< shift) &>> Int64(shift)
-                out.putInteger(negative: value < 0, magnitude: value.magnitude)
-            default:  // 0xC1
-                throw CodecError(offset: i, reason: "byte 0xc1 is not a MessagePack value (the format never uses it)")
             }
 
-            // A value is complete: what follows it in its container.
-            while stack.depth > 0 {
-                guard out.reserve(8) else { throw tooLarge(i, out) }
-                let top = stack.top
-                switch top.pointee.kind {
-                case array, object:
-                    top.pointee.remaining &-= 1
-                    if top.pointee.remaining > 0 {
-                        out.put(0x2C)
-                        atKey = top.pointee.kind == object
+            // A value is complete: what follows it in its container. Every
+            // value leaves room for 8 bytes after it (see `JSONWriter`), so
+            // only closing a second container reserves.
+            complete: while true {
+                switch kind {
+                case object:
+                    remaining &-= 1
+                    if remaining > 0 {
+                        w.put(0x2C)
+                        atKey = true
                         continue next
                     }
-                    out.put(top.pointee.kind == array ? 0x5D : 0x7D)
+                    w.put(0x7D)
+                case array:
+                    remaining &-= 1
+                    if remaining > 0 {
+                        w.put(0x2C)
+                        continue next
+                    }
+                    w.put(0x5D)
                 case pairKey:
-                    out.put(0x2C)
-                    top.pointee.kind = pairValue
+                    w.put(0x2C)
+                    kind = pairValue
                     continue next
-                default:  // pairValue
-                    top.pointee.remaining &-= 1
-                    if top.pointee.remaining > 0 {
-                        out.put("],[")
-                        top.pointee.kind = pairKey
+                case pairValue:
+                    remaining &-= 1
+                    if remaining > 0 {
+                        w.put(JSONWriter.nextPair, 3)
+                        kind = pairKey
                         continue next
                     }
-                    out.put("]]}")
+                    w.put(JSONWriter.lastPair, 3)
+                default:  // message
+                    break complete
                 }
-                stack.pop()
+                let outer = stack.popFrame()
+                kind = outer.kind
+                remaining = outer.remaining
+                index = outer.index
+                guard w.reserve(8, &out) else { throw tooLarge(q - p, out) }
             }
-            if i != n {
-                throw CodecError(offset: i, reason: "\(n &- i) byte(s) after the value (a message holds one value)")
+            if q != end {
+                throw CodecError(offset: q - p, reason: "\(end - q) byte(s) after the value (a message holds one value)")
             }
-            guard out.count <= out.limit else { throw tooLarge(i, out) }
+            guard w.count(out) <= out.limit else { throw tooLarge(q - p, out) }
+            w.sync(&out)
             return clean
         }
     }
 
     /// A map key that can be an object's: a str that is not an envelope key
-    /// and is all there. Returns its length with `i` at its first byte, or
-    /// nil (and `i` unchanged) for anything else, which the caller reads as
+    /// and is all there. Returns its length with `q` at its first byte, or
+    /// nil (and `q` unchanged) for anything else, which the caller reads as
     /// a value of its own.
     @inline(__always)
-    private static func stringKey(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) -> Int? {
-        guard i < n else { return nil }
-        let b = p[i]
+    private static func stringKey(_ q: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Int? {
+        guard q < end else { return nil }
+        let b = q.pointee
         var length: Int
-        var at = i &+ 1
+        var at = q + 1
         if b & 0xE0 == 0xA0 {
             length = Int(b & 0x1F)
-        } else if b == 0xD9, n &- i > 1 {
-            length = Int(p[i &+ 1])
-            at = i &+ 2
-        } else if b == 0xDA, n &- i > 2 {
-            length = Int(UnsafeRawPointer(p + (i &+ 1)).loadUnaligned(as: UInt16.self).bigEndian)
-            at = i &+ 3
-        } else if b == 0xDB, n &- i > 4 {
-            length = Int(UnsafeRawPointer(p + (i &+ 1)).loadUnaligned(as: UInt32.self).bigEndian)
-            at = i &+ 5
+        } else if b == 0xD9, end - q > 1 {
+            length = Int(q[1])
+            at = q + 2
+        } else if b == 0xDA, end - q > 2 {
+            length = Int(UnsafeRawPointer(q + 1).loadUnaligned(as: UInt16.self).bigEndian)
+            at = q + 3
+        } else if b == 0xDB, end - q > 4 {
+            length = Int(UnsafeRawPointer(q + 1).loadUnaligned(as: UInt32.self).bigEndian)
+            at = q + 5
         } else {
             return nil
         }
-        guard length <= n &- at, !EnvelopeKey.isReserved(p + at, length) else { return nil }
-        i = at
+        guard length <= end - at, !EnvelopeKey.isReserved(at, length) else { return nil }
+        q = at
         return length
     }
 
-    /// The length or count in the header whose type byte is at `i`: in the
+    /// The length or count in the header whose type byte is at `q`: in the
     /// type byte's low bits (`width` 0: 4 bits for fixmap and fixarray, 5
-    /// for fixstr) or in the `width` big-endian bytes after it. `i` ends
-    /// after the header.
+    /// for fixstr) or in the `width` big-endian bytes after it. `q` ends
+    /// after the header. (`p`, the message's start, for the error.)
     @inline(__always)
-    private static func header(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int, _ width: Int, _ type: UInt8,
-                               what: String) throws(CodecError) -> Int {
+    private static func header(_ q: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, _ width: Int,
+                               _ type: UInt8, _ p: UnsafePointer<UInt8>) throws(CodecError) -> Int {
         if width == 0 {
-            i &+= 1
+            q += 1
             return Int(type & (type >= 0xA0 ? 0x1F : 0x0F))
         }
-        return Int(try fixed(p, n, &i, width, type))
+        return Int(try fixed(&q, end, width, type, p))
     }
 
-    /// The `width` big-endian bytes after the type byte at `i`; `i` ends after them.
+    /// The `width` big-endian bytes after the type byte at `q`; `q` ends after them.
     @inline(__always)
-    private static func fixed(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int, _ width: Int,
-                              _ type: UInt8) throws(CodecError) -> UInt64 {
-        guard width < n &- i else { throw truncated(i, type, width, n) }
-        let at = UnsafeRawPointer(p + (i &+ 1))
+    private static func fixed(_ q: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, _ width: Int,
+                              _ type: UInt8, _ p: UnsafePointer<UInt8>) throws(CodecError) -> UInt64 {
+        guard width < end - q else { throw truncated(q - p, type, width, end - p) }
+        let at = UnsafeRawPointer(q + 1)
         let value: UInt64
         switch width {
         case 1: value = UInt64(at.load(as: UInt8.self))
@@ -230,22 +278,26 @@ enum MessagePackToJSON {
         case 4: value = UInt64(at.loadUnaligned(as: UInt32.self).bigEndian)
         default: value = at.loadUnaligned(as: UInt64.self).bigEndian
         }
-        i &+= 1 &+ width
+        q += 1 &+ width
         return value
     }
 
     /// An extension type: `{"$ext":N,"$bytes":"<base64>"}` (N the signed
-    /// type byte; -1, the timestamp, is one like any other).
+    /// type byte; -1, the timestamp, is one like any other), its type byte
+    /// at `i`, written to the buffer itself (within a reservation of
+    /// `JSONNumber.room` for the envelope).
     private static func ext(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int, _ b: UInt8,
                             _ out: inout OutputBuffer) throws(CodecError) {
         let start = i
+        var q = p + i
         var length: Int
         if b >= 0xD4 {
             length = 1 &<< Int(b &- 0xD4)
-            i &+= 1
+            q += 1
         } else {
-            length = Int(try fixed(p, n, &i, b == 0xC7 ? 1 : b == 0xC8 ? 2 : 4, b))
+            length = Int(try fixed(&q, p + n, b == 0xC7 ? 1 : b == 0xC8 ? 2 : 4, b, p))
         }
+        i = q - p
         guard i < n else { throw CodecError(offset: n, reason: "message ends inside an ext header at byte \(start)") }
         let type = Int8(bitPattern: p[i])
         i &+= 1

@@ -30,6 +30,7 @@ public final class Transcoder {
         json.deallocate()
         binary.deallocate()
         stack.deallocate()
+        marks.deallocate()
     }
 
     /// The JSON text (compact, one line, no newline) of the binary message `message`.

@@ -23,16 +23,24 @@
 /// The handler runs while `receive` holds exclusive access to the connection:
 /// it must not touch this `Connection` (queue follow-up sends after `receive`
 /// returns), and it must consume or copy payload bytes before it returns.
+///
+/// The public members are the protocol's (as python-websockets' protocol
+/// object has them): receive bytes and EOF, send messages, pings and a
+/// Close, fail, read and release the output, and the state. What an I/O
+/// layer that drives it closely also uses (reading a large frame in place,
+/// the text check, the written prefix, a held Pong) is in
+/// `Connection+Transport.swift`, visible to the package only.
 public struct Connection: Sendable {
     public let role: Role
+    /// The closing handshake's progress and who started it (`ConnectionState`).
     public private(set) var state: ConnectionState = .open
     /// Bytes for the peer, in order (whole frames). Read by the I/O layer with
     /// `withOutput` and released with `consumeOutput` once written; nothing
     /// outside the core adds to it.
-    public private(set) var output = ByteBuffer(capacity: 16 * 1024)
+    package internal(set) var output = ByteBuffer(capacity: 16 * 1024)
 
-    private var decoder: FrameDecoder
-    private var assembler: MessageAssembler
+    var decoder: FrameDecoder
+    var assembler: MessageAssembler
     private var entropy: EntropyPool
     /// A control frame's payload when it arrives in more than one piece.
     private var controlPayload = ByteBuffer(capacity: 125)
@@ -41,19 +49,16 @@ public struct Connection: Sendable {
     /// only the most recently processed Ping frame"). Queued when the
     /// transport says its output is written (`outputWritten`), or before the
     /// next frame, so a peer that pings and never reads cannot grow the output.
-    private var pendingPong: [UInt8]?
+    var pendingPong: [UInt8]?
     /// Bytes at the front of `output` the transport has written but keeps
     /// (a client keeps frames until the peer's TCP acknowledges them): they
     /// do not wait to be written. Set by the transport before `receive`.
-    public var writtenPrefix = 0
+    package var writtenPrefix = 0
     /// Above this many bytes of output waiting to be written, a Ping's Pong
     /// is held back (only the latest one).
-    public static let pongHoldThreshold = 256 << 10
+    static let pongHoldThreshold = 256 << 10
     /// The negotiated permessage-deflate codec (RFC 7692), nil without it.
     public let compression: PerMessageDeflate?
-    private var sentClose = false
-    private var receivedClose = false
-    private var failed = false
 
     /// `compression`: the permessage-deflate parameters the handshake
     /// agreed on (RFC 7692 §7.1), nil for none.
@@ -82,58 +87,36 @@ public struct Connection: Sendable {
         output.consume(count)
     }
 
-    /// The connection is gone: what it had queued goes with it.
-    public mutating func discardOutput() {
-        output.removeAll()
-        pendingPong = nil
-    }
-
     /// The transport has written everything queued: a Pong held back for the
     /// latest Ping goes out now.
     public mutating func outputWritten() {
         queuePendingPong()
     }
 
-    /// A Pong waits for `outputWritten` (or for the next frame).
-    public var hasPendingPong: Bool { pendingPong != nil }
-
     /// True once both Close frames have been exchanged (the transport may then
     /// close TCP; a client waits for the server to close first, briefly).
-    public var isClosingHandshakeComplete: Bool { sentClose && receivedClose }
+    /// `state` says who sent the first.
+    public var isClosingHandshakeComplete: Bool {
+        if case .closed = state { return true }
+        return false
+    }
 
     public var maxMessageSize: Int { assembler.maxMessageSize }
 
-    /// A check the caller makes of every text message anyway, and which
-    /// implies valid UTF-8 when it passes (valid JSON is valid UTF-8). For a
-    /// message whose one frame is entirely in the bytes received (the zero-copy
-    /// path) it is called right before the message is delivered: when it
-    /// vouches (answers 0 or more) the core's own UTF-8 pass is skipped and
-    /// the answer is delivered with the message (`ConnectionEvent.text`'s
-    /// `verdict`), so the caller need not ask again; when it does not, that
-    /// pass decides (and fails the connection with 1007 on bad UTF-8, RFC
-    /// 6455 §8.1). A message assembled from pieces is still validated piece
-    /// by piece, so a bad byte fails the connection before the rest arrives.
-    public var textCheck: TextCheck? {
-        get { assembler.textCheck }
-        set { assembler.textCheck = newValue }
-    }
-
-    /// Bytes of the incoming message being assembled (a message that arrives
-    /// in pieces waits here until it is complete), for a server's memory budget.
-    public var bufferedInputBytes: Int { assembler.buffer.readableBytes }
-
-    /// No part of a frame or of a fragmented message has been received.
-    public var isBetweenMessages: Bool { decoder.isBetweenFrames && assembler.isIdle }
-
-    /// RSV bits an extension has negotiated (hook for permessage-deflate's RSV1).
-    public var allowedReservedBits: UInt8 {
-        get { decoder.allowedReservedBits }
-        set { decoder.allowedReservedBits = newValue }
-    }
+    /// Frames one incoming message may arrive in: one per 64 bytes of
+    /// `maxMessageSize`, at least 65,536. Past it the connection fails with
+    /// 1009, as for a message too large: an endless run of empty fragments
+    /// would otherwise keep a message in progress for ever.
+    var maxFramesPerMessage: Int { assembler.maxFrames }
 
     /// Input is dropped after a failure (§7.1.7) and after the peer's Close:
     /// §5.5.1 says the peer sends no data after its Close.
-    private var isDiscardingInput: Bool { failed || receivedClose }
+    var isDiscardingInput: Bool {
+        switch state {
+        case .open, .localClosing: return false
+        case .closed, .failed: return true
+        }
+    }
 
     // MARK: - Receiving
 
@@ -163,50 +146,14 @@ public struct Connection: Sendable {
         }
     }
 
-    /// While a large data frame's payload is arriving (uncompressed and
-    /// unmasked, as a client receives it), the transport may read the next
-    /// bytes of it straight into the message being assembled instead of into
-    /// its own buffer, which saves copying them (a 1 MiB message is one
-    /// pass shorter). `fill` gets room for at most `limit` bytes and never
-    /// more than the frame still has, so the next frame's bytes go through
-    /// `receive` as usual; it returns how many bytes it wrote, which are then
-    /// handled as `receive` would handle them. Nil when this is not such a
-    /// moment (`fill` is not called): the caller reads into its own buffer.
-    public mutating func receiveInPlace(limit: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Int,
-                                        _ handler: (ConnectionEvent) -> Void) -> Int? {
-        guard acceptsPayloadInPlace, limit > 0 else { return nil }
-        let header = decoder.header
-        let (written, failure) = assembler.appendInPlace(upTo: min(limit, decoder.remainingPayload), fill)
-        if let failure {
-            failConnection(failure.closeCode, failure.reason, handler)
-            return written
-        }
-        if written > 0 && decoder.skipPayload(written) && header.fin { deliverAssembled(handler) }
-        return written
-    }
-
-    /// `receiveInPlace` would take the next bytes.
-    public var acceptsPayloadInPlace: Bool {
-        let header = decoder.header
-        return decoder.remainingPayload >= Connection.inPlaceMinimum && !isDiscardingInput
-            && !header.opcode.isControl && header.maskKey == nil && !assembler.isCompressed
-    }
-
-    /// Below this, the payload's rest comes through `receive` (in the
-    /// transport's buffer with whatever follows it).
-    public static let inPlaceMinimum = 64 << 10
-
     /// TCP EOF from the peer. Reported as `.failed(code: .abnormal, ...)` if no
     /// Close was received before (§7.1.5: the close code is then 1006, which
     /// is never sent, so nothing is queued); nothing if the closing handshake
     /// was done or the connection had already failed.
     public mutating func receiveEOF(_ handler: (ConnectionEvent) -> Void) {
-        let wasClean = failed || receivedClose
-        failed = failed || !receivedClose
-        state = .closed
-        if !wasClean {
-            handler(.failed(code: .abnormal, reason: "connection closed without a Close frame"))
-        }
+        guard !isDiscardingInput else { return }
+        state = .failed
+        handler(.failed(code: .abnormal, reason: "connection closed without a Close frame"))
     }
 
     private mutating func beginFrame(_ header: FrameHeader, _ handler: (ConnectionEvent) -> Void) {
@@ -272,7 +219,7 @@ public struct Connection: Sendable {
 
     /// The last fragment of an assembled message is in: the final checks,
     /// then the message.
-    private mutating func deliverAssembled(_ handler: (ConnectionEvent) -> Void) {
+    mutating func deliverAssembled(_ handler: (ConnectionEvent) -> Void) {
         if let failure = assembler.finish() {
             return failConnection(failure.closeCode, failure.reason, handler)
         }
@@ -313,14 +260,15 @@ public struct Connection: Sendable {
         case .invalid(let code, let reason):
             failConnection(code, reason, handler)
         case .valid(let code, let reason):
-            receivedClose = true
             // §5.5.1: "If an endpoint receives a Close frame and did not
             // previously send a Close frame, the endpoint MUST send a Close frame
             // in response. ... it typically echos the status code it received."
-            if !sentClose {
+            if state == .open {
                 queueClose(code: code.map(CloseCode.init(rawValue:)), reason: "")
+                state = .closed(by: .remote)
+            } else {
+                state = .closed(by: .local)
             }
-            state = .closed
             handler(.closeReceived(code: code.map(CloseCode.init(rawValue:)), reason: reason))
         }
     }
@@ -349,7 +297,7 @@ public struct Connection: Sendable {
     /// what the transport has written), ahead of the frames queued after it:
     /// a keepalive must not wait behind megabytes. Returns the frame's length
     /// (0 when not open: nothing is put). The payload is cut to 125 bytes.
-    public mutating func insertPing(_ payload: UnsafeRawBufferPointer, at offset: Int) -> Int {
+    package mutating func insertPing(_ payload: UnsafeRawBufferPointer, at offset: Int) -> Int {
         guard state == .open else { return 0 }
         var frame = ByteBuffer(capacity: 14 + 125)
         let key: UInt32? = role == .client ? entropy.next32() : nil
@@ -360,25 +308,25 @@ public struct Connection: Sendable {
         return frame.readableBytes
     }
 
-    /// Starts the closing handshake (state -> .closing). Reason cut to 123 bytes
+    /// Starts the closing handshake (state -> .localClosing). Reason cut to 123 bytes
     /// on a UTF-8 boundary. A code that may not be sent (1005, 1006, 1015, ...)
     /// gives a Close without status code. Does nothing unless the state is `.open`.
     public mutating func sendClose(code: CloseCode, reason: String) {
         guard state == .open else { return }
         queueClose(code: code.isValidOnWire ? code : nil, reason: reason)
-        state = .closing
+        state = .localClosing
     }
 
     /// Fail the connection ourselves (e.g. our policy): queue Close(code) and stop.
-    /// Nothing is queued if we already sent a Close or `code` may not be sent (1006).
+    /// Nothing is queued if we already sent a Close or `code` may not be sent
+    /// (1006). Nothing changes once the closing handshake is over.
     public mutating func fail(code: CloseCode, reason: String) {
-        guard !failed else { return }
-        failed = true
-        if !sentClose && code.isValidOnWire { queueClose(code: code, reason: reason) }
-        state = .closed
+        guard !isDiscardingInput else { return }
+        if state == .open && code.isValidOnWire { queueClose(code: code, reason: reason) }
+        state = .failed
     }
 
-    private mutating func failConnection(_ code: CloseCode, _ reason: String, _ handler: (ConnectionEvent) -> Void) {
+    mutating func failConnection(_ code: CloseCode, _ reason: String, _ handler: (ConnectionEvent) -> Void) {
         fail(code: code, reason: reason)
         handler(.failed(code: code, reason: reason))
     }
@@ -386,7 +334,6 @@ public struct Connection: Sendable {
     private mutating func queueClose(code: CloseCode?, reason: String) {
         let body = ClosePayload.encode(code: code, reason: reason)
         body.withUnsafeBytes { queueFrame(.close, $0) }
-        sentClose = true
     }
 
     /// A data message in one frame: as it is, or with permessage-deflate
@@ -407,11 +354,12 @@ public struct Connection: Sendable {
         appendFrame(opcode, payload)
     }
 
-    /// The Pong held back for the latest Ping, if any and if we may still send.
+    /// The Pong held back for the latest Ping, if any and if we may still
+    /// send (no Close of ours is queued).
     private mutating func queuePendingPong() {
         guard let payload = pendingPong else { return }
         pendingPong = nil
-        if !sentClose { payload.withUnsafeBytes { appendFrame(.pong, $0) } }
+        if state == .open { payload.withUnsafeBytes { appendFrame(.pong, $0) } }
     }
 
     /// Clients mask with a fresh key (§5.3).

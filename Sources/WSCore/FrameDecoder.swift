@@ -1,18 +1,27 @@
 /// Splits a byte stream into frames (RFC 6455 §5.2) with an explicit state
 /// machine, without copying payload bytes:
 ///
-///     header (2 bytes) -> extendedLength (2 or 8) -> maskKey (4) -> payload(remaining)
+///     idle -> firstByte -> extendedLength (2 or 8 bytes) -> maskKey (4) -> payload
 ///
-/// Header bytes are accumulated one state at a time, so the input may be cut
-/// anywhere. Every rule that the first two bytes or the length decide is
-/// checked as soon as those bytes are in, before any payload arrives. Payload
-/// comes out as pieces of the caller's buffer, unmasked in place.
+/// Each state holds what it has read so far (as SwiftNIO's frame decoder
+/// does), so the input may be cut anywhere and nothing beside the state says
+/// where the decoder is. Every rule that the first two bytes or the length
+/// decide is checked as soon as those bytes are in, before any payload
+/// arrives. Payload comes out as pieces of the caller's buffer, unmasked in
+/// place.
 public struct FrameDecoder: Sendable {
     public enum State: Hashable, Sendable {
-        case header
-        case extendedLength
-        case maskKey
-        case payload
+        /// Between frames: the next byte starts a header.
+        case idle
+        /// The header's first byte (FIN, RSV, opcode) is in.
+        case firstByte(UInt8)
+        /// The extended length, `size` bytes (2 or 8) of which `needed` are
+        /// still to come; those in so far, big-endian, in `value`.
+        case extendedLength(size: Int, needed: Int, value: UInt64)
+        /// The masking key, `needed` bytes of it still to come.
+        case maskKey(needed: Int, value: UInt32)
+        /// The payload of `header`, `offset` bytes of it read.
+        case payload(offset: Int)
     }
 
     /// What one `next(_:)` call produced.
@@ -35,17 +44,10 @@ public struct FrameDecoder: Sendable {
     /// permessage-deflate). 0 until then: any set bit is an error.
     public var allowedReservedBits: UInt8 = 0
 
-    public private(set) var state: State = .header
-    /// The header of the frame being read (valid from `.header` until the frame ends).
+    public private(set) var state: State = .idle
+    /// The header of the frame being read (valid from the `.header` step
+    /// until the frame ends).
     public private(set) var header = FrameHeader(fin: true, opcode: .continuation, payloadLength: 0)
-
-    /// Header bytes still needed in the current header state.
-    private var needed = 2
-    /// Header bytes of the current state, big-endian, shifted in as they come.
-    private var accumulator: UInt64 = 0
-    /// 2 or 8: which extended length form is being read.
-    private var extendedLengthSize = 0
-    private var payloadOffset = 0
 
     public init(role: Role) {
         expectMasked = role == .server
@@ -54,12 +56,34 @@ public struct FrameDecoder: Sendable {
     /// Advances over `input` (which is shrunk past what was used) until one
     /// step has something to report.
     public mutating func next(_ input: inout UnsafeMutableRawBufferPointer) -> Step {
-        if state == .header && needed == 2, let step = wholeHeader(&input) { return step }
-        while state != .payload {
-            if !accumulate(&input) { return .needMoreData }
-            if let step = completeHeaderState() { return step }
+        if case .idle = state, let step = wholeHeader(&input) { return step }
+        while true {
+            switch state {
+            case .payload(let offset):
+                return payloadStep(offset, &input)
+            case .idle:
+                guard let byte = FrameDecoder.take(&input) else { return .needMoreData }
+                state = .firstByte(byte)
+            case .firstByte(let first):
+                guard let second = FrameDecoder.take(&input) else { return .needMoreData }
+                if let step = readFirstTwoBytes(first, second) { return step }
+            case .extendedLength(let size, let needed, let value):
+                let (rest, sum) = FrameDecoder.accumulate(&input, needed, value)
+                guard rest == 0 else {
+                    state = .extendedLength(size: size, needed: rest, value: sum)
+                    return .needMoreData
+                }
+                if let step = readExtendedLength(sum, size: size) { return step }
+            case .maskKey(let needed, let value):
+                let (rest, sum) = FrameDecoder.accumulate(&input, needed, UInt64(value))
+                guard rest == 0 else {
+                    state = .maskKey(needed: rest, value: UInt32(truncatingIfNeeded: sum))
+                    return .needMoreData
+                }
+                header.maskKey = UInt32(truncatingIfNeeded: sum)
+                return startPayload()
+            }
         }
-        return payloadStep(&input)
     }
 
     // MARK: - A whole header at once
@@ -115,7 +139,7 @@ public struct FrameDecoder: Sendable {
     @inline(__always)
     public mutating func nextWholeDataFrame(_ input: inout UnsafeMutableRawBufferPointer)
         -> (opcode: Opcode, payload: UnsafeRawBufferPointer)? {
-        guard state == .header && needed == 2, input.count >= 2, let base = input.baseAddress else { return nil }
+        guard case .idle = state, input.count >= 2, let base = input.baseAddress else { return nil }
         let first = base.load(as: UInt8.self)
         // 0x81: FIN + text; 0x82: FIN + binary.
         guard first == 0x81 || first == 0x82 else { return nil }
@@ -147,32 +171,23 @@ public struct FrameDecoder: Sendable {
 
     // MARK: - Header states
 
-    /// Shifts input bytes into the accumulator; true once the state has all it needs.
-    private mutating func accumulate(_ input: inout UnsafeMutableRawBufferPointer) -> Bool {
-        let take = min(needed, input.count)
-        var value = accumulator
-        for i in 0..<take {
-            value = value << 8 | UInt64(input[i])
-        }
-        accumulator = value
-        needed -= take
-        input = UnsafeMutableRawBufferPointer(rebasing: input[take...])
-        return needed == 0
+    /// The next input byte, used up; nil when there is none.
+    @inline(__always)
+    private static func take(_ input: inout UnsafeMutableRawBufferPointer) -> UInt8? {
+        guard let byte = input.first else { return nil }
+        input = UnsafeMutableRawBufferPointer(rebasing: input[1...])
+        return byte
     }
 
-    /// Interprets a completed header state; returns a step to report, or nil
-    /// to go on reading the next state.
-    private mutating func completeHeaderState() -> Step? {
-        let value = accumulator
-        accumulator = 0
-        switch state {
-        case .header: return readFirstTwoBytes(UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value))
-        case .extendedLength: return readExtendedLength(value)
-        case .maskKey:
-            header.maskKey = UInt32(truncatingIfNeeded: value)
-            return startPayload()
-        case .payload: return nil
-        }
+    /// Shifts up to `needed` input bytes into `value`: the bytes still
+    /// needed after them, and the value so far.
+    private static func accumulate(_ input: inout UnsafeMutableRawBufferPointer, _ needed: Int,
+                                   _ value: UInt64) -> (needed: Int, value: UInt64) {
+        let count = min(needed, input.count)
+        var sum = value
+        for i in 0 ..< count { sum = sum << 8 | UInt64(input[i]) }
+        input = UnsafeMutableRawBufferPointer(rebasing: input[count...])
+        return (needed - count, sum)
     }
 
     private mutating func readFirstTwoBytes(_ first: UInt8, _ second: UInt8) -> Step? {
@@ -186,8 +201,8 @@ public struct FrameDecoder: Sendable {
             return .failure(error)
         }
         if length >= 126 {
-            extendedLengthSize = length == 126 ? 2 : 8
-            enter(.extendedLength, needing: extendedLengthSize)
+            let size = length == 126 ? 2 : 8
+            state = .extendedLength(size: size, needed: size, value: 0)
             return nil
         }
         return afterLength(masked: masked)
@@ -207,10 +222,10 @@ public struct FrameDecoder: Sendable {
         return nil
     }
 
-    private mutating func readExtendedLength(_ value: UInt64) -> Step? {
-        if extendedLengthSize == 8 && value >> 63 != 0 { return .failure(.lengthHighBitSet) }
+    private mutating func readExtendedLength(_ value: UInt64, size: Int) -> Step? {
+        if size == 8 && value >> 63 != 0 { return .failure(.lengthHighBitSet) }
         let length = Int(value)
-        let minimum = extendedLengthSize == 2 ? 126 : 0x1_0000
+        let minimum = size == 2 ? 126 : 0x1_0000
         if length < minimum { return .failure(.nonMinimalLength(length)) }
         header.payloadLength = length
         return afterLength(masked: expectMasked)
@@ -218,57 +233,60 @@ public struct FrameDecoder: Sendable {
 
     private mutating func afterLength(masked: Bool) -> Step? {
         if masked {
-            enter(.maskKey, needing: 4)
+            state = .maskKey(needed: 4, value: 0)
             return nil
         }
         return startPayload()
     }
 
     private mutating func startPayload() -> Step {
-        state = .payload
-        payloadOffset = 0
+        state = .payload(offset: 0)
         return .header(header)
-    }
-
-    private mutating func enter(_ newState: State, needing count: Int) {
-        state = newState
-        needed = count
-        accumulator = 0
     }
 
     // MARK: - Payload state
 
-    /// Payload bytes of the current frame still to come; 0 outside a payload.
     /// No part of a frame has been read: the next byte starts one.
-    public var isBetweenFrames: Bool { state == .header && needed == 2 }
+    public var isBetweenFrames: Bool {
+        if case .idle = state { return true }
+        return false
+    }
 
-    public var remainingPayload: Int { state == .payload ? header.payloadLength - payloadOffset : 0 }
+    /// Payload bytes of the current frame still to come; 0 outside a payload.
+    public var remainingPayload: Int {
+        if case .payload(let offset) = state { return header.payloadLength - offset }
+        return 0
+    }
 
     /// `count` bytes of the current (unmasked) frame's payload arrived
     /// somewhere else than the input (`Connection.receiveInPlace`). True
     /// when they end the payload.
     mutating func skipPayload(_ count: Int) -> Bool {
-        precondition(state == .payload && header.maskKey == nil && count <= remainingPayload,
-                     "FrameDecoder: skipping past the payload")
-        payloadOffset += count
-        guard payloadOffset == header.payloadLength else { return false }
-        enter(.header, needing: 2)
+        guard case .payload(let offset) = state, header.maskKey == nil, count <= header.payloadLength - offset else {
+            preconditionFailure("FrameDecoder: skipping past the payload")
+        }
+        let end = offset + count
+        guard end == header.payloadLength else {
+            state = .payload(offset: end)
+            return false
+        }
+        state = .idle
         return true
     }
 
-    private mutating func payloadStep(_ input: inout UnsafeMutableRawBufferPointer) -> Step {
-        let remaining = header.payloadLength - payloadOffset
+    private mutating func payloadStep(_ offset: Int, _ input: inout UnsafeMutableRawBufferPointer) -> Step {
+        let remaining = header.payloadLength - offset
         if remaining > 0 && input.isEmpty { return .needMoreData }
         let take = min(remaining, input.count)
         let piece = UnsafeMutableRawBufferPointer(rebasing: input[..<take])
         input = UnsafeMutableRawBufferPointer(rebasing: input[take...])
         if let key = header.maskKey {
-            Masking.apply(key: key, offset: payloadOffset, inPlace: piece)
+            Masking.apply(key: key, offset: offset, inPlace: piece)
         }
-        let isWhole = payloadOffset == 0 && take == header.payloadLength
-        payloadOffset += take
-        let isEnd = payloadOffset == header.payloadLength
-        if isEnd { enter(.header, needing: 2) }
+        let isWhole = offset == 0 && take == header.payloadLength
+        let end = offset + take
+        let isEnd = end == header.payloadLength
+        state = isEnd ? .idle : .payload(offset: end)
         return .payload(UnsafeRawBufferPointer(piece), isWholeFrame: isWhole, isFrameEnd: isEnd)
     }
 }

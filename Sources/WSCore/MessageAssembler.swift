@@ -11,13 +11,16 @@ struct MessageAssembler: Sendable {
     enum Failure: Error, Equatable {
         case protocolError(String)
         case tooBig(limit: Int)
+        case tooManyFrames(limit: Int)
         case invalidUTF8
         case invalidCompressedData(String)
 
         var closeCode: CloseCode {
             switch self {
             case .protocolError: return .protocolError
-            case .tooBig: return .messageTooBig
+            // A message "too big for it to process" (RFC 6455 §7.4.1), in
+            // bytes or in frames.
+            case .tooBig, .tooManyFrames: return .messageTooBig
             case .invalidUTF8: return .invalidPayload
             // Data "not consistent with the type of the message" (RFC 6455 §7.4.1).
             case .invalidCompressedData: return .invalidPayload
@@ -28,10 +31,23 @@ struct MessageAssembler: Sendable {
             switch self {
             case .protocolError(let reason): return reason
             case .tooBig(let limit): return "message larger than the \(limit)-byte limit"
+            case .tooManyFrames(let limit): return "message in more than \(limit) frames"
             case .invalidUTF8: return "invalid UTF-8 in text message"
             case .invalidCompressedData(let reason): return reason
             }
         }
+    }
+
+    /// The message in progress, from its first frame to its last.
+    struct Message: Sendable {
+        /// .text or .binary.
+        let opcode: Opcode
+        /// RSV1 on its first frame (RFC 7692 §6).
+        let isCompressed: Bool
+        /// Sum of the payload lengths its frame headers announced.
+        var announced = 0
+        /// Its frames so far.
+        var frames = 1
     }
 
     /// A buffer grown beyond this by one large message is released afterwards,
@@ -39,58 +55,77 @@ struct MessageAssembler: Sendable {
     private static let retainedCapacity = 8 << 20
 
     let maxMessageSize: Int
-    /// .text or .binary while a message is in progress.
-    private(set) var opcode: Opcode?
+    /// Frames one message may arrive in (`frameLimit(maxMessageSize:)`).
+    let maxFrames: Int
+    /// Nil between messages.
+    private(set) var message: Message?
     /// The message so far (only for messages not delivered in place).
     private(set) var buffer = ByteBuffer()
-    /// Sum of the payload lengths announced by this message's frame headers.
-    private var announced = 0
     private var validator = UTF8Validator()
     /// The caller's own check of text messages that arrive whole (see
     /// `Connection.textCheck`); assembled ones are validated piece by piece.
     var textCheck: TextCheck?
     /// The negotiated permessage-deflate codec, nil without compression.
     private let compression: PerMessageDeflate?
-    /// The message in progress is compressed (RSV1 on its first frame).
-    private(set) var isCompressed = false
 
     init(maxMessageSize: Int, compression: PerMessageDeflate? = nil) {
         self.maxMessageSize = maxMessageSize
+        self.maxFrames = MessageAssembler.frameLimit(maxMessageSize: maxMessageSize)
         self.compression = compression
     }
 
+    /// How many frames a message may arrive in: one per 64 bytes of the
+    /// size limit, and never fewer than 65,536 (1,048,576 at wspipe's
+    /// default 64 MiB). A peer that fragments a message as finely as
+    /// Autobahn's 64-byte fragments stays within it at any limit; one that
+    /// sends empty fragments without end (no byte of them counts against the
+    /// size, nor, compressed, their inflated nothing) is stopped with 1009.
+    static func frameLimit(maxMessageSize: Int) -> Int {
+        max(1 << 16, maxMessageSize / 64)
+    }
+
+    /// .text or .binary while a message is in progress.
+    var opcode: Opcode? { message?.opcode }
+    /// The message in progress is compressed (RSV1 on its first frame).
+    var isCompressed: Bool { message?.isCompressed ?? false }
+
     /// Checks a data frame's header before its payload is read: §5.4 ordering
     /// ("a continuation frame ... only after a non-final frame", no new data
-    /// frame inside a fragmented message) and the size limit, so a too-big
-    /// message fails with 1009 as soon as a header announces it.
+    /// frame inside a fragmented message), the frame count and the size
+    /// limit, so a too-big message fails with 1009 as soon as a header
+    /// announces it.
     mutating func begin(_ header: FrameHeader) -> Failure? {
         let rsv1 = header.reservedBits & FrameHeader.rsv1 != 0
+        var current: Message
         if header.opcode == .continuation {
-            if opcode == nil { return .protocolError("continuation frame without a message to continue") }
+            guard let message else { return .protocolError("continuation frame without a message to continue") }
             // RFC 7692 §6.1: "An endpoint MUST NOT set the "Per-Message
             // Compressed" bit of ... non-first fragments of a data message."
             if rsv1 { return .protocolError("RSV1 set on a continuation frame") }
+            if message.frames >= maxFrames { return .tooManyFrames(limit: maxFrames) }
+            current = message
+            current.frames += 1
         } else {
-            if opcode != nil {
+            if message != nil {
                 return .protocolError("new \(header.opcode) frame while a fragmented message is in progress")
             }
             // The decoder lets RSV1 through only when compression was negotiated.
             if rsv1 && compression == nil { return .protocolError("RSV1 set without permessage-deflate") }
-            opcode = header.opcode
-            isCompressed = rsv1
-            announced = 0
+            current = Message(opcode: header.opcode, isCompressed: rsv1)
             validator.reset()
         }
         // A compressed message's limit applies to its inflated size (`inflate`);
         // its compressed bytes are never stored, so their length does not matter.
-        if isCompressed { return nil }
-        if header.payloadLength > maxMessageSize - announced { return .tooBig(limit: maxMessageSize) }
-        announced += header.payloadLength
+        if !current.isCompressed {
+            if header.payloadLength > maxMessageSize - current.announced { return .tooBig(limit: maxMessageSize) }
+            current.announced += header.payloadLength
+        }
+        message = current
         return nil
     }
 
     /// No message is being assembled (a new data frame may begin one).
-    var isIdle: Bool { opcode == nil }
+    var isIdle: Bool { message == nil }
 
     /// The checks `begin` and `completeInPlace` make on an unfragmented,
     /// uncompressed message, without touching the state (the assembler stays
@@ -106,7 +141,7 @@ struct MessageAssembler: Sendable {
     /// there, no copy. The caller delivers `payload` itself, with `verdict`.
     mutating func completeInPlace(_ payload: UnsafeRawBufferPointer, verdict: inout Int) -> Failure? {
         let isText = opcode == .text
-        opcode = nil
+        message = nil
         return isText ? checkText(payload, verdict: &verdict) : nil
     }
 
@@ -182,8 +217,7 @@ struct MessageAssembler: Sendable {
 
     /// Ready for the next message (call after delivering `buffer`).
     mutating func reset() {
-        opcode = nil
-        isCompressed = false
+        message = nil
         buffer.removeAll(keepingCapacity: buffer.capacity <= MessageAssembler.retainedCapacity)
     }
 }

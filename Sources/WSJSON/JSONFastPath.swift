@@ -13,17 +13,33 @@ import _Builtin_intrinsics.intel
 /// deeper than 64 levels) the caller runs the full scan, which finds the
 /// exact position and reason; the full scan is also the reference this path
 /// is tested against.
+///
+/// The vector steps have two forms (`StringStops`): x86-64's, and the
+/// portable one every other machine runs (Apple Silicon, arm64 Linux). Both
+/// are compiled on every machine, and the property tests run both
+/// (`checkPortable`), so the branch a Mac takes has run before a Mac does.
 @usableFromInline
 enum JSONFastPath {
     /// 0: valid; 1: valid, and the whitespace outside strings holds '\n' or
     /// '\r' (needs compaction); -1: not known valid (run the full scan).
-    ///
+    @usableFromInline
+    static func check(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        scan(p, n, NativeStops.self)
+    }
+
+    /// `check` with the portable vector steps, whatever this machine is: for
+    /// the tests (and the fuzzer) to hold it to the same answers.
+    static func checkPortable(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        scan(p, n, PortableStops.self)
+    }
+
     /// One loop over the tokens with what the grammar expects next: a value,
     /// an object key, or whatever may follow a value. Strings (keys and
     /// values) are scanned in one place, so the vector constants stay in
-    /// registers for the whole text.
-    @usableFromInline
-    static func check(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+    /// registers for the whole text. Inlined into `check` with the machine's
+    /// `Stops`, so the choice costs nothing at run time.
+    @inline(__always)
+    private static func scan<Stops: StringStops>(_ p: UnsafePointer<UInt8>, _ n: Int, _: Stops.Type) -> Int {
         var i = 0
         var lineBreak = false
         var depth = 0
@@ -69,14 +85,14 @@ enum JSONFastPath {
                     // Plain bytes 16 at a time, and past the first 16 (a
                     // long string) 64, then 32 at a time.
                     if i &+ 16 <= n {
-                        let first = firstStop(p + i)
+                        let first = Stops.firstStop(stops(p + i))
                         if first == 16 {
                             i &+= 16
-                            while i &+ 64 <= n && isEmpty(stops(p + i) .| stops(p + (i &+ 16))
-                                                          .| stops(p + (i &+ 32)) .| stops(p + (i &+ 48))) {
+                            while i &+ 64 <= n && Stops.isEmpty(stops(p + i) .| stops(p + (i &+ 16))
+                                                                .| stops(p + (i &+ 32)) .| stops(p + (i &+ 48))) {
                                 i &+= 64
                             }
-                            while i &+ 32 <= n && isEmpty(stops(p + i) .| stops(p + (i &+ 16))) {
+                            while i &+ 32 <= n && Stops.isEmpty(stops(p + i) .| stops(p + (i &+ 16))) {
                                 i &+= 32
                             }
                             continue
@@ -174,34 +190,6 @@ enum JSONFastPath {
         let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
         return (unsafeBitCast(v, to: SIMD16<Int8>.self) .< SIMD16<Int8>(repeating: 0x20))
             .| (v .== SIMD16<UInt8>(repeating: 0x22)) .| (v .== SIMD16<UInt8>(repeating: 0x5C))
-    }
-
-    /// No lane set. (Not `any`: the optimizer does not always inline it,
-    /// and a call per 16 bytes would cost more than the scan.) On x86-64 one
-    /// pmovmskb says it; elsewhere the two halves are ORed.
-    @inline(__always)
-    private static func isEmpty(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
-        #if arch(x86_64)
-        return _mm_movemask_epi8(unsafeBitCast(mask, to: __m128i.self)) == 0
-        #else
-        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
-        return words[0] | words[1] == 0
-        #endif
-    }
-
-    /// Index (0...15) of the first byte of the 16 at `p` where a string
-    /// body must stop, or 16 when none does. Short strings (keys, most
-    /// values) end in their first 16 bytes: this is their whole scan.
-    @inline(__always)
-    private static func firstStop(_ p: UnsafePointer<UInt8>) -> Int {
-        #if arch(x86_64)
-        let bits = UInt32(bitPattern: _mm_movemask_epi8(unsafeBitCast(stops(p), to: __m128i.self)))
-        return (bits | 0x1_0000).trailingZeroBitCount
-        #else
-        let lanes = unsafeBitCast(stops(p), to: SIMD2<UInt64>.self)
-        if lanes[0] != 0 { return lanes[0].trailingZeroBitCount &>> 3 }
-        return lanes[1] != 0 ? 8 &+ lanes[1].trailingZeroBitCount &>> 3 : 16
-        #endif
     }
 
     /// What the grammar expects at the next token.
@@ -317,5 +305,53 @@ enum JSONFastPath {
         let word = UInt32(littleEndian: UnsafeRawPointer(p + start).loadUnaligned(as: UInt32.self))
         if word != head || (count == 5 && p[start &+ 4] != 0x65) { return -1 }
         return start &+ count
+    }
+}
+
+/// The two questions the string steps ask of a 16-lane mask of stop bytes
+/// (`JSONFastPath.stops`): is no lane set, and which lane is the first set.
+/// Not `any`: the optimizer does not always inline it, and a call per 16
+/// bytes would cost more than the scan.
+protocol StringStops {
+    static func isEmpty(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool
+    /// Index (0...15) of the first lane set, or 16 when none is. Short
+    /// strings (keys, most values) end in their first 16 bytes: this is
+    /// their whole scan.
+    static func firstStop(_ mask: SIMDMask<SIMD16<Int8>>) -> Int
+}
+
+#if arch(x86_64)
+/// x86-64: one pmovmskb says it.
+enum SSE2Stops: StringStops {
+    @inline(__always)
+    static func isEmpty(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        _mm_movemask_epi8(unsafeBitCast(mask, to: __m128i.self)) == 0
+    }
+
+    @inline(__always)
+    static func firstStop(_ mask: SIMDMask<SIMD16<Int8>>) -> Int {
+        let bits = UInt32(bitPattern: _mm_movemask_epi8(unsafeBitCast(mask, to: __m128i.self)))
+        return (bits | 0x1_0000).trailingZeroBitCount
+    }
+}
+
+typealias NativeStops = SSE2Stops
+#else
+typealias NativeStops = PortableStops
+#endif
+
+/// Every other machine: the mask as two 64-bit halves (a set lane is 0xFF).
+enum PortableStops: StringStops {
+    @inline(__always)
+    static func isEmpty(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] | words[1] == 0
+    }
+
+    @inline(__always)
+    static func firstStop(_ mask: SIMDMask<SIMD16<Int8>>) -> Int {
+        let lanes = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        if lanes[0] != 0 { return lanes[0].trailingZeroBitCount &>> 3 }
+        return lanes[1] != 0 ? 8 &+ lanes[1].trailingZeroBitCount &>> 3 : 16
     }
 }

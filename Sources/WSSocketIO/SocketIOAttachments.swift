@@ -14,32 +14,18 @@ public enum SocketIOAttachments {
     /// placeholder and its decoded bytes an attachment, in order.
     public static func extract(_ json: UnsafeRawBufferPointer, _ range: Range<Int>, into out: inout [UInt8],
                                attachments: inout [[UInt8]]) throws {
-        guard JSONWalk.contains(json, range, "\"$binary\"") else {
-            out.append(contentsOf: json[range])
-            return
-        }
-        var i = range.lowerBound
-        while i < range.upperBound {
-            let b = json[i]
-            if b == 0x22 {
-                let end = JSONWalk.skipString(json, i)
-                out.append(contentsOf: json[i ..< end])
-                i = end
-            } else if b == UInt8(ascii: "{"), let (end, token) = envelope(json, at: i) {
-                var bytes: [UInt8] = []
-                guard decodeBase64(UnsafeRawBufferPointer(rebasing: json[token]), into: &bytes) else {
-                    throw SocketIOError("invalid base64 in $binary", at: token.lowerBound + 1)
-                }
-                guard attachments.count < SocketIOPacket.maxAttachments else {
-                    throw SocketIOError("more than \(SocketIOPacket.maxAttachments) $binary values in one event", at: i)
-                }
-                out += Array("{\"_placeholder\":true,\"num\":\(attachments.count)}".utf8)
-                attachments.append(bytes)
-                i = end
-            } else {
-                out.append(b)
-                i += 1
+        try rewriteObjects(json, range, containing: "\"$binary\"", into: &out) { i, out in
+            guard let (end, token) = envelope(json, at: i) else { return nil }
+            var bytes: [UInt8] = []
+            guard decodeBase64(UnsafeRawBufferPointer(rebasing: json[token]), into: &bytes) else {
+                throw SocketIOError("invalid base64 in $binary", at: token.lowerBound + 1)
             }
+            guard attachments.count < SocketIOPacket.maxAttachments else {
+                throw SocketIOError("more than \(SocketIOPacket.maxAttachments) $binary values in one event", at: i)
+            }
+            out += Array("{\"_placeholder\":true,\"num\":\(attachments.count)}".utf8)
+            attachments.append(bytes)
+            return end
         }
     }
 
@@ -47,7 +33,26 @@ public enum SocketIOAttachments {
     /// `{"$binary":"…"}` of its attachment.
     public static func insert(_ json: UnsafeRawBufferPointer, _ range: Range<Int>, attachments: [[UInt8]],
                               into out: inout [UInt8]) throws {
-        guard JSONWalk.contains(json, range, "\"_placeholder\"") else {
+        try rewriteObjects(json, range, containing: "\"_placeholder\"", into: &out) { i, out in
+            guard let (end, num) = placeholder(json, at: i) else { return nil }
+            guard num < attachments.count else {
+                throw SocketIOError("a placeholder for attachment \(num) of \(attachments.count)", at: i)
+            }
+            out += Array("{\"$binary\":\"".utf8)
+            attachments[num].withUnsafeBytes { Base64.encode($0, into: &out) }
+            out += Array("\"}".utf8)
+            return end
+        }
+    }
+
+    /// Copies `json[range]` to `out`, offering each object outside strings to
+    /// `rewrite` (given where its `{` is): it either writes the object's
+    /// replacement and answers where the object ends, or answers nil and
+    /// the object is copied as it is. A text without `marker` is copied whole.
+    private static func rewriteObjects(_ json: UnsafeRawBufferPointer, _ range: Range<Int>, containing marker: StaticString,
+                                       into out: inout [UInt8],
+                                       _ rewrite: (Int, inout [UInt8]) throws -> Int?) throws {
+        guard JSONWalk.contains(json, range, marker) else {
             out.append(contentsOf: json[range])
             return
         }
@@ -58,13 +63,7 @@ public enum SocketIOAttachments {
                 let end = JSONWalk.skipString(json, i)
                 out.append(contentsOf: json[i ..< end])
                 i = end
-            } else if b == UInt8(ascii: "{"), let (end, num) = placeholder(json, at: i) {
-                guard num < attachments.count else {
-                    throw SocketIOError("a placeholder for attachment \(num) of \(attachments.count)", at: i)
-                }
-                out += Array("{\"$binary\":\"".utf8)
-                attachments[num].withUnsafeBytes { Base64.encode($0, into: &out) }
-                out += Array("\"}".utf8)
+            } else if b == UInt8(ascii: "{"), let end = try rewrite(i, &out) {
                 i = end
             } else {
                 out.append(b)

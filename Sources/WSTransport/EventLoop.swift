@@ -10,6 +10,12 @@ import Darwin
 /// rejects, and poll is the same on Linux and macOS. With a handful of fds the
 /// O(n) scan costs nothing. The pollfd array is rebuilt only when fds are
 /// added or removed, so an iteration allocates nothing.
+///
+/// Except for character devices where poll cannot wait for them: macOS's
+/// poll reports POLLNVAL for a terminal (or /dev/null). There the loop waits
+/// with select(2) (`selectsCharacterDevices`, `EventLoop+Select.swift`).
+/// Linux's poll handles them, and select is used there only when forced
+/// (`WSPIPE_SELECT_TTYS=1`), so that the path a Mac runs is tested here.
 public final class EventLoop {
     public struct Interest: OptionSet, Sendable {
         public let rawValue: UInt8
@@ -42,11 +48,15 @@ public final class EventLoop {
         var interest: Interest = []
         var handler: ((Readiness) -> Void)? = nil
         var pollIndex = -1
+        /// A character device waited for with select(2).
+        var viaSelect = false
     }
 
     private var slots: [Slot] = []
     private var pollfds: [pollfd] = []
     private var pollSerials: [UInt64] = []   // serial of each pollfds entry when built
+    /// The character devices watched through select(2), in fd order.
+    var selectFDs: [(fd: Int32, serial: UInt64)] = []
     private var dirty = false
     private var nextSerial: UInt64 = 1
     private var timers = TimerQueue()
@@ -55,7 +65,25 @@ public final class EventLoop {
     /// Set when poll(2) itself fails (not EINTR); run() then returns.
     public private(set) var failure: TransportError?
 
-    public init() {}
+    /// Character devices are waited for with select(2) instead of poll(2).
+    public let selectsCharacterDevices: Bool
+    /// Rounds waited with select(2) (for the tests: the fallback did run).
+    public private(set) var selectWaits = 0
+
+    public init(selectsCharacterDevices: Bool = EventLoop.selectsCharacterDevicesHere) {
+        self.selectsCharacterDevices = selectsCharacterDevices
+    }
+
+    /// Where poll(2) cannot wait for a terminal (macOS, and the other BSDs'
+    /// kernels it comes from), or where `WSPIPE_SELECT_TTYS=1` asks for the
+    /// fallback (a test of it on Linux).
+    public static var selectsCharacterDevicesHere: Bool {
+        #if os(Linux)
+        return ProcessEnvironment.variable("WSPIPE_SELECT_TTYS") == "1"
+        #else
+        return true
+        #endif
+    }
 }
 
 extension EventLoop {
@@ -65,7 +93,8 @@ extension EventLoop {
         precondition(fd >= 0, "EventLoop.watch: negative fd")
         let i = Int(fd)
         if i >= slots.count { slots.append(contentsOf: repeatElement(Slot(), count: i + 1 - slots.count)) }
-        slots[i] = Slot(serial: nextSerial, interest: interest, handler: handler)
+        let viaSelect = selectsCharacterDevices && FD.status(fd)?.kind == .characterDevice
+        slots[i] = Slot(serial: nextSerial, interest: interest, handler: handler, viaSelect: viaSelect)
         nextSerial &+= 1
         dirty = true
     }
@@ -76,7 +105,7 @@ extension EventLoop {
         guard i >= 0, i < slots.count, slots[i].serial != 0 else { return }
         slots[i].interest = interest
         let p = slots[i].pollIndex
-        if !dirty && p >= 0 { pollfds[p].events = EventLoop.events(for: interest) }
+        if !dirty && p >= 0 && !slots[i].viaSelect { pollfds[p].events = EventLoop.events(for: interest) }
     }
 
     /// Forget fd. Safe from any handler, including the fd's own: a pending
@@ -119,8 +148,13 @@ extension EventLoop {
         defer { stopped = false }
         while !stopped {
             if dirty { rebuild() }
-            if pollfds.isEmpty && timers.isEmpty { return }
+            if pollfds.isEmpty && selectFDs.isEmpty && timers.isEmpty { return }
             let timeout = pollTimeout()
+            if !selectFDs.isEmpty {
+                guard waitWithSelect(timeoutMillis: timeout) else { return }
+                fireDueTimers()
+                continue
+            }
             let n = pollfds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
             if n < 0 {
                 let e = currentErrno()
@@ -143,7 +177,7 @@ extension EventLoop {
         return Int32(min(millis, Int64(Int32.max)))
     }
 
-    private func dispatchReady() {
+    func dispatchReady() {
         for k in 0..<pollfds.count {
             if stopped { return }
             let p = pollfds[k]
@@ -156,24 +190,56 @@ extension EventLoop {
         }
     }
 
-    private func fireDueTimers() {
+    func fireDueTimers() {
         let now = monotonicNanos()
         while !stopped, let callback = timers.popDue(now: now) { callback() }
     }
 
     /// Lists every registered fd, in fd order. Interest [] stays in the array
-    /// with events 0 so POLLHUP/POLLERR are still reported for it.
+    /// with events 0 so POLLHUP/POLLERR are still reported for it. A
+    /// character device waited for with select(2) goes to `selectFDs`.
     private func rebuild() {
         pollfds.removeAll(keepingCapacity: true)
         pollSerials.removeAll(keepingCapacity: true)
+        selectFDs.removeAll(keepingCapacity: true)
         for i in slots.indices {
             guard slots[i].serial != 0 else { slots[i].pollIndex = -1; continue }
+            if slots[i].viaSelect {
+                slots[i].pollIndex = -1
+                selectFDs.append((Int32(i), slots[i].serial))
+                continue
+            }
             slots[i].pollIndex = pollfds.count
             pollfds.append(pollfd(fd: Int32(i), events: EventLoop.events(for: slots[i].interest), revents: 0))
             pollSerials.append(slots[i].serial)
         }
         dirty = false
     }
+
+    /// The watched slot of `fd` as registered with `serial`, or nil when it
+    /// was unwatched (or watched again) since.
+    func slot(_ fd: Int32, serial: UInt64) -> (interest: Interest, handler: (Readiness) -> Void)? {
+        let i = Int(fd)
+        guard i < slots.count, slots[i].serial == serial, let handler = slots[i].handler else { return nil }
+        return (slots[i].interest, handler)
+    }
+
+    /// Interest of every fd poll(2) watches, for the select(2) wait.
+    var pollInterests: [(fd: Int32, interest: Interest)] {
+        pollfds.map { ($0.fd, slots[Int($0.fd)].interest) }
+    }
+
+    /// poll(2) without waiting: the exact readiness of the fds it watches
+    /// (hang-ups and errors too), after select(2) said something is ready.
+    func pollNow() -> Int32 {
+        pollfds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 0) }
+    }
+
+    func countSelectWait() { selectWaits += 1 }
+
+    var isStopped: Bool { stopped }
+
+    func fail(_ error: TransportError) { failure = error }
 
     private static func events(for interest: Interest) -> Int16 {
         var e: Int16 = 0

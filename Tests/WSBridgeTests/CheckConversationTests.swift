@@ -31,7 +31,7 @@ final class CheckConversationTests: XCTestCase {
     }
 
     private func sent(_ actions: [CheckConversation.Action]) -> [String] {
-        actions.compactMap { if case .send(_, let bytes) = $0 { String(decoding: bytes, as: UTF8.self) } else { nil } }
+        actions.compactMap { if case .send(_, let bytes, _) = $0 { String(decoding: bytes, as: UTF8.self) } else { nil } }
     }
 
     private func failure(_ actions: [CheckConversation.Action]) -> CheckFailure? {

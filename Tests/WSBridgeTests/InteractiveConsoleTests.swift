@@ -46,6 +46,25 @@ final class InteractiveConsoleTests: XCTestCase {
         return (String(decoding: out.bytes, as: UTF8.self), out.actions)
     }
 
+    func testSocketIOTakesOnlyEventLinesAndKeepsTheOthersToFix() {
+        let c = console(columns: 200) { $0.socketIO = true }
+        _ = c.start()
+        let (screen, actions) = feed(c, "{\"type\":\"chat\"}\r")
+        XCTAssertEqual(actions, [], "nothing goes out: the session would only refuse it")
+        XCTAssertTrue(screen.contains("not a Socket.IO event line: unknown member"), screen)
+        XCTAssertEqual(c.history, [], "only what was sent is remembered")
+        _ = feed(c, "\u{15}")
+        let event = #"{"event":"join","data":{"room":"a"},"ns":"/chat","ack":true}"#
+        XCTAssertEqual(feed(c, event + "\r").1, [.sendText(Array(event.utf8))])
+        for command in ["/text hi", "/binary /etc/hostname"] {
+            let (refused, none) = feed(c, command + "\r")
+            XCTAssertEqual(none, [], command)
+            XCTAssertTrue(refused.contains("--socketio sends event lines, not bare messages"), refused)
+            _ = feed(c, "\u{15}")
+        }
+        XCTAssertFalse(feed(c, "{\"a\" 1}\r").0.contains("/text"), "no advice to use what is refused")
+    }
+
     func testStartDrawsThePrompt() {
         XCTAssertEqual(String(decoding: console().start(), as: UTF8.self), "> \r\(esc)[2C")
     }
@@ -224,6 +243,10 @@ final class InteractiveConsoleTests: XCTestCase {
         XCTAssertTrue(first.contains("run wspipe with -t"), first)
         XCTAssertFalse(receive(c, "again").contains("-t"), "once")
         XCTAssertFalse(receive(console(format: .text), "plain").contains("-t"), "not when typed lines are text already")
+        // -t cannot join --codec: the note says how text goes out there.
+        let coded = receive(console(columns: 200) { $0.codec = .msgpack }, "plain")
+        XCTAssertFalse(coded.contains("-t"), coded)
+        XCTAssertTrue(coded.contains("typed lines are sent as msgpack (--codec); /text TEXT sends a text message"), coded)
     }
 
     func testFilterHidesAndCountsAndTheStatusLineSaysSo() {

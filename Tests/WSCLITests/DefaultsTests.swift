@@ -83,6 +83,9 @@ final class DefaultsTests: XCTestCase {
             ("BackoffPolicy", BackoffPolicy(), []),
             ("ClientOptions", ClientOptions(url: url), ["url", "route", "tls", "family", "redirects"]),
             ("RedirectOptions", RedirectOptions(), []),
+            // The handshake's time limit is no flag's.
+            ("ServerOptions", ServerOptions(address: ListenAddress(parsing: "8080")!),
+             ["address", "handshakeTimeoutNanos"]),
         ]
         for (name, value, exempt) in structs {
             for field in Mirror(reflecting: value).children where !exempt.contains(field.label ?? "?") {

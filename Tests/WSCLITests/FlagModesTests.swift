@@ -20,7 +20,7 @@ final class FlagModesTests: XCTestCase {
             "proxyuser": try temporaryFile("u:p\n"),
             "jar": try temporaryFile(""),
             "recording": try temporaryFile(#"{"t_ms":1,"dir":"in","conn":1,"msg":{}}"# + "\n"
-                                           + #"{"t_ms":2,"dir":"out","conn":1,"msg":{}}"# + "\n"),
+                                           + #"{"t_ms":2,"dir":"out","conn":1,"msg":{"event":"e"}}"# + "\n"),
             "har": try temporaryFile(#"{"log":{"entries":[{"request":{"url":"wss://h.example/ws","headers":["#
                                      + #"{"name":"Cookie","value":"sid=1"}]},"_webSocketMessages":["#
                                      + #"{"type":"send","time":1,"opcode":1,"data":"{}"}]}]}}"#),

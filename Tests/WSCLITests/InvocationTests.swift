@@ -164,6 +164,42 @@ final class InvocationTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(options(["wss://api.example.com.evil.net/x"], e)).0.headers.count, 1)
     }
 
+    /// --check without a URL connects where its recordings did: their URL
+    /// picks the profile, as a URL given would.
+    func testCheckRecordingsPickTheProfileOfTheirURL() throws {
+        try file("default", """
+            [staging]
+            url = wss://staging.example.com
+            header "Authorization: Bearer staging-token"
+            [prod]
+            url = wss://prod.example.com
+            origin https://prod.example
+            """)
+        func recording(_ name: String, _ url: String) throws -> String {
+            try file(name, #"{"t_ms":0,"dir":"event","conn":1,"msg":{"$event":"connected","url":"\#(url)","attempt":1}}"#
+                     + "\n" + #"{"t_ms":1,"dir":"out","conn":1,"msg":{"type":"ping"}}"# + "\n")
+        }
+        let login = try recording("tests/login.ndjson", "wss://staging.example.com/ws")
+        let chat = try recording("tests/chat.ndjson", "wss://staging.example.com/chat")
+        let e = environment()
+        let (staging, notes) = try XCTUnwrap(options(["--check", login, "--check", chat], e))
+        XCTAssertEqual(staging.headers.map(\.value), ["Bearer staging-token"])
+        XCTAssertTrue(notes.contains { $0.hasPrefix("profile [staging] of ") && $0.hasSuffix("the recordings' URL)") }, "\(notes)")
+        let glob = directory.appendingPathComponent("tests").path + "/*.ndjson"
+        XCTAssertEqual(try XCTUnwrap(options(["--check", glob], e)).0.headers.count, 1, "a pattern's files too")
+        // A URL on the command line decides, as in client mode.
+        XCTAssertEqual(try XCTUnwrap(options(["--check", login, "wss://prod.example.com/ws"], e)).0.origin,
+                       "https://prod.example")
+        // Recordings of two servers: the staging token must not go to the other one.
+        let local = try recording("local.ndjson", "ws://127.0.0.1:9000/")
+        let mixed = try XCTUnwrap(error(["--check", login, "--check", local], e))
+        XCTAssertTrue(mixed.hasPrefix("--check: the recordings' URLs select different config profiles "
+                                      + "(wss://staging.example.com/ws: [staging] of "), mixed)
+        XCTAssertTrue(mixed.contains("ws://127.0.0.1:9000/: no profile"), mixed)
+        XCTAssertTrue(try XCTUnwrap(options(["--check", local], e)).0.headers.isEmpty)
+        XCTAssertNil(error(["--check", login, "--check", local, "--profile", "prod"], e), "--profile decides")
+    }
+
     func testProfileByName() throws {
         try file("default", """
             [staging]

@@ -23,6 +23,34 @@ final class MessagePackTests: XCTestCase {
         }
     }
 
+    /// Integers around every power of ten and fractions below 1, written
+    /// by the digit code that does eight at a time and the one that puts
+    /// "0." before the zeros: the text Swift itself prints.
+    func testNumbersAtDigitBoundaries() {
+        var values: [UInt64] = [UInt64.max, UInt64.max - 1, 1 << 53, (1 << 53) + 1, 18_446_744_073_709_551_000]
+        var power: UInt64 = 1
+        for _ in 0 ... 19 {
+            values += [power - 1, power, power + 1, power &* 3 &+ 7, power / 7 &* 6]
+            if power <= UInt64.max / 10 { power *= 10 }
+        }
+        for value in values {
+            let big = (0 ..< 8).map { String(format2: UInt8(truncatingIfNeeded: value >> (56 - 8 * $0))) }.joined()
+            let text = value <= 1 << 53 ? String(value) : #"{"$int":"\#(value)"}"#
+            assertDecodes("cf" + big, text)
+            if value <= 1 << 63 && value > 0 {
+                let negative = UInt64(bitPattern: 0 &- Int64(bitPattern: value))
+                let bytes = (0 ..< 8).map { String(format2: UInt8(truncatingIfNeeded: negative >> (56 - 8 * $0))) }.joined()
+                assertDecodes("d3" + bytes, value <= 1 << 53 ? "-\(value)" : #"{"$int":"-\#(value)"}"#)
+            }
+        }
+        for fraction in [0.5, 0.125, 0.1, 0.01, 0.001, 0.0001, 0.00012345, 0.12345678, 0.99999999, 0.05, 0.000101, 0.3] {
+            for value in [fraction, -fraction] {
+                let big = (0 ..< 8).map { String(format2: UInt8(truncatingIfNeeded: value.bitPattern >> (56 - 8 * $0))) }.joined()
+                assertDecodes("cb" + big, value.description)
+            }
+        }
+    }
+
     func testScalars() {
         assertDecodes("c0", "null")
         assertDecodes("c2", "false")
@@ -208,5 +236,13 @@ final class MessagePackTests: XCTestCase {
         case .success: XCTFail("not bounded")
         case .failure(let error): XCTAssertTrue(error.reason.contains("longer than 100 bytes"), "\(error)")
         }
+    }
+}
+
+extension String {
+    /// Two lower-case hex digits.
+    init(format2 byte: UInt8) {
+        let digits = Array("0123456789abcdef")
+        self = String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
     }
 }

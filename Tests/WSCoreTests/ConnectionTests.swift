@@ -121,7 +121,7 @@ final class ConnectionTests: XCTestCase {
         let frames = decodeFrames(connection.output.readableArray, role: .server)
         XCTAssertEqual(frames.map(\.header.opcode), [.close])
         XCTAssertEqual(frames.first?.payload, [0x03, 0xE9])
-        XCTAssertEqual(connection.state, .closed)
+        XCTAssertEqual(connection.state, .closed(by: .remote), "the peer closed first")
         XCTAssertTrue(connection.isClosingHandshakeComplete)
     }
 
@@ -135,7 +135,7 @@ final class ConnectionTests: XCTestCase {
     func testWeCloseFirst() {
         var connection = server()
         connection.sendClose(code: .normal, reason: "done")
-        XCTAssertEqual(connection.state, .closing)
+        XCTAssertEqual(connection.state, .localClosing)
         XCTAssertEqual(connection.output.readableArray, hex("88 06 03 e8") + Array("done".utf8))
         XCTAssertFalse(connection.isClosingHandshakeComplete)
         connection.consumeOutput(connection.output.readableBytes)
@@ -144,7 +144,7 @@ final class ConnectionTests: XCTestCase {
                        [.text("late"), .ping([1])])
         XCTAssertEqual(feed(&connection, clientFrame(.close, [0x03, 0xE8])), [.close(1000, "")])
         XCTAssertTrue(connection.output.isEmpty, "no second Close")
-        XCTAssertEqual(connection.state, .closed)
+        XCTAssertEqual(connection.state, .closed(by: .local), "the peer answered ours")
         XCTAssertTrue(connection.isClosingHandshakeComplete)
     }
 
@@ -204,7 +204,7 @@ final class ConnectionTests: XCTestCase {
         XCTAssertEqual(events.map(\.failureCode), [1006])
         XCTAssertEqual(events.first, .failed(1006, "connection closed without a Close frame"))
         XCTAssertTrue(connection.output.isEmpty, "1006 is never sent")
-        XCTAssertEqual(connection.state, .closed)
+        XCTAssertEqual(connection.state, .failed)
     }
 
     func testEOFAfterCloseIsQuiet() {
@@ -213,7 +213,7 @@ final class ConnectionTests: XCTestCase {
         var events: [Event] = []
         connection.receiveEOF { events.append(Event($0)) }
         XCTAssertEqual(events, [])
-        XCTAssertEqual(connection.state, .closed)
+        XCTAssertEqual(connection.state, .closed(by: .remote), "who closed first survives the EOF")
     }
 
     func testEOFAfterFailureIsQuiet() {
@@ -231,13 +231,14 @@ final class ConnectionTests: XCTestCase {
         connection.receiveEOF { events.append(Event($0)) }
         XCTAssertEqual(events.map(\.failureCode), [1006])
         XCTAssertFalse(connection.isClosingHandshakeComplete)
+        XCTAssertEqual(connection.state, .failed)
     }
 
     func testFailQueuesCloseAndStopsInput() {
         var connection = server()
         connection.fail(code: .policyViolation, reason: "no")
         XCTAssertEqual(connection.output.readableArray, hex("88 04 03 f0 6e 6f"))
-        XCTAssertEqual(connection.state, .closed)
+        XCTAssertEqual(connection.state, .failed)
         XCTAssertEqual(feed(&connection, clientFrame(.text, Array("x".utf8))), [])
     }
 
@@ -245,7 +246,42 @@ final class ConnectionTests: XCTestCase {
         var connection = server()
         connection.fail(code: .abnormal, reason: "dead")
         XCTAssertTrue(connection.output.isEmpty)
-        XCTAssertEqual(connection.state, .closed)
+        XCTAssertEqual(connection.state, .failed)
+    }
+
+    /// After the closing handshake there is nothing left to fail: the state
+    /// keeps who closed first, and nothing more is queued.
+    func testFailAfterTheClosingHandshakeChangesNothing() {
+        var connection = server()
+        connection.sendClose(code: .normal, reason: "")
+        _ = feed(&connection, clientFrame(.close, [0x03, 0xE8]))
+        let before = connection.output.readableArray
+        connection.fail(code: .policyViolation, reason: "late")
+        XCTAssertEqual(connection.state, .closed(by: .local))
+        XCTAssertEqual(connection.output.readableArray, before)
+    }
+
+    /// Failing while our Close waits for its answer queues no second Close.
+    func testFailWhileClosingQueuesNoSecondClose() {
+        var connection = server()
+        connection.sendClose(code: .normal, reason: "")
+        let before = connection.output.readableArray
+        connection.fail(code: .policyViolation, reason: "no")
+        XCTAssertEqual(connection.state, .failed)
+        XCTAssertEqual(connection.output.readableArray, before)
+    }
+
+    /// A Pong held for the latest Ping is not sent once the connection has
+    /// failed, even without a Close (1006 is never sent).
+    func testAHeldPongDiesWithTheConnection() {
+        var connection = server()
+        [UInt8](repeating: 5, count: Connection.pongHoldThreshold + 1).withUnsafeBytes { connection.sendBinary($0) }
+        _ = feed(&connection, clientFrame(.ping, [7]))
+        XCTAssertTrue(connection.hasPendingPong)
+        let before = connection.output.readableBytes
+        connection.fail(code: .abnormal, reason: "gone")
+        connection.outputWritten()
+        XCTAssertEqual(connection.output.readableBytes, before, "no Pong after the failure")
     }
 
     func testManySmallMessagesKeepOrder() {

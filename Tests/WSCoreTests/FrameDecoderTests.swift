@@ -65,29 +65,64 @@ final class FrameDecoderTests: XCTestCase {
         }
     }
 
-    func testStatesAdvanceThroughHeaderParts() {
+    /// Each state holds what it has read so far: fed a byte at a time, the
+    /// decoder is always in one state that says exactly where it is.
+    func testStatesCarryWhatTheyHaveRead() {
         var decoder = FrameDecoder(role: .server)
         var bytes = frame(.binary, [UInt8](repeating: 9, count: 300), maskKey: 0x0102_0304)
+        // 82 FE 01 2C 01 02 03 04, then the payload.
+        let expected: [FrameDecoder.State] = [
+            .firstByte(0x82),
+            .extendedLength(size: 2, needed: 2, value: 0),
+            .extendedLength(size: 2, needed: 1, value: 0x01),
+            .maskKey(needed: 4, value: 0),
+            .maskKey(needed: 3, value: 0x01),
+            .maskKey(needed: 2, value: 0x0102),
+            .maskKey(needed: 1, value: 0x01_0203),
+            .payload(offset: 0),
+        ]
+        XCTAssertEqual(decoder.state, .idle)
         bytes.withUnsafeMutableBytes { buffer in
-            var input = UnsafeMutableRawBufferPointer(rebasing: buffer[..<2])
-            guard case .needMoreData = decoder.next(&input) else { return XCTFail("expected needMoreData") }
-            XCTAssertEqual(decoder.state, .extendedLength)
-            input = UnsafeMutableRawBufferPointer(rebasing: buffer[2..<4])
-            guard case .needMoreData = decoder.next(&input) else { return XCTFail("expected needMoreData") }
-            XCTAssertEqual(decoder.state, .maskKey)
-            input = UnsafeMutableRawBufferPointer(rebasing: buffer[4..<8])
-            guard case .header(let header) = decoder.next(&input) else { return XCTFail("expected header") }
-            XCTAssertEqual(header.payloadLength, 300)
-            XCTAssertEqual(header.maskKey, 0x0102_0304)
-            XCTAssertEqual(decoder.state, .payload)
-            input = UnsafeMutableRawBufferPointer(rebasing: buffer[8...])
-            guard case .payload(let piece, let whole, let end) = decoder.next(&input) else {
-                return XCTFail("expected payload")
+            for (index, state) in expected.enumerated() {
+                var input = UnsafeMutableRawBufferPointer(rebasing: buffer[index ..< index + 1])
+                let step = decoder.next(&input)
+                XCTAssertEqual(decoder.state, state, "after byte \(index)")
+                if index == 7 {
+                    guard case .header(let header) = step else { return XCTFail("expected the header") }
+                    XCTAssertEqual(header.payloadLength, 300)
+                    XCTAssertEqual(header.maskKey, 0x0102_0304)
+                } else if case .needMoreData = step {
+                } else {
+                    XCTFail("byte \(index): \(step)")
+                }
             }
-            XCTAssertEqual(Array(piece), [UInt8](repeating: 9, count: 300))
-            XCTAssertTrue(whole)
-            XCTAssertTrue(end)
-            XCTAssertEqual(decoder.state, .header)
+            var input = UnsafeMutableRawBufferPointer(rebasing: buffer[8 ..< 108])
+            guard case .payload(let first, false, false) = decoder.next(&input) else { return XCTFail("expected payload") }
+            XCTAssertEqual(Array(first), [UInt8](repeating: 9, count: 100))
+            XCTAssertEqual(decoder.state, .payload(offset: 100))
+            XCTAssertEqual(decoder.remainingPayload, 200)
+            input = UnsafeMutableRawBufferPointer(rebasing: buffer[108...])
+            guard case .payload(let rest, false, true) = decoder.next(&input) else { return XCTFail("expected the end") }
+            XCTAssertEqual(Array(rest), [UInt8](repeating: 9, count: 200))
+            XCTAssertEqual(decoder.state, .idle)
+            XCTAssertTrue(decoder.isBetweenFrames)
+        }
+    }
+
+    /// A 64-bit length cut after each of its bytes.
+    func testAnEightByteLengthArrivesByteByByte() {
+        var decoder = FrameDecoder(role: .client)
+        var bytes = hex("82 7F 00 00 00 00 00 01 00 00")
+        bytes.withUnsafeMutableBytes { buffer in
+            for index in 0 ..< 9 {
+                var input = UnsafeMutableRawBufferPointer(rebasing: buffer[index ..< index + 1])
+                guard case .needMoreData = decoder.next(&input) else { return XCTFail("byte \(index)") }
+            }
+            XCTAssertEqual(decoder.state, .extendedLength(size: 8, needed: 1, value: 0x01_00))
+            var input = UnsafeMutableRawBufferPointer(rebasing: buffer[9...])
+            guard case .header(let header) = decoder.next(&input) else { return XCTFail("expected the header") }
+            XCTAssertEqual(header.payloadLength, 0x1_0000)
+            XCTAssertEqual(decoder.state, .payload(offset: 0))
         }
     }
 

@@ -42,7 +42,7 @@ final class MessageAssemblyTests: XCTestCase {
         // The final fragment never arrives: the failure must not wait for it.
         let events = feed(&connection, frame(.text, Array("ok".utf8) + [0xC0, 0xAF], fin: false))
         XCTAssertEqual(events.map(\.failureCode), [1007])
-        XCTAssertEqual(connection.state, .closed)
+        XCTAssertEqual(connection.state, .failed)
         let frames = decodeFrames(connection.output.readableArray, role: .server)
         XCTAssertEqual(Array(frames.first?.payload.prefix(2) ?? []), [0x03, 0xEF])
     }
@@ -226,5 +226,81 @@ final class MessageAssemblyTests: XCTestCase {
             events = feed(&connection, frame(.continuation, [UInt8](repeating: 2, count: 300), fin: false))
         }
         XCTAssertEqual(events.map(\.failureCode), [1009])
+    }
+
+    // MARK: - Frames per message
+
+    /// One frame per 64 bytes of the size limit, and at least 65,536: the
+    /// default 64 MiB allows 1,048,576.
+    func testTheFrameLimitFollowsTheSizeLimit() {
+        XCTAssertEqual(MessageAssembler.frameLimit(maxMessageSize: 64 << 20), 1 << 20)
+        XCTAssertEqual(MessageAssembler.frameLimit(maxMessageSize: 1 << 30), 1 << 24)
+        XCTAssertEqual(MessageAssembler.frameLimit(maxMessageSize: 1024), 1 << 16)
+        XCTAssertEqual(MessageAssembler.frameLimit(maxMessageSize: 0), 1 << 16)
+        XCTAssertEqual(client(maxMessageSize: 64 << 20).maxFramesPerMessage, 1 << 20)
+    }
+
+    /// An endless run of empty fragments used to keep a message in progress
+    /// for ever (no byte of it counts against the size): the frame after the
+    /// limit fails the connection with 1009, and what the run built is
+    /// never delivered.
+    func testEmptyFragmentsWithoutEndAreStoppedAt1009() {
+        var connection = client()
+        let limit = connection.maxFramesPerMessage
+        var stream = frame(.text, "a", fin: false)
+        let empty = frame(.continuation, [], fin: false)
+        stream.reserveCapacity(stream.count + empty.count * limit)
+        for _ in 1 ..< limit { stream += empty }
+        XCTAssertEqual(feed(&connection, stream), [], "\(limit) frames are allowed")
+        let events = feed(&connection, empty)
+        XCTAssertEqual(events, [.failed(1009, "message in more than \(limit) frames")])
+        XCTAssertEqual(connection.state, .failed)
+        let frames = decodeFrames(connection.output.readableArray, role: .server)
+        XCTAssertEqual(frames.map(\.header.opcode), [.close])
+        XCTAssertEqual(Array(frames.first?.payload.prefix(2) ?? []), [0x03, 0xF1])
+    }
+
+    /// A message in exactly the limit's frames (Autobahn 9.3.1: 4 MiB in
+    /// 64-byte fragments is 65,536 of them) is delivered whole.
+    func testAMessageInExactlyTheLimitsFramesArrives() {
+        var connection = server(maxMessageSize: 4 << 20)
+        let limit = connection.maxFramesPerMessage
+        XCTAssertEqual(limit, 65_536)
+        let piece = [UInt8](repeating: 0x61, count: 64)
+        var stream = clientFrame(.text, piece, fin: false)
+        let middle = clientFrame(.continuation, piece, fin: false)
+        stream.reserveCapacity(middle.count * limit)
+        for _ in 2 ..< limit { stream += middle }
+        stream += clientFrame(.continuation, piece)
+        var delivered = 0
+        var copy = stream
+        copy.withUnsafeMutableBytes { buffer in
+            connection.receive(buffer) { event in
+                if case .text(let payload, _) = event { delivered = payload.count }
+            }
+        }
+        XCTAssertEqual(delivered, 4 << 20)
+        XCTAssertEqual(connection.state, .open)
+    }
+
+    /// The count is per message: the next message starts again at one.
+    func testTheFrameCountStartsAgainWithEachMessage() {
+        var assembler = MessageAssembler(maxMessageSize: 1024)
+        for _ in 0 ..< 3 {
+            XCTAssertNil(assembler.begin(FrameHeader(fin: false, opcode: .binary, payloadLength: 0)))
+            for _ in 2 ..< assembler.maxFrames {
+                XCTAssertNil(assembler.begin(FrameHeader(fin: false, opcode: .continuation, payloadLength: 0)))
+            }
+            XCTAssertNil(assembler.begin(FrameHeader(fin: true, opcode: .continuation, payloadLength: 0)))
+            XCTAssertEqual(assembler.message?.frames, assembler.maxFrames)
+            XCTAssertNil(assembler.finish())
+            assembler.reset()
+        }
+        XCTAssertNil(assembler.begin(FrameHeader(fin: false, opcode: .binary, payloadLength: 0)))
+        for _ in 2 ... assembler.maxFrames {
+            XCTAssertNil(assembler.begin(FrameHeader(fin: false, opcode: .continuation, payloadLength: 0)))
+        }
+        XCTAssertEqual(assembler.begin(FrameHeader(fin: true, opcode: .continuation, payloadLength: 0)),
+                       .tooManyFrames(limit: assembler.maxFrames))
     }
 }

@@ -120,6 +120,19 @@ final class PerMessageDeflateTests: XCTestCase {
         XCTAssertEqual(feed(&connection, bomb).map(\.failureCode), [1009])
     }
 
+    /// Empty compressed fragments inflate to nothing, so the size limit
+    /// never sees them: the frame limit stops an endless run of them too.
+    func testEmptyCompressedFragmentsWithoutEndAreStoppedAt1009() {
+        var connection = compressedClient(maxMessageSize: 1024)
+        let limit = connection.maxFramesPerMessage
+        var stream = hex("41 03 f2 48 cd")
+        let empty = frame(.continuation, [], fin: false)
+        stream.reserveCapacity(empty.count * limit)
+        for _ in 1 ..< limit { stream += empty }
+        XCTAssertEqual(feed(&connection, stream), [])
+        XCTAssertEqual(feed(&connection, empty), [.failed(1009, "message in more than \(limit) frames")])
+    }
+
     func testMessageExactlyAtTheLimitInflates() {
         var sender = compressedServer()
         [UInt8](repeating: 7, count: 1000).withUnsafeBytes { sender.sendBinary($0) }

@@ -4,13 +4,13 @@ import XCTest
 /// Every rule whose violation fails the connection with 1002 (RFC 6455 §7.4.1).
 final class ProtocolErrorTests: XCTestCase {
     /// Feeds `bytes` and checks: the last event is .failed(code), a Close with
-    /// `code` is queued, the state is closed, and later input is ignored.
+    /// `code` is queued, the state is failed, and later input is ignored.
     private func assertFails(_ bytes: [UInt8], role: Role = .client, code: UInt16 = 1002,
                              file: StaticString = #filePath, line: UInt = #line) {
         var connection = role == .client ? client() : server()
         let events = feed(&connection, bytes)
         XCTAssertEqual(events.last?.failureCode, code, "events: \(events)", file: file, line: line)
-        XCTAssertEqual(connection.state, .closed, file: file, line: line)
+        XCTAssertEqual(connection.state, .failed, file: file, line: line)
         let frames = decodeFrames(connection.output.readableArray, role: role == .client ? .server : .client)
         XCTAssertEqual(frames.count, 1, file: file, line: line)
         XCTAssertEqual(frames.first?.header.opcode, .close, file: file, line: line)

@@ -5,17 +5,23 @@ import XCTest
 /// path either says "valid" exactly when the full scan does (with the same
 /// compaction verdict), or passes the input on; it may pass on only what the
 /// full scan rejects or what nests deeper than 64 levels.
+///
+/// Every check runs both forms of the vector steps: this machine's
+/// (`JSONFastPath.check`) and the portable one (`checkPortable`), which
+/// Apple Silicon and arm64 Linux run; they must give the same answer.
 final class JSONFastPathTests: XCTestCase {
 
     /// Fast path and full scan agree on `bytes`.
     /// `deep`: the input nests deeper than the fast path goes, so it may pass it on.
     private func assertAgree(_ bytes: [UInt8], deep: Bool = false, file: StaticString = #filePath, line: UInt = #line) {
         let full = bytes.withUnsafeBytes { JSONScanner.validateFully($0) }
-        let fast = bytes.withUnsafeBytes { buffer -> Int in
-            guard let base = buffer.baseAddress, buffer.count > 0 else { return -1 }
-            return JSONFastPath.check(base.assumingMemoryBound(to: UInt8.self), buffer.count)
+        let (fast, portable) = bytes.withUnsafeBytes { buffer -> (Int, Int) in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return (-1, -1) }
+            let p = base.assumingMemoryBound(to: UInt8.self)
+            return (JSONFastPath.check(p, buffer.count), JSONFastPath.checkPortable(p, buffer.count))
         }
         let text = String(decoding: bytes, as: UTF8.self).debugDescription
+        XCTAssertEqual(portable, fast, "the portable steps disagree on \(text)", file: file, line: line)
         switch full {
         case .valid where deep && fast == -1:
             break

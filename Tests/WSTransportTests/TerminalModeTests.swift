@@ -12,26 +12,9 @@ final class TerminalModeTests: XCTestCase {
     private var slave: Int32 = -1
 
     override func setUpWithError() throws {
-        // posix_openpt(3) and friends are not in the Glibc module: the
-        // Linux ioctls behind them, unlock the slave (TIOCSPTLCK) and ask its
-        // number (TIOCGPTN), whose _IOW/_IOR values Swift cannot import
-        // (asm-generic/ioctls.h: x86 and arm).
-        #if os(Linux)
-        let setLock: UInt = 0x4004_5431
-        let getNumber: UInt = 0x8004_5430
-        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        guard master >= 0, ioctl(master, setLock, &unlock) == 0,
-              ioctl(master, getNumber, &number) == 0 else {
-            throw XCTSkip("no pseudo-terminals here")
-        }
-        slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
-        #else
-        throw XCTSkip("the pseudo-terminal setup here is Linux's")
-        #endif
-        XCTAssertGreaterThanOrEqual(slave, 0)
-        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
+        let terminal = try PseudoTerminal()
+        master = terminal.master
+        slave = terminal.slave
     }
 
     override func tearDown() {

@@ -1,13 +1,16 @@
 @testable import WSJSON
 
 /// The JSON scanner: validation (the fast path must never vouch for what the
-/// full scan rejects, nor differ on compaction), and on valid input
+/// full scan rejects, nor differ on compaction, in either form of its vector
+/// steps), and on valid input
 /// compaction (whose result must be valid and one line), key paths and the
 /// envelope recogniser.
 enum FuzzJSON {
     static func run(_ input: UnsafeRawBufferPointer) {
         if let base = input.baseAddress, input.count > 0 {
             let fast = JSONFastPath.check(base.assumingMemoryBound(to: UInt8.self), input.count)
+            let portable = JSONFastPath.checkPortable(base.assumingMemoryBound(to: UInt8.self), input.count)
+            check(portable == fast, "the portable vector steps said \(portable), this machine's \(fast)")
             if fast != -1 {
                 let full = JSONScanner.validateFully(input)
                 check(full == .valid(needsCompaction: fast == 1), "fast path said \(fast), full scan \(full)")

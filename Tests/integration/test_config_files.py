@@ -7,6 +7,7 @@ suite otherwise runs with WSPIPE_CONFIG set and empty: conftest.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -134,6 +135,39 @@ origin https://profile.example
     srv.log.until("closed")
     assert path == "/staging" and h.get("Origin") == "https://profile.example"
     assert f"URL {srv.url('/staging')} from [staging]" in res.stderr
+
+
+def test_check_without_a_url_takes_the_profile_of_its_recordings_url(wspipe_env, ws_server, tmp_path):
+    """--check connects where the recording did, so that URL picks the
+    profile (its token header), as `wspipe URL` would; recordings of two
+    servers with different profiles are refused rather than half-applied."""
+    srv = ws_server(helpers.record)
+    env = _home(tmp_path, f"""
+[staging]
+url = {srv.url('/staging')}
+header "Authorization: Bearer staging-token"
+""")
+
+    def recording(name: str, url: str) -> str:
+        path = tmp_path / name
+        lines = [{"t_ms": 0, "dir": "event", "conn": 1, "msg": {"$event": "connected", "url": url, "attempt": 1}},
+                 {"t_ms": 1, "dir": "out", "conn": 1, "msg": {"type": "ping"}}]
+        path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+        return str(path)
+
+    login = recording("login.ndjson", srv.url("/staging/ws"))
+    res = wspipe_env(["-v", "--check", login, "--check-settle", "10ms"], env)
+    assert res.code == 0, res
+    kind, path, h, _ = srv.log.get()
+    assert (kind, path, h.get("Authorization")) == ("request", "/staging/ws", "Bearer staging-token"), h
+    assert srv.log.get() == ("msg", '{"type":"ping"}')
+    srv.log.until("closed")
+    assert "the recordings' URL)" in res.stderr and res.stderr.splitlines()[-1] == "1 passed, 0 failed", res
+    assert f"PASS {login} (1 message, " in res.stderr, res
+    other = recording("other.ndjson", srv.url("/other"))
+    res = wspipe_env(["--check", login, "--check", other], env)
+    assert res.code == 2, res
+    assert "--check: the recordings' URLs select different config profiles" in res.stderr, res
 
 
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o604])

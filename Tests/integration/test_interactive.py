@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 
 import pytest
 from websockets.exceptions import ConnectionClosed
@@ -254,6 +255,39 @@ def test_a_message_arriving_leaves_the_half_typed_line_intact(terminal, spawn):
     run.pane.keys("C-d")
     assert run.status() == 0
     assert listener.finish().code == 0
+
+
+def test_the_select_fallback_drives_a_session(terminal, spawn, tmp_path):
+    """macOS's poll(2) reports POLLNVAL for a terminal, so there the event
+    loop waits for character devices with select(2). WSPIPE_SELECT_TTYS=1
+    forces that wait here: the session types, receives above the half-typed
+    line and ends as with poll, and strace shows the waits were select's
+    (nothing else in wspipe calls it)."""
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (Tests/run installs it with apt-get when it can)")
+    probe = subprocess.run([strace, "-e", "trace=none", "true"], capture_output=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        pytest.skip(f"strace cannot trace here: {probe.stderr.decode(errors='replace')[:200]}")
+    trace = tmp_path / "select.trace"
+    listener, port = start_listener(spawn)
+    run = terminal([f"ws://127.0.0.1:{port}/"], env={"WSPIPE_SELECT_TTYS": "1"},
+                   before=f"{shell_command(strace)} -f -e trace=select,pselect6 -o {shell_command(str(trace))} ")
+    run.connected()
+    run.pane.type('{"draft":')
+    run.pane.wait_prompt('{"draft":')
+    listener.write(b'{"from":"server","n":1}\n')
+    screen = run.pane.wait_for(rf'^< {TIME} \{{"from":"server","n":1\}}$').string
+    assert prompt_line(screen) == '> {"draft":', screen
+    run.pane.type("true}")
+    run.pane.keys("Enter")
+    assert listener.wait_stdout_lines(1) == [b'{"draft":true}']
+    run.pane.keys("C-d")
+    assert run.status() == 0
+    assert listener.finish().code == 0
+    calls = trace.read_text()
+    assert re.search(r"\b(p?select6?)\(", calls), calls[:2000]
 
 
 def test_an_invalid_line_stays_with_the_cursor_at_the_end(terminal, ws_server):

@@ -46,10 +46,14 @@ struct CheckConversation {
         case closedByServer(code: UInt16?, reason: String)
         /// The connection broke without a Close, or the peer broke the protocol.
         case lost(String, status: ExitStatus)
+        /// The message of the recording's `line` could not be sent (with its
+        /// captures' values it is no Socket.IO event, no value of --codec's format).
+        case unsendable(line: Int, reason: String)
     }
 
     enum Action: Equatable {
-        case send(isBinary: Bool, bytes: [UInt8])
+        /// The message of the recording's `line` (its `${NAME}` filled in).
+        case send(OutgoingTemplate.Form, bytes: [UInt8], line: Int)
         /// The phase's one timer, from now (replaces the one before).
         case armTimer(nanos: Int64)
         /// The expected message at `line` came `nanos` after the message before it was sent.
@@ -102,6 +106,10 @@ struct CheckConversation {
             if phase == .awaitingClose && script.serverCloseCode == 1006 { return finish(.passed) }
             let step = awaitedStep
             return fail(.lost(reason: reason, whileWaiting: step != nil), status: status, at: step)
+        case .unsendable(let line, let reason):
+            var failure = CheckFailure(kind: .unsendable(reason: reason), status: .checkFailed, connection: script.number)
+            failure.line = line
+            return finish(.failed(failure))
         }
     }
 
@@ -110,8 +118,8 @@ struct CheckConversation {
     /// Sends what is due, then waits for what comes next.
     private mutating func advance(now: Int64) -> [Action] {
         var actions: [Action] = []
-        while next < script.steps.count, case .send(let template, _) = script.steps[next] {
-            actions.append(.send(isBinary: template.isBinary, bytes: template.render(comparison.captures)))
+        while next < script.steps.count, case .send(let template, let line) = script.steps[next] {
+            actions.append(.send(template.form, bytes: template.render(comparison.captures), line: line))
             lastSentAt = now
             next += 1
         }
@@ -340,6 +348,8 @@ struct CheckFailure: Equatable {
         case lost(reason: String, whileWaiting: Bool)
         /// The connection could not be opened.
         case connectFailed(String)
+        /// The message to send at `line` could not be made (see `CheckConversation.Event.unsendable`).
+        case unsendable(reason: String)
     }
 
     /// A message expected later that came early, at `line` of the recording.

@@ -84,6 +84,8 @@ struct CheckReport {
             return lines
         case .connectFailed(let reason):
             return ["\(place(line: 0, connection: failure.connection)): could not connect: \(reason)"]
+        case .unsendable(let reason):
+            return ["\(here): the message to send could not be sent: \(reason)"]
         }
     }
 

@@ -1,4 +1,6 @@
 import WSJSON
+import WSCodecs
+import WSSocketIO
 
 /// A recording made ready for --check (wspipe(1): CHECKING A SERVER): each
 /// recorded connection as a list of steps, messages to send and messages to
@@ -38,8 +40,13 @@ public struct CheckScript: Sendable {
     }
 
     /// `allowExtra`: types (at `typeKey`) of messages the check skips, so the
-    /// recording's own are not awaited either.
-    public init(path: String, recording: Recording, allowExtra: [String], typeKey: [String]) throws(RecordingError) {
+    /// recording's own are not awaited either. `codec` (--codec): the
+    /// recording holds the JSON of the binary messages, which are sent
+    /// encoded and compared as values once the server's are decoded.
+    /// `socketIO` (--socketio): it holds event lines, sent as packets; a
+    /// line that is no Socket.IO event is refused here, with its line.
+    public init(path: String, recording: Recording, allowExtra: [String], typeKey: [String],
+                codec: BinaryFormat? = nil, socketIO: Bool = false) throws(RecordingError) {
         self.path = path
         format = recording.format
         if recording.entries.contains(where: { $0.event == "client_connected" }) {
@@ -50,6 +57,7 @@ public struct CheckScript: Sendable {
         var connections: [ConnectionScript] = []
         let skippedTypes = Set(allowExtra.map { Array($0.utf8) })
         let typePath = typeKey.map { Array($0.utf8) }
+        let decoder = codec.map { Transcoder($0, maxJSONBytes: Int.max / 2) }
         for number in recording.connectionNumbers {
             var script = ConnectionScript(number: number, request: recording.requests[number], steps: [])
             for entry in recording.entries where entry.conn == number {
@@ -66,22 +74,29 @@ public struct CheckScript: Sendable {
                                    ? "connection \(number), frame \(entry.line): \(reason)" : reason)
                 }
                 if entry.direction == .out {
+                    let form: OutgoingTemplate.Form = message.isBinary ? .binary
+                        : socketIO || (codec != nil && entry.isLine) ? .line : .text
+                    let template: OutgoingTemplate
                     do {
-                        script.steps.append(.send(try OutgoingTemplate(message, captures: captures), line: entry.line))
+                        template = try OutgoingTemplate(message, form: form, captures: captures)
                     } catch {
                         throw fail(error.reason)
                     }
+                    if let reason = Self.unsendable(template, socketIO: socketIO, codec: codec) { throw fail(reason) }
+                    script.steps.append(.send(template, line: entry.line))
                     continue
                 }
-                if !skippedTypes.isEmpty, !message.isBinary,
-                   let type = Self.type(of: message.bytes, at: typePath), skippedTypes.contains(type) {
-                    continue
-                }
+                let expected: ExpectedMessage
                 do {
-                    script.steps.append(.expect(try Self.expected(message, captures: &captures), line: entry.line))
+                    expected = try Self.expected(message, captures: &captures, decoder: decoder)
                 } catch {
                     throw fail(error.reason)
                 }
+                if !skippedTypes.isEmpty, case .json(let value) = expected,
+                   let type = CheckConversation.type(of: value, at: typePath), skippedTypes.contains(type) {
+                    continue
+                }
+                script.steps.append(.expect(expected, line: entry.line))
             }
             connections.append(script)
         }
@@ -91,11 +106,40 @@ public struct CheckScript: Sendable {
         self.connections = connections
     }
 
-    private static func expected(_ message: OutboundQueue.Message,
-                                 captures: inout Set<String>) throws(ExpectedValue.MatcherError) -> ExpectedMessage {
-        if message.isBinary { return .binary(message.bytes) }
-        guard let tree = try? JSONTree.parse(message.bytes) else { return .text(message.bytes) }
+    /// `decoder` (--codec): a binary message that holds a value of its
+    /// format is expected as that value, as the server's are compared.
+    private static func expected(_ message: OutboundQueue.Message, captures: inout Set<String>,
+                                 decoder: Transcoder?) throws(ExpectedValue.MatcherError) -> ExpectedMessage {
+        var bytes = message.bytes
+        if message.isBinary {
+            guard let decoder, let json = message.bytes.withUnsafeBytes({ try? Array(decoder.decode($0)) }) else {
+                return .binary(message.bytes)
+            }
+            bytes = json
+        }
+        guard let tree = try? JSONTree.parse(bytes) else { return .text(bytes) }
         return .json(try ExpectedValue.expected(tree, captures: &captures))
+    }
+
+    /// Why a message to send could never go (not an event line with
+    /// --socketio, no value of the format with --codec), nil when it can.
+    /// A message with captures' places is checked when it is sent, with
+    /// their values.
+    private static func unsendable(_ template: OutgoingTemplate, socketIO: Bool, codec: BinaryFormat?) -> String? {
+        if socketIO && template.form == .binary {
+            return "a binary message is no Socket.IO event (--socketio sends event lines: put {\"$binary\":…} in an event's data)"
+        }
+        guard template.form == .line, template.substitutions.isEmpty else { return nil }
+        return template.bytes.withUnsafeBytes { line in
+            if socketIO { return SocketIOOutgoing.check(line).map { "not a Socket.IO event line (--socketio): \($0)" } }
+            guard let codec else { return nil }
+            do throws(CodecError) {
+                _ = try Transcoder(codec, maxJSONBytes: Int.max / 2).encode(line)
+                return nil
+            } catch {
+                return "\(error.reason) (--codec \(codec.rawValue))"
+            }
+        }
     }
 
     /// The string at `path` of a JSON message, nil when there is none.
@@ -114,7 +158,16 @@ public struct CheckScript: Sendable {
 /// exactly `"${NAME}"` replaced by what `${capture:NAME}` bound (any JSON
 /// value), and `"$${...}"` by the text `"${...}"`.
 struct OutgoingTemplate: Sendable {
-    var isBinary: Bool
+    /// How the message goes on the wire.
+    enum Form: Sendable, Equatable {
+        case text, binary
+        /// A JSON line the session translates: --codec encodes it into a
+        /// binary message, --socketio makes it the event's packet.
+        case line
+    }
+
+    var form: Form
+    var isBinary: Bool { form == .binary }
     var bytes: [UInt8]
     var substitutions: [Substitution] = []
 
@@ -126,8 +179,9 @@ struct OutgoingTemplate: Sendable {
         var literal: [UInt8] = []
     }
 
-    init(_ message: OutboundQueue.Message, captures: Set<String>) throws(ExpectedValue.MatcherError) {
-        isBinary = message.isBinary
+    init(_ message: OutboundQueue.Message, form: Form? = nil,
+         captures: Set<String>) throws(ExpectedValue.MatcherError) {
+        self.form = form ?? (message.isBinary ? .binary : .text)
         bytes = message.bytes
         guard !isBinary, bytes.contains(UInt8(ascii: "$")) else { return }
         let found = bytes.withUnsafeBytes { raw in try? JSONTree.parseWithPlaceholders(raw) }

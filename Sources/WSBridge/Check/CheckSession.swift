@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSTerminal
+import WSCodecs
 
 /// --check (wspipe(1): CHECKING A SERVER): each recording, each of its
 /// connections on a fresh connection of its own, one after the other, N
@@ -9,6 +10,11 @@ import WSTerminal
 /// goes to stderr as each recording ends, then the `N passed, N failed`
 /// line, --junit's file and -w. Exit status 8 when a check failed, 3, 4, 5
 /// or 7 when a connection did (wspipe(1): EXIT STATUS).
+///
+/// With --socketio each connection first runs the Socket.IO handshake
+/// (`CheckSession+SocketIO.swift`) and the conversation sees event lines;
+/// with --codec the server's binary messages are compared as the JSON of
+/// their values, and the recording's lines are sent encoded.
 public final class CheckSession: SessionDriver {
     let options: CheckOptions
     let shell: SessionShell
@@ -16,7 +22,7 @@ public final class CheckSession: SessionDriver {
     private var metrics = SessionMetrics()
 
     /// Where the session is, one connection at a time.
-    private enum Phase {
+    enum Phase {
         case connecting(ClientConnector)
         case waitingToRetry
         case open(WebSocketChannel)
@@ -27,14 +33,22 @@ public final class CheckSession: SessionDriver {
         case done
     }
 
-    private var phase = Phase.between
-    private var conversation: CheckConversation?
+    var phase = Phase.between
+    var conversation: CheckConversation?
     /// The conversation's one timer, and the closing's.
     private var timer: EventLoop.TimerID?
     /// What a read asked to send: sent once the read is over (a connection
     /// cannot take a send while it is being read).
-    private var pendingSends: [(isBinary: Bool, bytes: [UInt8])] = []
+    private var pendingSends: [(form: OutgoingTemplate.Form, bytes: [UInt8], line: Int)] = []
     private var reading = false
+    /// --socketio: the connection's Socket.IO side (nil without the flag,
+    /// and between connections), and what turns lines into packets (ack
+    /// ids count from 1 for each recording, as they did for the run that
+    /// recorded it).
+    var socketIO: SocketIOClientLink?
+    var socketIOOutgoing: SocketIOOutgoing?
+    /// --codec: the recording's lines, encoded as they are sent.
+    private lazy var encoder = shell.bridge.codec.map { Transcoder($0, maxJSONBytes: Int.max / 2) }
     /// The server's Close (code and reason), for the connection's end event.
     private var closeSeen: (code: CloseCode?, reason: String)?
     /// The server closed or dropped the connection before its check was over.
@@ -43,7 +57,7 @@ public final class CheckSession: SessionDriver {
     // The recording being checked.
     private var runNumber = 1
     private var scriptIndex = 0
-    private var connectionIndex = 0
+    var connectionIndex = 0
     private var scriptStartedAt: Int64 = 0
     private var comparison: MessageComparison
     private var scriptFailure: CheckFailure?
@@ -70,8 +84,8 @@ public final class CheckSession: SessionDriver {
 
     var loop: EventLoop { shell.loop }
     var log: Diagnostics { shell.log }
-    private var script: CheckScript { options.scripts[scriptIndex] }
-    private var client: ClientOptions { options.connections[scriptIndex][connectionIndex] }
+    var script: CheckScript { options.scripts[scriptIndex] }
+    var client: ClientOptions { options.connections[scriptIndex][connectionIndex] }
 
     public func run() -> ExitStatus {
         shell.run(self) {
@@ -93,6 +107,10 @@ public final class CheckSession: SessionDriver {
         comparison = MessageComparison(ignores: options.ignores)
         scriptFailure = nil
         connectionIndex = 0
+        if shell.bridge.socketIO != nil {
+            socketIOOutgoing = SocketIOOutgoing(log: log, events: shell.events,
+                                                namespaces: shell.bridge.socketIO?.clientNamespaces)
+        }
         startConnection()
     }
 
@@ -113,7 +131,7 @@ public final class CheckSession: SessionDriver {
         }
     }
 
-    private func connectFailed(_ failure: ConnectFailure) {
+    func connectFailed(_ failure: ConnectFailure) {
         shell.events.emit(EventLine.connectFailed(attempt: attempts, error: failure.description))
         if options.waitForFirstConnection && !anyConnectionOpened && !stopping
             && options.maxRetries.map({ attempts <= $0 }) ?? true {
@@ -132,8 +150,14 @@ public final class CheckSession: SessionDriver {
         case .rejected, .redirectRefused, .invalidHandshake: status = .handshakeRejected
         default: status = .connectFailed
         }
+        connectionFailed(failure.description, status: status)
+    }
+
+    /// The connection could not be opened (nor, with --socketio, its
+    /// namespaces connected): the recording's check fails with `status`.
+    func connectionFailed(_ reason: String, status: ExitStatus) {
         let number = script.connections[connectionIndex].number
-        scriptFailure = CheckFailure(kind: .connectFailed(failure.description), status: status, connection: number)
+        scriptFailure = CheckFailure(kind: .connectFailed(reason), status: status, connection: number)
         phase = .between
         afterConnection()
     }
@@ -153,14 +177,21 @@ public final class CheckSession: SessionDriver {
         if shell.bridge.trace { channel.tracer = FrameTracer(role: .client, log: log) }
         channel.readsTextAsJSON()
         phase = .open(channel)
-        let connection = script.connections[connectionIndex]
-        conversation = CheckConversation(script: connection, settings: settings, comparison: comparison)
-        perform(conversation!.handle(.opened(now: monotonicNanos())))
+        if shell.bridge.socketIO != nil { return handshakeSocketIO(opened, on: channel) }
+        startConversation()
         if case .open = phase {
             channel.start(leftover: opened.leftover)
         } else if case .closing = phase {
             channel.start(leftover: opened.leftover)
         }
+    }
+
+    /// The connection is open (with --socketio, its namespaces connected):
+    /// the recorded connection plays.
+    func startConversation() {
+        let connection = script.connections[connectionIndex]
+        conversation = CheckConversation(script: connection, settings: settings, comparison: comparison)
+        perform(conversation!.handle(.opened(now: monotonicNanos())))
     }
 
     private var settings: CheckConversation.Settings {
@@ -175,18 +206,21 @@ public final class CheckSession: SessionDriver {
         switch event {
         case .message(let message):
             reading = true
+            if let link = socketIO { return socketIOMessage(message, link) }
             incoming(message)
         case .processed:
             reading = false
+            if let link = socketIO { socketIOProcessed(link) }
             sendPending()
         case .ended(let reason):
             reading = false
             pendingSends.removeAll()
+            if let link = socketIO, socketIOEnded(link, reason) { return }
             channelEnded(reason)
         }
     }
 
-    private func incoming(_ event: ConnectionEvent) {
+    func incoming(_ event: ConnectionEvent) {
         switch event {
         case .text(let payload, _):
             metrics.messageArrived()
@@ -195,6 +229,10 @@ public final class CheckSession: SessionDriver {
         case .binary(let payload):
             metrics.messageArrived()
             _ = shell.admit(bytes: payload.count)
+            // --codec: compared as the JSON of its value (as it is recorded).
+            if let codec = shell.codec, let json = codec.decode(payload, from: "the server") {
+                return feed(.received(.text(json), now: monotonicNanos()))
+            }
             feed(.received(.binary(payload), now: monotonicNanos()))
         case .ping, .pong:
             break
@@ -209,7 +247,7 @@ public final class CheckSession: SessionDriver {
         }
     }
 
-    private func feed(_ event: CheckConversation.Event) {
+    func feed(_ event: CheckConversation.Event) {
         guard conversation != nil else { return }
         perform(conversation!.handle(event))
     }
@@ -217,8 +255,8 @@ public final class CheckSession: SessionDriver {
     private func perform(_ actions: [CheckConversation.Action]) {
         for action in actions {
             switch action {
-            case .send(let isBinary, let bytes):
-                pendingSends.append((isBinary, bytes))
+            case .send(let form, let bytes, let line):
+                pendingSends.append((form, bytes, line))
                 if !reading { sendPending() }
             case .armTimer(let nanos):
                 armTimer(nanos)
@@ -236,11 +274,54 @@ public final class CheckSession: SessionDriver {
         guard case .open(let channel) = phase, channel.isOpen, !pendingSends.isEmpty else { return }
         let sends = pendingSends
         pendingSends.removeAll()
-        for (isBinary, bytes) in sends {
-            bytes.withUnsafeBytes { channel.send(isBinary ? .binary($0) : .text($0)) }
+        for (form, bytes, line) in sends {
+            if let reason = send(form, bytes, on: channel) {
+                channel.flush()
+                return feed(.unsendable(line: line, reason: reason))
+            }
             shell.sent(bytes: bytes.count)
         }
         channel.flush()
+    }
+
+    /// Writes one message of the recording into the channel, made what
+    /// --socketio or --codec makes a line; why it could not be, if so.
+    private func send(_ form: OutgoingTemplate.Form, _ bytes: [UInt8], on channel: WebSocketChannel) -> String? {
+        bytes.withUnsafeBytes { raw in
+            switch form {
+            case .binary:
+                channel.send(.binary(raw))
+            case .text where socketIOOutgoing == nil:
+                channel.send(.text(raw))
+            case .text, .line:
+                if let socketIOOutgoing {
+                    if let error = SocketIOOutgoing.check(raw) { return "not a Socket.IO event line (--socketio): \(error)" }
+                    guard let packets = socketIOOutgoing.prepare(.text(raw), tag: MessageTag.uncounted, what: "the message")
+                    else { return "not a Socket.IO event line (--socketio)" }
+                    packets.forEach(.text(raw)) { message, _ in channel.send(message) }
+                } else if let encoder {
+                    do throws(CodecError) {
+                        channel.send(.binary(try encoder.encode(raw)))
+                    } catch {
+                        return "\(error.reason) (--codec \(encoder.format.rawValue))"
+                    }
+                } else {
+                    channel.send(.text(raw))
+                }
+            }
+            return nil
+        }
+    }
+
+    /// A message arrived (its size counted against the memory budget).
+    func metricsArrived(bytes: Int) {
+        metrics.messageArrived()
+        _ = shell.admit(bytes: bytes)
+    }
+
+    func cancelTimer() {
+        if let timer { loop.cancel(timer) }
+        timer = nil
     }
 
     private func armTimer(_ nanos: Int64) {
@@ -280,6 +361,8 @@ public final class CheckSession: SessionDriver {
         var clean = false
         if let closeSeen { code = closeSeen.code ?? .noStatus; clean = true }
         metrics.closeCode = Int(code.rawValue)
+        socketIO?.stop()
+        socketIO = nil
         shell.events.emit(EventLine.disconnected(code: code, reason: closeSeen?.reason ?? "", clean: clean,
                                                  by: endedByServer ? "server" : "client"))
         conversation = nil
@@ -351,7 +434,7 @@ public final class CheckSession: SessionDriver {
             let connections = script.connections.count
             if log.enabled(.warning) {
                 writeReport(["PASS \(scriptName) (" + (connections > 1 ? "\(connections) connections, " : "")
-                             + "\(messages) messages, \(CheckReport.seconds(nanos)))"])
+                             + "\(messages) message\(messages == 1 ? "" : "s"), \(CheckReport.seconds(nanos)))"])
             }
             event.string("result", "passed")
         }

@@ -33,11 +33,11 @@ extension ClientSession {
             arrived(text: payload, verdict: verdict)
         case .binary(let payload):
             if let socketIO { return socketIOReceived(event, socketIO) }
-            if let codec = shell.codec, let json = codec.decode(payload, from: "the server") {
+            if let codec = shell.unretainedCodec, let json = codec.use({ $0.decode(payload, from: "the server") }) {
                 // From here on a JSON text message (wspipe(1): BINARY CODECS),
                 // counted in --stats with the bytes that came.
                 shell.stats.bytesIn += payload.count - json.count
-                return incoming(.text(json, verdict: 0))
+                return arrived(text: json, verdict: 0, decoded: true)
             }
             metrics.messageArrived()
             if let reply = sender.replies.received(text: nil) { replied(reply) }
@@ -61,13 +61,14 @@ extension ClientSession {
         }
     }
 
-    /// A text message (or a Socket.IO event's line) to its destination.
-    func arrived(text payload: UnsafeRawBufferPointer, verdict: Int) {
+    /// A text message (or a Socket.IO event's line, or with --codec the
+    /// JSON `decoded` from a binary message) to its destination.
+    func arrived(text payload: UnsafeRawBufferPointer, verdict: Int, decoded: Bool = false) {
         metrics.messageArrived()
         if let reply = sender.replies.received(text: payload, verdict: verdict) { replied(reply) }
         if let echoed = sender.replies.takeEchoedRecord() { channel?.confirmEchoed(record: echoed) }
         received(text: payload, verdict: verdict)
-        if watchesMessages { watch(text: payload, verdict: verdict) }
+        if watchesMessages { watch(text: payload, verdict: verdict, decoded: decoded) }
     }
 
     /// `verdict`: the JSON check's answer that came with the message (see
@@ -95,8 +96,8 @@ extension ClientSession {
     }
 
     /// What --until, --idle-timeout and the scripted peer see of a message.
-    private func watch(text payload: UnsafeRawBufferPointer, verdict: Int) {
-        if let script { script.connection?.received(text: payload, verdict: verdict) }
+    private func watch(text payload: UnsafeRawBufferPointer, verdict: Int, decoded: Bool) {
+        if let script { script.connection?.received(text: payload, verdict: verdict, decoded: decoded) }
         if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
     }
 

@@ -85,7 +85,8 @@ public final class ClientSession: SessionDriver {
         interactive = client.interactive.map { [shell, replay] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
                                 templates: .init(captureNames: policy.captures.map(\.name),
-                                                 captures: { replay.captureValues }, nextSequence: sequence.next))
+                                                 captures: { replay.captureValues }, nextSequence: sequence.next,
+                                                 environment: ProcessEnvironment.variable))
         }
         observer = interactive
         if let interactive { sender.onResent = { interactive.sent(.text($0)) } }

@@ -124,14 +124,15 @@ final class WebSocketChannel {
     /// with a 256 KiB buffer it stays near 0.5 MiB at the same speed. So
     /// below a 5 ms round trip (the handshake's, which is never shorter
     /// than the path's; 0.1-0.3 ms on loopback, a few ms on a busy machine),
-    /// the buffer is fixed at 256 KiB (the kernel counts 512 KiB: at least
-    /// 100 MB/s at 5 ms); longer paths keep the kernel's sizing.
+    /// the buffer is fixed at 512 KiB as the kernel counts it (Linux's
+    /// SO_SNDBUF of 256 KiB: at least 100 MB/s at 5 ms); longer paths keep
+    /// the kernel's sizing.
     func fitSendBuffer(roundTripNanos: Int64) {
         guard recoversUnsent, roundTripNanos < 5_000_000 else { return }
-        SocketQueue.setSendBuffer(stream.fd, bytes: Self.shortPathSendBuffer)
+        SocketQueue.setSendBuffer(stream.fd, counting: Self.shortPathSendBuffer)
     }
 
-    static let shortPathSendBuffer = 256 << 10
+    static let shortPathSendBuffer = 512 << 10
 
     /// Bytes to send before any frame (the server's 101 response); the
     /// connection's output holds nothing but the frames it encoded.
@@ -320,16 +321,14 @@ final class WebSocketChannel {
     }
 
     private func sendClose(code: CloseCode, reason: String) {
-        if connection.state == .open { closeStartedHere = true }
         connection.sendClose(code: code, reason: reason)
     }
 
-    /// This side sent its Close first.
-    private var closeStartedHere = false
-    /// The peer answered our Close: it read every frame before it.
-    var peerAnsweredClose: Bool { closeStartedHere && connection.isClosingHandshakeComplete }
+    /// The peer answered our Close: it read every frame before it. (Who
+    /// closed first is the core's fact, in its state.)
+    var peerAnsweredClose: Bool { connection.state == .closed(by: .local) }
     /// The peer sent its Close first (it chose to stop reading).
-    var peerClosedFirst: Bool { !closeStartedHere && connection.isClosingHandshakeComplete }
+    var peerClosedFirst: Bool { connection.state == .closed(by: .remote) }
 
     /// Back-pressure from the consumer: stop or resume reading the socket.
     func setReadPaused(_ paused: Bool) {

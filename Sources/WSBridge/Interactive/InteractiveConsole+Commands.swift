@@ -10,6 +10,12 @@ extension InteractiveConsole {
         switch command {
         case .ping(let text): actions.append(.ping(Array(text.utf8)))
         case .close(let code, let reason): actions.append(.close(code: code, reason: reason))
+        case .binary where options.socketIO, .text where options.socketIO:
+            // Socket.IO has no packet for a bare message: the session could only refuse it.
+            let name = line.split(separator: " ").first.map(String.init) ?? "/text"
+            _ = refuse("\(name): --socketio sends event lines, not bare messages "
+                       + #"(binary data goes in an event's data as {"$binary":"..."})"#)
+            return
         case .binary(let path): actions.append(.sendFile(path: expandingHome(path)))
         case .text(let text): send(.sendText(Array(text.utf8)), above: &above, actions: &actions)
         case .reconnect: actions.append(.reconnect)
@@ -188,10 +194,12 @@ extension InteractiveConsole {
     /// Why a message to save could not become JSON whatever its variables
     /// hold (a malformed ${...}, a ${line}, JSON broken around them), nil
     /// when it can (TemplateCheck). Any ${NAME} is taken: the run that sends
-    /// it may have the --capture this one has not.
+    /// it may have the --capture this one has not; and any ${env:NAME}: it
+    /// is read when the message is sent.
     private func checkTemplate(_ message: String) -> String? {
         do throws(TemplateError) {
-            _ = try MessageTemplate(message, scope: Self.templateScope, captures: Self.variableNames(in: message))
+            _ = try MessageTemplate(message, scope: Self.templateScope, captures: Self.variableNames(in: message),
+                                    environment: { _ in "" })
             return nil
         } catch {
             return error.description
@@ -226,7 +234,8 @@ extension InteractiveConsole {
         guard options.format == .json else { return .success(Array(message.utf8)) }
         let template: MessageTemplate
         do throws(TemplateError) {
-            template = try MessageTemplate(message, scope: Self.templateScope, captures: options.templates.captureNames)
+            template = try MessageTemplate(message, scope: Self.templateScope, captures: options.templates.captureNames,
+                                           environment: options.templates.environment)
         } catch {
             return .failure(Rejection(message: error.description, offset: Int.max))
         }

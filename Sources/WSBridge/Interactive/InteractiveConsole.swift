@@ -59,6 +59,10 @@ public final class InteractiveConsole {
         /// --codec: typed JSON is sent as binary messages in this format; the
         /// transcript shows the messages sent as the lines that make them.
         public var codec: BinaryFormat?
+        /// --socketio: a typed line must be an event line (checked here, so
+        /// that it stays in the editor to be fixed); /text and /binary,
+        /// which have no packet, are refused.
+        public var socketIO = false
         /// ANSI colours (off with NO_COLOR).
         public var colors = false
         public var columns = 80
@@ -104,20 +108,24 @@ public final class InteractiveConsole {
     /// Where the values of a saved message's variables come from
     /// (wspipe(1): TEMPLATES): the session's --capture values and its
     /// ${seq}, shared with its other templates; ${.KEYPATH} reads the last
-    /// message received, which the console keeps itself.
+    /// message received, which the console keeps itself; ${env:NAME} the
+    /// environment when the message is sent (the session hands it in).
     public struct TemplateSource {
         public var captureNames: [String]
         public var captures: () -> (any TemplateCaptures)?
         public var nextSequence: () -> Int
         public var nowMillis: () -> Int64
+        public var environment: (String) -> String?
 
         public init(captureNames: [String] = [], captures: @escaping () -> (any TemplateCaptures)? = { nil },
                     nextSequence: @escaping () -> Int = { 0 },
-                    nowMillis: @escaping () -> Int64 = { wallClockNanos() / 1_000_000 }) {
+                    nowMillis: @escaping () -> Int64 = { wallClockNanos() / 1_000_000 },
+                    environment: @escaping (String) -> String? = { _ in nil }) {
             self.captureNames = captureNames
             self.captures = captures
             self.nextSequence = nextSequence
             self.nowMillis = nowMillis
+            self.environment = environment
         }
     }
 
@@ -330,13 +338,16 @@ public final class InteractiveConsole {
     }
 
     /// The first text received that is not JSON, while typed lines must be:
-    /// one note that -t exists.
+    /// one note that -t exists (with --codec, which -t cannot join, that
+    /// /text sends text beside the binary messages typed lines become).
     private func textHint() -> [UInt8] {
         guard options.format == .json, !suggestedText else { return [] }
         suggestedText = true
-        return formatter.note(.info("the server sent text that is not JSON (shown as text \"...\"); if it speaks "
-                                    + "plain text, run wspipe with -t: lines are then sent as typed, and /text TEXT "
-                                    + "sends one now"), at: options.clock())
+        let how = options.codec == nil
+            ? "if it speaks plain text, run wspipe with -t: lines are then sent as typed, and /text TEXT sends one now"
+            : "typed lines are sent as \(options.codec!.rawValue) (--codec); /text TEXT sends a text message"
+        return formatter.note(.info("the server sent text that is not JSON (shown as text \"...\"); " + how),
+                              at: options.clock())
     }
 
     static func isJSON(_ payload: UnsafeRawBufferPointer) -> Bool {
@@ -459,7 +470,12 @@ public final class InteractiveConsole {
         if let error = validation.error {
             if options.lenient { return .success([.sendText(bytes)]) }
             return .failure(Rejection(message: "invalid JSON at \(error.line):\(error.column): \(error.reason); "
-                                      + "not sent (/text sends text as is)", offset: error.offset))
+                                      + (options.socketIO ? "not sent" : "not sent (/text sends text as is)"),
+                                      offset: error.offset))
+        }
+        if options.socketIO, let error = bytes.withUnsafeBytes({ SocketIOOutgoing.check($0) }) {
+            return .failure(Rejection(message: "not a Socket.IO event line: \(error.reason); not sent",
+                                      offset: error.offset))
         }
         var sent: [Action] = []
         let outcome = bytes.withUnsafeBytes { raw in

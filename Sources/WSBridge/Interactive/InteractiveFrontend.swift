@@ -83,6 +83,7 @@ final class InteractiveFrontend {
         options.format = bridge.format
         options.lenient = bridge.lenient
         options.codec = bridge.codec
+        options.socketIO = bridge.socketIO != nil
         options.maxMessageSize = bridge.maxMessageSize
         options.transcriptBytes = settings.transcriptBytes
         options.statusLine = settings.statusLine

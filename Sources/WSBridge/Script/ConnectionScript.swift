@@ -82,9 +82,10 @@ final class ConnectionScript {
 
     // MARK: what arrives
 
-    /// A text message arrived (inside the read).
-    func received(text payload: UnsafeRawBufferPointer, verdict: Int) {
-        peer.recorder?.received(.text(payload), conn: conn)
+    /// A text message arrived (inside the read), or with --codec the JSON
+    /// `decoded` from a binary message.
+    func received(text payload: UnsafeRawBufferPointer, verdict: Int, decoded: Bool = false) {
+        peer.recorder?.received(.text(payload), conn: conn, decoded: decoded)
         guard !peer.answers.isEmpty else { return }
         guard case .valid = JSONScanner.validate(payload, verdict: verdict) else {
             return peer.answers.forEachAnswer(toPlain: false) { answer($0, to: nil) }

@@ -13,7 +13,10 @@ final class MessageRecorder {
     private let startNanos: Int64
     private(set) var failed = false
     /// --codec: a binary message is recorded as the JSON of its value (as
-    /// the line it was made from, or the line it became).
+    /// the line it was made from, or the line it became), and a text
+    /// message always in its `{"$text":…}` envelope: a JSON line stands for
+    /// a binary message there, so text that is JSON would come back as one
+    /// (--replay and --check with --codec encode the JSON lines).
     private let codec: MessageCodec?
 
     init(path: String, log: Diagnostics, codec: MessageCodec? = nil) throws(IOError) {
@@ -29,19 +32,29 @@ final class MessageRecorder {
 
     func sent(_ message: OutgoingMessage, conn: Int, source: MessageSource) {
         guard !failed else { return }
-        viewed(message) { write(RecordLine.message(tMs: tMs, .out, conn: conn, $0, source: source)) }
+        viewed(message) { write(RecordLine.message(tMs: tMs, .out, conn: conn, $0, source: source, textForm: $1)) }
     }
 
-    func received(_ message: OutgoingMessage, conn: Int) {
+    /// `decoded`: a text message that is the JSON --codec made of the
+    /// binary message that came (recorded as that value).
+    func received(_ message: OutgoingMessage, conn: Int, decoded: Bool = false) {
         guard !failed else { return }
-        viewed(message) { write(RecordLine.message(tMs: tMs, .in, conn: conn, $0)) }
+        if decoded { return write(RecordLine.message(tMs: tMs, .in, conn: conn, message, textForm: .value)) }
+        viewed(message) { write(RecordLine.message(tMs: tMs, .in, conn: conn, $0, textForm: $1)) }
     }
 
     /// The message as it is recorded: with --codec, a binary one that holds
     /// a value as the JSON of that value (a text message, in the recording).
-    private func viewed(_ message: OutgoingMessage, _ body: (OutgoingMessage) -> Void) {
-        if let codec, case .binary(let payload) = message, let json = codec.view(of: payload) { return body(.text(json)) }
-        body(message)
+    private func viewed(_ message: OutgoingMessage, _ body: (OutgoingMessage, RecordLine.TextForm) -> Void) {
+        guard let codec else { return body(message, .exact) }
+        switch message {
+        case .binary(let payload):
+            // The codec's JSON is compact and never a `$text`/`$binary` envelope (it writes such a map as `$map`).
+            if let json = codec.view(of: payload) { return body(.text(json), .value) }
+            body(message, .exact)
+        case .text:
+            body(message, .envelope)
+        }
     }
 
     func event(_ line: [UInt8], conn: Int) {

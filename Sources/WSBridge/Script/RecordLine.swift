@@ -17,11 +17,25 @@ enum RecordLine {
         case out, `in`, event
     }
 
+    /// How a text message is written: as the JSON it is when that gives
+    /// its bytes back, else in a `$text` envelope (`exact`); always in the
+    /// envelope (`envelope`: with --codec, where a JSON line stands for a
+    /// binary message); or as itself (`value`: the compact JSON --codec
+    /// made of a binary message, which is no `$text`/`$binary` envelope).
+    enum TextForm {
+        case exact, envelope, value
+    }
+
     static func message(tMs: Int64, _ direction: Direction, conn: Int, _ message: OutgoingMessage,
-                        source: MessageSource = .input) -> [UInt8] {
+                        source: MessageSource = .input, textForm: TextForm = .exact) -> [UInt8] {
         var line = start(tMs: tMs, direction, conn: conn)
         switch message {
-        case .text(let text): appendText(text, into: &line)
+        case .text(let text):
+            switch textForm {
+            case .exact: appendText(text, into: &line)
+            case .envelope: appendTextEnvelope(text, into: &line)
+            case .value: line.append(contentsOf: text)
+            }
         case .binary(let bytes): appendBinary(bytes, into: &line)
         }
         if source != .input {
@@ -56,6 +70,10 @@ enum RecordLine {
     /// Text as the JSON value that replays it exactly.
     static func appendText(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         if isExactJSON(text) { return out.append(contentsOf: text) }
+        appendTextEnvelope(text, into: &out)
+    }
+
+    static func appendTextEnvelope(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         out.append(contentsOf: #"{"$text":"#.utf8)
         JSONScanner.appendQuoted(text, into: &out)   // a text frame's payload is UTF-8
         out.append(UInt8(ascii: "}"))

@@ -25,6 +25,10 @@ public struct Recording: Sendable {
         /// A disconnected event's "code" and "by".
         var closeCode: Int? = nil
         var closedBy: String? = nil
+        /// "msg" is a JSON value, not a `$text` or `$binary` envelope: the
+        /// line a --codec session encoded (or decoded), or a --socketio
+        /// session's event line, rather than a message taken as it is.
+        var isLine = false
     }
 
     /// What a file is: wspipe's own NDJSON, or a browser's HAR.
@@ -105,11 +109,13 @@ public struct Recording: Sendable {
         }
         let value = UnsafeRawBufferPointer(rebasing: line[msg])
         var rejected: String?
+        var isLine = false
         // Tagged with its line of the file: a report of it names that line.
         let tag = MessageTag.replayed(line: number)
         entry.message = envelopes.decode(value) { outcome -> OutboundQueue.Message? in
             switch outcome {
             case .notEnvelope:
+                isLine = true
                 guard let encoder else { return OutboundQueue.copy(.text(value), line: tag) }
                 do throws(CodecError) {
                     return OutboundQueue.copy(.binary(try encoder.encode(value)), line: tag)
@@ -124,6 +130,7 @@ public struct Recording: Sendable {
             }
         }
         if let rejected { throw fail(rejected) }
+        entry.isLine = isLine
         return entry
     }
 

@@ -45,8 +45,9 @@ public struct ServerOptions: Sendable {
     public var pingIntervalNanos: Int64? = nil
     public var pingTimeoutNanos: Int64? = nil
     /// --max-programs: --exec programs at once (running, or winding down
-    /// after their client left); past it an upgrade is answered 503.
-    public var maxPrograms = 256
+    /// after their client left); past it an upgrade is answered 503. Its
+    /// default is the flag table's (the CLI's `Plan` sets it).
+    public var maxPrograms = 0
     /// --on-connect, --on-connect-file: each client is greeted with these.
     public var onConnect: [MessageTemplate] = []
 
@@ -270,7 +271,11 @@ public final class ServerSession: SessionDriver {
     /// being the message as it came): to the script, --relay and its route.
     private func textMessage(_ payload: UnsafeRawBufferPointer, verdict: Int, as wire: OutgoingMessage,
                              from client: ServerClient) {
-        if let script = client.script { script.received(text: payload, verdict: verdict) }
+        if let script = client.script {
+            var decoded = false
+            if case .binary = wire { decoded = true }
+            script.received(text: payload, verdict: verdict, decoded: decoded)
+        }
         if options.relay { registry.relay(wire, from: client) }
         switch wire {
         case .text(let bytes), .binary(let bytes): guard shell.admit(bytes: bytes.count) else { return }

@@ -39,6 +39,15 @@ extension SessionShell {
     /// Invariant: the shell sets `output` once, before the loop starts, and
     /// keeps it until the run returns; messages arrive only while the loop runs.
     var unretainedOutput: Unretained<MessageOutput> { Unretained(output!) }
+
+    /// --codec's converter of the binary messages that arrive.
+    ///
+    /// Invariant: `codec` is a `let` of the shell, and messages arrive only
+    /// while the shell runs.
+    var unretainedCodec: Unretained<MessageCodec>? {
+        guard let codec else { return nil }
+        return Unretained(codec)
+    }
 }
 
 extension MessageOutput {

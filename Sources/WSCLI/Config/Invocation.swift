@@ -1,3 +1,4 @@
+import WSBridge
 import WSTransport
 
 /// The command line with the config files in front of it (wspipe(1): CONFIG
@@ -119,7 +120,15 @@ struct Invocation {
             notes.append("profile [\(name)] (--profile)")
             return found
         }
-        guard let url = scan.url else { return [] }
+        guard let url = scan.url else { return try chooseForRecordings(scan, files, &notes) }
+        guard let best = bestSection(for: url, files) else { return [] }
+        notes.append("profile [\(best.section.name)] of \(best.file.path) (url \(best.prefix))")
+        return [(best.file, best.section)]
+    }
+
+    /// The section whose url prefix is the longest match of `url`.
+    static func bestSection(for url: String, _ files: [ConfigFile])
+        -> (file: ConfigFile, section: ConfigFile.Section, prefix: String)? {
         var best: (file: ConfigFile, section: ConfigFile.Section, prefix: String)? = nil
         for file in files {
             for section in file.sections {
@@ -128,8 +137,39 @@ struct Invocation {
                 }
             }
         }
-        guard let best else { return [] }
-        notes.append("profile [\(best.section.name)] of \(best.file.path) (url \(best.prefix))")
+        return best
+    }
+
+    /// --check without a URL connects to the URLs its recordings hold: the
+    /// profile is the one they all select, as it would be were the URL
+    /// given. Recordings that select different profiles (or some none) are
+    /// refused: one run has one set of flags, and a profile's token must not
+    /// go to another server. A file that cannot be read is left to the
+    /// plan, which says what is wrong with it.
+    static func chooseForRecordings(_ scan: CommandLineScan, _ files: [ConfigFile],
+                                    _ notes: inout [String]) throws(UsageError) -> [(ConfigFile, ConfigFile.Section)] {
+        guard !scan.checks.isEmpty, files.contains(where: { !$0.sections.isEmpty }) else { return [] }
+        var chosen: [(url: String, found: (file: ConfigFile, section: ConfigFile.Section, prefix: String)?)] = []
+        for pattern in scan.checks {
+            for path in FileSystem.glob(pattern) {
+                guard let recording = try? RecordingFile.read(path, flag: "check") else { continue }
+                for number in recording.requests.keys.sorted() {
+                    guard let url = recording.requests[number]?.url else { continue }
+                    chosen.append((url, bestSection(for: url, files)))
+                }
+            }
+        }
+        guard let first = chosen.first else { return [] }
+        func name(_ found: (file: ConfigFile, section: ConfigFile.Section, prefix: String)?) -> String {
+            found.map { "[\($0.section.name)] of \($0.file.path)" } ?? "no profile"
+        }
+        if let other = chosen.first(where: { name($0.found) != name(first.found) }) {
+            throw UsageError("--check: the recordings' URLs select different config profiles (\(first.url): "
+                             + "\(name(first.found)); \(other.url): \(name(other.found))); check them in separate "
+                             + "runs, or name one with --profile")
+        }
+        guard let best = first.found else { return [] }
+        notes.append("profile [\(best.section.name)] of \(best.file.path) (url \(best.prefix), the recordings' URL)")
         return [(best.file, best.section)]
     }
 
@@ -213,6 +253,8 @@ struct CommandLineScan {
     var noConfig = false
     var configFiles: [String] = []
     var profile: String? = nil
+    /// The --check patterns: without a URL, their recordings' URLs choose the profile.
+    var checks: [String] = []
     /// The first positional argument: the URL a profile's prefix is matched against.
     var url: String? = nil
     var listens = false
@@ -227,6 +269,7 @@ struct CommandLineScan {
                 case "no-config": noConfig = true
                 case "config": configFiles.append(value)
                 case "profile": profile = value
+                case "check": checks.append(value)
                 case "listen": listens = true
                 case "help", "version", "generate": printsOnly = true
                 default: break

@@ -123,6 +123,14 @@ public let flagTable: [Flag] = [
     Flag(long: "max-message-size", valueName: "SIZE",
          help: "Close the connection with 1009 when an incoming message is larger than this.",
          category: .connection, defaultValue: "64M", modes: [.all, .check],
+         doc: [
+             """
+             It also bounds the frames one message may arrive in: one per 64 bytes of SIZE, and \
+             at least 65536 (1048576 at the default 64M). A message in more frames closes the \
+             connection with 1009 too, so a peer cannot keep a message open for ever with empty \
+             fragments.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
     .toggle("compress", nil, .connection,
             help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
@@ -365,7 +373,7 @@ public let flagTable: [Flag] = [
     Flag(long: "codec", valueName: "msgpack|cbor",
          help: "Read binary messages as MessagePack or CBOR and write them as JSON lines; send JSON lines as binary messages in it.",
          category: .dataMode, completion: .choices(BinaryFormat.allCases.map(\.rawValue)),
-         rules: [.conflicts("text"), .conflicts("binary"), .conflicts("no-line")], modes: .all,
+         rules: [.conflicts("text"), .conflicts("binary"), .conflicts("no-line")], modes: [.all, .check],
          doc: [
              """
              Each binary message that arrives is written as the JSON line of its value, and each \
@@ -374,6 +382,11 @@ public let flagTable: [Flag] = [
              {"$text":...} and {"$binary":...} lines still send a text message or raw bytes. See \
              BINARY CODECS for the envelopes that keep what JSON lacks (byte strings, extension \
              types, tags, maps with other keys than strings, NaN, big integers).
+             """,
+             """
+             --record then writes the JSON of each binary message (and a text message in a \
+             {"$text":...} envelope), so that --replay and --check with the same --codec send the \
+             lines encoded again, and --check compares what the server sends as values.
              """,
          ],
          apply: { o, v throws(UsageError) in
@@ -424,7 +437,7 @@ public let flagTable: [Flag] = [
     .toggle("socketio", nil, .dataMode,
             help: "Speak Socket.IO (Engine.IO v4 over WebSocket): events and acks are the JSON lines.",
             rules: [.conflicts("text"), .conflicts("binary"), .conflicts("no-line"), .conflicts("lenient")],
-            modes: [.client, .interactive, .server],
+            modes: [.client, .interactive, .server, .check],
             doc: [
                 """
                 The URL gets the path /socket.io/ when its path is empty or /, and the query \
@@ -435,11 +448,18 @@ public let flagTable: [Flag] = [
                 {"event":"message","data":{"text":"hi"},"ns":"/chat"}, and such a line is sent as that \
                 packet. See SOCKET.IO for acks, binary events, the type --route reads and the server mode.
                 """,
+                """
+                --record writes the lines, so --check with --socketio (and the --namespace and \
+                --sio-auth of the recording run) plays a recorded Socket.IO session against a server: \
+                the handshake on each connection, then the lines, compared as JSON. A HAR file of a \
+                Socket.IO page holds Engine.IO packets, not lines: it is refused with --socketio.
+                """,
             ],
             apply: { $0.socketIO = true }),
     Flag(long: "namespace", valueName: "NS",
          help: "Connect the Socket.IO namespace NS (the client; / unless given) or serve only it (--listen); repeat for more.",
-         category: .dataMode, repeatable: true, rules: [.requires("socketio")], modes: [.client, .interactive, .server],
+         category: .dataMode, repeatable: true, rules: [.requires("socketio")],
+         modes: [.client, .interactive, .server, .check],
          doc: [
              """
              A client connects each namespace on every connection, in order, each with the --sio-auth \
@@ -455,7 +475,7 @@ public let flagTable: [Flag] = [
          }),
     Flag(long: "sio-auth", valueName: "JSON",
          help: "Send this object as the auth of every namespace's connect, rendered afresh for each connection.",
-         category: .dataMode, rules: [.requires("socketio")], modes: [.client, .interactive],
+         category: .dataMode, rules: [.requires("socketio")], modes: [.client, .interactive, .check],
          doc: [
              """
              JSON is a template (see TEMPLATES): ${NAME} is the latest value of a --capture, so a token \

@@ -57,7 +57,9 @@ extension ManPageRenderer {
                 + "one of its url = PREFIX lines is the longest prefix of the URL among all the sections read: "
                 + "then only that one. A prefix matches at a boundary: wss://example.com matches "
                 + "wss://example.com/ws but neither wss://example.com.evil.net nor wss://example.com:8443; "
-                + "scheme and host compare in any case.",
+                + "scheme and host compare in any case. --check with no URL given connects to its recordings' "
+                + "URLs, so they choose the section; recordings whose URLs choose different sections (or some "
+                + "none) are a usage error, so that no profile's token goes to another server.",
             "The lines outside sections come first, file by file, then the profile's, then the command line: a "
                 + "later flag replaces an earlier value of the same flag and of the flags it conflicts with "
                 + "(--binary on the command line drops a file's text). Repeatable flags add up, except a header, "

@@ -1,4 +1,5 @@
 @testable import WSCodecs
+import WSJSON
 
 /// libFuzzer entry point for the binary codecs of `--codec` (WSCodecs): the
 /// MessagePack and CBOR decoders read what peers send, the encoders what

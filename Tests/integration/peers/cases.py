@@ -40,6 +40,10 @@ VIOLATIONS = [
     ("announced_length_over_max_size", frame(OP_BINARY, b"x" * 10, length=1 << 20), 1009, "1K"),
     ("fragments_over_max_size",
      frame(OP_TEXT, b'"' + b"a" * 600, fin=False) + frame(OP_CONT, b"a" * 600 + b'"'), 1009, "1K"),
+    # A message may arrive in one frame per 64 bytes of the limit, at least
+    # 65536: empty fragments (which no size limit sees) stop at the next one.
+    ("empty_fragments_past_the_frame_limit",
+     frame(OP_TEXT, b'"', fin=False) + frame(OP_CONT, b"", fin=False) * 65536, 1009, "1K"),
 ]
 
 SIZE = {"1K": 1 * KIB}
