@@ -267,6 +267,7 @@ enum Plan {
         p.idleTimeoutNanos = o.idleTimeoutNanos
         p.lingerNanos = o.lingerNanos
         p.replyPath = o.replyPath
+        p.replyMatch = o.replyMatch.map { UntilCondition(path: $0.path, value: $0.value) }
         p.maxReplyP99Nanos = o.maxReplyP99Nanos
         return p
     }

@@ -50,6 +50,20 @@ public struct ByteBuffer: Sendable {
         writerIndex += count
     }
 
+    /// Puts `bytes` in the readable bytes at `offset` (0 through
+    /// `readableBytes`), moving those after it along: a frame put ahead of
+    /// others queued (a ping that must not wait behind them).
+    public mutating func insert(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        precondition(offset >= 0 && offset <= readableBytes, "ByteBuffer.insert: offset out of range")
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        let count = bytes.count
+        let base = reserveWritable(count, limit: .max)
+        let at = base + readerIndex + offset
+        (at + count).copyMemory(from: at, byteCount: writerIndex - readerIndex - offset)   // memmove
+        at.copyMemory(from: source, byteCount: count)
+        writerIndex += count
+    }
+
     public mutating func append(_ byte: UInt8) {
         let target = reserveWritable(1, limit: .max)
         target.storeBytes(of: byte, toByteOffset: writerIndex, as: UInt8.self)

@@ -293,6 +293,21 @@ public struct Connection: Sendable {
         queueFrame(.ping, UnsafeRawBufferPointer(rebasing: payload[..<min(payload.count, 125)]))
     }
 
+    /// Puts a Ping at `offset` of the output (a frame boundary, at or after
+    /// what the transport has written), ahead of the frames queued after it:
+    /// a keepalive must not wait behind megabytes. Returns the frame's length
+    /// (0 when not open: nothing is put). The payload is cut to 125 bytes.
+    package mutating func insertPing(_ payload: UnsafeRawBufferPointer, at offset: Int) -> Int {
+        guard state == .open else { return 0 }
+        var frame = ByteBuffer(capacity: 14 + 125)
+        let key: UInt32? = role == .client ? entropy.next32() : nil
+        FrameEncoder.append(opcode: .ping, fin: true, reservedBits: 0,
+                            payload: UnsafeRawBufferPointer(rebasing: payload[..<min(payload.count, 125)]),
+                            maskKey: key, into: &frame)
+        frame.withReadableBytes { output.insert($0, at: offset) }
+        return frame.readableBytes
+    }
+
     /// Starts the closing handshake (state -> .localClosing). Reason cut to 123 bytes
     /// on a UTF-8 boundary. A code that may not be sent (1005, 1006, 1015, ...)
     /// gives a Close without status code. Does nothing unless the state is `.open`.

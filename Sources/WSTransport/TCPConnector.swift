@@ -166,6 +166,7 @@ public final class TCPConnector {
             return failed(position, e)
         }
         attempts[position] = fd
+        SocketKernel.turnOnArrivalStamps(fd)
         let rc = address.withSockAddr { connect(fd, $0, $1) }
         if rc == 0 { return handle(.attemptConnected(position)) }
         let e = currentErrno()

@@ -69,6 +69,7 @@ public final class TCPListener {
             }
             if let peer = peer, makeNonBlockingCloexec(client) {
                 setIntOption(client, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+                SocketKernel.turnOnArrivalStamps(client)
                 lastAcceptError = nil
                 return (client, peer.description)
             }

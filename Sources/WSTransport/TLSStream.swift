@@ -28,6 +28,9 @@ public final class TLSStream: ByteStream {
     /// Server side: the TLS 1.3 session ticket still to send, ahead of our
     /// first application data (TLSContext.server says why not earlier).
     private var ticketDue = false
+    /// What OpenSSL reads and writes through (`SocketBIO`): the socket, its
+    /// kernel, and the bytes it wrote.
+    private let io: SocketBIO.Socket
 
     /// serverName nil for server side (a client context without a name skips
     /// SNI and hostname verification but still checks the chain). Takes
@@ -40,12 +43,12 @@ public final class TLSStream: ByteStream {
         self.ssl = ssl
         self.context = context
         self.peerName = serverName
-        // OpenSSL's socket BIO writes with write(2): SIGPIPE must be ignored.
-        ignoreSIGPIPE()
+        self.io = SocketBIO.Socket(fd: fd)
         do {
-            guard SSL_set_fd(ssl, fd) == 1 else {
+            guard let bio = SocketBIO.make(io) else {
                 throw TransportError("TLS: cannot attach socket: \(OpenSSLError.take() ?? "unknown error")")
             }
+            SSL_set_bio(ssl, bio, bio)
             if context.isClient { try configureClient(ssl) }
         } catch {
             self.fd = -1   // deinit frees the SSL but must leave the caller's fd open
@@ -74,8 +77,9 @@ public final class TLSStream: ByteStream {
         guard let ssl = ssl, !failed else { return .failed(handshakeMessage("connection already failed")) }
         if established { return .done }
         ERR_clear_error()   // SSL_get_error only works with an empty queue
+        io.errno = 0
         let rc = context.isClient ? SSL_connect(ssl) : SSL_accept(ssl)
-        let savedErrno = currentErrno()
+        let savedErrno = io.errno
         if rc == 1 {
             established = true
             ticketDue = !context.isClient
@@ -136,12 +140,13 @@ public final class TLSStream: ByteStream {
         var filled = 0
         while filled < buffer.count {
             ERR_clear_error()
+            io.errno = 0
             let n = SSL_read(ssl, buffer.baseAddress! + filled, Int32(clamping: buffer.count - filled))
             if n > 0 {
                 filled += Int(n)
                 continue
             }
-            let end = ioFailure(n, errno: currentErrno(), reading: true)
+            let end = ioFailure(n, errno: io.errno, reading: true)
             if filled == 0 { return end }
             if case .wouldBlock = end { batchEndedEmpty = wants == .read } else { heldReadEnd = end }
             break
@@ -159,6 +164,32 @@ public final class TLSStream: ByteStream {
         return SSL_has_pending(ssl) == 1 || SocketQueue.unreadBytes(fd).map { $0 > 0 } ?? true
     }
 
+    // MARK: KernelQueue (the transport's bytes are the TLS records)
+
+    public func start(stamps: Bool) -> Bool {
+        io.written = 0
+        return io.kernel.start(stamps: stamps)
+    }
+
+    public var bytesWritten: Int { io.written }
+
+    public func unacknowledgedBytes() -> Int? { SocketQueue.unacknowledgedBytes(fd) }
+
+    @discardableResult
+    public func takeAcknowledgements(_ body: (Int, Int64) -> Void) -> Int {
+        io.kernel.takeAcknowledgements(written: io.written, body)
+    }
+
+    /// The stamp of the last segment OpenSSL read, when nothing it read
+    /// after the bytes returned waits in its buffer (else it arrived later
+    /// than they did, and nil is the answer).
+    public var lastArrival: Int64? {
+        guard let ssl, SSL_has_pending(ssl) == 0 else { return nil }
+        return io.kernel.lastArrival
+    }
+
+    public func receiveWindow() -> (acknowledged: Int, window: Int)? { io.kernel.receiveWindow() }
+
     public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         guard let ssl = ssl, !failed else { return .error(Self.peerGone) }
         if bytes.isEmpty { return .bytes(0) }   // SSL_write(0) is an error, not a no-op
@@ -170,10 +201,26 @@ public final class TLSStream: ByteStream {
             ticketDue = false
             _ = SSL_new_session_ticket(ssl)
         }
-        let n = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
-        if n > 0 { return .bytes(Int(n)) }
-        return ioFailure(n, errno: currentErrno(), reading: false)
+        io.errno = 0
+        // One record at a time: what a write that would block leaves half
+        // written, and must be offered again as it was, is one record.
+        let count = min(bytes.count, Self.recordSize)
+        let n = SSL_write(ssl, bytes.baseAddress, Int32(count))
+        if n > 0 {
+            heldBytes = 0
+            return .bytes(Int(n))
+        }
+        let result = ioFailure(n, errno: io.errno, reading: false)
+        if case .wouldBlock = result { heldBytes = count }
+        return result
     }
+
+    /// The largest plaintext of a TLS record (RFC 8446 §5.1).
+    static let recordSize = 16 << 10
+
+    /// The length of the last write that would block: OpenSSL holds a
+    /// record of those bytes, which the next write must offer again.
+    public private(set) var heldBytes = 0
 
     /// A write after the peer closed or the session failed: EPIPE, as for plain sockets.
     private static let peerGone = IOError(call: "TLS write", errno: EPIPE)

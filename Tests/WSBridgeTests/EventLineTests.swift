@@ -37,6 +37,21 @@ final class EventLineTests: XCTestCase {
                    #"{"$event":"disconnected","code":65535,"reason":"x","clean":true,"by":"server","unconfirmed":0}"#)
     }
 
+    /// Issue 30: what the server's TCP took and it may not have read, only when there is some.
+    func testUnreadLinesComeOnlyWhenThereAreSome() {
+        var unconfirmed = LineTally(), unread = LineTally()
+        unconfirmed.add(tag: 9)
+        unread.add(tag: 7)
+        unread.add(tag: 8)
+        assertLine(EventLine.disconnected(code: 1006, reason: "", clean: false, by: "server", unconfirmed: unconfirmed,
+                                          unread: unread),
+                   #"{"$event":"disconnected","code":1006,"reason":"","clean":false,"by":"server","unconfirmed":1,"#
+                   + #""unconfirmed_lines":[9,9],"unread":2,"unread_lines":[7,8]}"#)
+        assertLine(EventLine.clientDisconnected(id: 3, code: .normal, reason: "", clean: true, unread: unread),
+                   #"{"$event":"client_disconnected","id":3,"code":1000,"reason":"","clean":true,"unconfirmed":0,"#
+                   + #""not_sent":0,"unread":2,"unread_lines":[7,8]}"#)
+    }
+
     func testReasonsAreEscaped() {
         assertLine(EventLine.disconnected(code: 4000, reason: "say \"bye\"\nback\\slash\ttab", clean: false, by: "server"),
                    #"{"$event":"disconnected","code":4000,"reason":"say \"bye\"\nback\\slash\ttab","clean":false,"by":"server","unconfirmed":0}"#)

@@ -9,12 +9,34 @@ final class KeepAliveTests: XCTestCase {
     private var pings: [[UInt8]] = []
     private var deaths = 0
 
-    private func keepAlive(interval: Int64 = 100, timeout: Int64 = 50) -> KeepAlive {
+    /// Where the peer is, as the test moves it.
+    private var mark = WebSocketChannel.ProgressMark(read: 0, written: 0, unacknowledged: 0)
+
+    private func keepAlive(interval: Int64 = 100, timeout: Int64 = 50, followsProgress: Bool = false) -> KeepAlive {
         let k = KeepAlive(scheduler: clock, intervalNanos: interval * ms, timeoutNanos: timeout * ms,
                           sendPing: { [unowned self] in self.pings.append($0) },
-                          onDead: { [unowned self] in self.deaths += 1 })
+                          onDead: { [unowned self] in self.deaths += 1 },
+                          progress: { [unowned self] in followsProgress ? self.mark : nil })
         k.start()
         return k
+    }
+
+    /// Issue 33: the deadline counts from the peer's last progress, as
+    /// --close-timeout does: a slow peer still reading what came before the
+    /// ping is not cut off.
+    func testTheDeadlineCountsFromTheLastProgress() {
+        let k = keepAlive(followsProgress: true)
+        defer { withExtendedLifetime(k) {} }
+        clock.advance(by: 100 * ms)   // the ping
+        mark.unacknowledged = -10   // its TCP acknowledged 10 bytes meanwhile
+        clock.advance(by: 50 * ms)
+        XCTAssertEqual(deaths, 0, "it took something: as long again")
+        mark.written += 100   // more could be written: its TCP took more
+        clock.advance(by: 50 * ms)
+        XCTAssertEqual(deaths, 0)
+        mark.read += 1   // it sent something: no pong, and no progress toward one
+        clock.advance(by: 50 * ms)
+        XCTAssertEqual(deaths, 1, "nothing taken for a whole timeout: dead")
     }
 
     func testPingsEveryIntervalWithACountingPayload() {

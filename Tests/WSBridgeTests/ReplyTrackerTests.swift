@@ -7,15 +7,89 @@ final class ReplyTrackerTests: XCTestCase {
     private let ms: Int64 = 1_000_000
     private let roundTrip: Int64 = 200_000   // 0.2 ms: loopback
 
-    private func tracker(reply: [String]? = nil, linger: Int64 = 1_000_000_000, json: Bool = true) -> ReplyTracker {
-        var t = ReplyTracker(replyPath: reply, lingerNanos: linger, readsJSON: json)
+    private func tracker(reply: [String]? = nil, match: UntilCondition? = nil, linger: Int64 = 1_000_000_000,
+                         json: Bool = true) -> ReplyTracker {
+        var t = ReplyTracker(replyPath: reply, match: match, lingerNanos: linger, readsJSON: json)
         t.connected(roundTripNanos: roundTrip)
         return t
     }
 
-    private func send(_ t: inout ReplyTracker, _ text: String, at now: Int64 = 0) {
+    private func send(_ t: inout ReplyTracker, _ text: String, at now: Int64 = 0, record: Int = 0) {
         let bytes = Array(text.utf8)
-        bytes.withUnsafeBytes { t.sent(.text($0), now: now) }
+        bytes.withUnsafeBytes { t.sent(.text($0), now: now, record: record) }
+    }
+
+    /// A read of `texts`, then its credit: what the server's TCP had
+    /// acknowledged before its last message arrived, and before the others.
+    private func read(_ t: inout ReplyTracker, _ texts: [String], acknowledged last: Int, others: Int = 0, at now: Int64 = 0) {
+        for text in texts { receive(&t, text) }
+        t.processed(now: now, credit: DeliveryAccount.ReadCredit(last: last, others: others))
+    }
+
+    // MARK: issue 30: greetings cannot pass for replies
+
+    func testAGreetingThatArrivedBeforeTheRequestWasAcknowledgedPaysNothing() {
+        var t = tracker()
+        send(&t, #"{"type":"ping"}"#, record: 0)
+        read(&t, [#"{"type":"welcome"}"#], acknowledged: 0)
+        XCTAssertEqual(t.wait(now: 20 * ms), 1_000 * ms, "still owed: the greeting came before the server had the request")
+        read(&t, [#"{"type":"pong"}"#], acknowledged: 1, at: 100 * ms)
+        XCTAssertEqual(t.wait(now: 100 * ms), 15 * ms, "answered: the quiet time")
+        XCTAssertNil(t.wait(now: 115 * ms))
+    }
+
+    func testAServerThatNeverAnswersIsWaitedForTheLinger() {
+        var t = tracker(linger: 300 * ms)
+        send(&t, #"{"type":"ping"}"#, record: 0)
+        read(&t, [#"{"type":"welcome"}"#], acknowledged: 0)
+        XCTAssertEqual(t.wait(now: 0), 300 * ms)
+        XCTAssertNil(t.wait(now: 300 * ms))
+        XCTAssertEqual(t.takeCloseReason(), .lingerRanOut(owed: 1))
+    }
+
+    /// Read together, the first message arrived before the read's last one:
+    /// it is credited with what was acknowledged before the read before.
+    func testInOneReadOnlyTheLastMessageIsCreditedWithTheReadsArrival() {
+        var t = tracker()
+        send(&t, "{\"q\":1}", record: 0)
+        send(&t, "{\"q\":2}", record: 1)
+        read(&t, [#"{"type":"welcome"}"#, "{\"a\":1}"], acknowledged: 2, others: 0)
+        XCTAssertEqual(t.wait(now: 0), 1_000 * ms, "one request paid, one still owed")
+        read(&t, ["{\"a\":2}"], acknowledged: 2)
+        XCTAssertEqual(t.wait(now: ms), 14 * ms)
+    }
+
+    func testWithoutTheKernelsStampsEveryArrivalPaysAsBefore() {
+        var t = tracker()
+        send(&t, #"{"type":"ping"}"#)
+        receive(&t, #"{"type":"welcome"}"#)
+        t.processed(now: 0)
+        XCTAssertEqual(t.wait(now: 0), 15 * ms, "the greeting pays: nothing tells it apart")
+    }
+
+    /// An exact echo says the server's application read the message it
+    /// echoes (the delivery account confirms it by that).
+    func testAnEchoNamesTheRecordItEchoes() {
+        var t = tracker()
+        send(&t, #"{"a":1}"#, record: 4)
+        send(&t, #"{"a":2}"#, record: 5)
+        receive(&t, #"{"greeting":1}"#)
+        XCTAssertNil(t.takeEchoedRecord())
+        receive(&t, #"{"a":1}"#)
+        XCTAssertEqual(t.takeEchoedRecord(), 4)
+        XCTAssertNil(t.takeEchoedRecord(), "once")
+        receive(&t, #"{"a":2}"#)
+        XCTAssertEqual(t.takeEchoedRecord(), 5)
+    }
+
+    func testReplyMatchWaitsForTheResultNotTheAck() {
+        var t = tracker(reply: ["id"], match: UntilCondition(path: ["type"], value: "result"))
+        send(&t, #"{"id":7,"op":"work"}"#)
+        receive(&t, #"{"id":7,"type":"ack"}"#)
+        XCTAssertEqual(t.wait(now: ms), 1_000 * ms, "the ack carries the key, but is no result")
+        receive(&t, #"{"id":7,"type":"result"}"#)
+        XCTAssertNil(t.wait(now: 20 * ms))
+        XCTAssertEqual(t.takeCloseReason(), .allReplied)
     }
 
     private func receive(_ t: inout ReplyTracker, _ text: String) {

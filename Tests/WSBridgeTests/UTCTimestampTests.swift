@@ -46,6 +46,6 @@ final class UTCTimestampTests: XCTestCase {
 
     func testStatsLineEndsWithTheTime() {
         let line = String(decoding: SessionStats().jsonLine(time: Array("2024-02-29T12:34:56.789Z".utf8)), as: UTF8.self)
-        XCTAssertTrue(line.hasSuffix(#","unconfirmed":0,"unconfirmed_lines":[],"time":"2024-02-29T12:34:56.789Z"}}"# + "\n"), line)
+        XCTAssertTrue(line.hasSuffix(#","unread":0,"unread_lines":[],"time":"2024-02-29T12:34:56.789Z"}}"# + "\n"), line)
     }
 }

@@ -145,7 +145,7 @@ final class WebSocketChannelTests: XCTestCase {
         XCTAssertGreaterThan(channel.outputBytes, 0, "the socket buffer is smaller than 4 MiB")
         channel.terminate()
         var recovered = 0
-        channel.takeUnsentMessages { message, unsent in
+        _ = channel.takeUnsentMessages { message, unsent in
             XCTAssertFalse(unsent.acknowledged)
             if case .text(let bytes) = message, bytes.count == big.count, bytes.allSatisfy({ $0 == 0x61 }) { recovered += 1 }
         }

@@ -96,6 +96,7 @@ final class FlagModesTests: XCTestCase {
         case "close-timeout": return ([], ["--close-timeout", "5s"])
         case "linger": return ([], ["--linger", "3s"])
         case "reply": return ([], ["--reply", "id"])
+        case "reply-match": return (["--reply", "id"], ["--reply-match", "type=result"])
         case "until": return ([], ["--until", "type=done"])
         case "idle-timeout": return ([], ["--idle-timeout", "5s"])
         case "rate": return ([], ["--rate", "10/s"])

@@ -25,7 +25,7 @@ final class FlagTableTests: XCTestCase {
             "max-clients", "max-programs", "allow-origin", "relay", "exec", "until", "idle-timeout", "close-code", "rate", "header-command",
             "location", "max-redirs", "location-downgrade", "cookie", "cookie-jar", "user", "user-file", "ipv4", "ipv6",
             "write-out",
-            "reply",
+            "reply", "reply-match",
             "answer", "heartbeat", "heartbeat-interval", "heartbeat-timeout", "wrap", "record", "replay", "replay-speed",
             "check", "check-timeout", "check-settle", "ignore", "check-order", "allow-extra", "junit", "repeat",
             "max-reply-p99", "har-credentials",

@@ -101,7 +101,7 @@ final class PlanTests: XCTestCase {
             "--on-connect", "{\"a\":1}", "--on-connect-file", messageFile, "--on-reconnect", "{\"b\":2}",
             "--capture", "SID=session.id", "--ack", "seq", "--ack-timeout", "1s", "--linger", "3s",
             "--header-command", "echo X-T: 1", "--until", "type=done", "--idle-timeout", "5s",
-            "--close-code", "4000:bye", "--reply", "id", "--events", "--stats", "--trace",
+            "--close-code", "4000:bye", "--reply", "id", "--reply-match", "type=result", "--events", "--stats", "--trace",
             "-L", "--max-redirs", "3", "--location-downgrade", "--cookie", cookieFile, "-c", cookieFile,
             "--user", "ann:pw", "-4", "-w", "%{json}",
             "--answer", "ping={\"type\":\"pong\"}", "--heartbeat", "{}", "--heartbeat-interval", "5s",
@@ -133,8 +133,9 @@ final class PlanTests: XCTestCase {
         var policy = SessionPolicy()
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
-                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxReplyP99Nanos", "maxRetries", "onReconnect",
-                        "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyPath", "until", "waitForFirstConnection"])
+                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxReplyP99Nanos", "maxRetries",
+                        "onReconnect", "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyMatch", "replyPath",
+                        "until", "waitForFirstConnection"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }
 

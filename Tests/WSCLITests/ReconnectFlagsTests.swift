@@ -283,6 +283,15 @@ final class ReconnectFlagsTests: XCTestCase {
         assertUsageError(["--ack-timeout", "5s", url], "--ack-timeout requires --ack")
     }
 
+    /// Issue 30: an ack before the result carries the key too.
+    func testReplyMatchNeedsReplyAndAKeyPathAndValue() {
+        let options = parseOK(["--reply", "id", "--reply-match", "type=result", url])
+        XCTAssertEqual(options.replyMatch?.path, ["type"])
+        XCTAssertEqual(options.replyMatch?.value, "result")
+        assertUsageError(["--reply-match", "type=result", url], "--reply-match requires --reply")
+        assertUsageError(["--reply", "id", "--reply-match", "result", url], "--reply-match: expected KEYPATH=VALUE, got 'result'")
+    }
+
     // MARK: Diagnostics
 
     func testEventsAndStats() {
@@ -315,6 +324,7 @@ final class ReconnectFlagsTests: XCTestCase {
         ("idle-timeout", ["--idle-timeout", "1s"]),
         ("header-command", ["--header-command", "echo"]),
         ("reply", ["--reply", "id"]),
+        ("reply-match", ["--reply-match", "type=result", "--reply", "id"]),
         ("origin", ["--origin", "http://o"]),
         ("user-agent", ["--user-agent", "ua"]),
         ("connect-timeout", ["--connect-timeout", "3s"]),

@@ -16,6 +16,22 @@ final class ByteBufferTests: XCTestCase {
         XCTAssertEqual(buffer.readableArray, [])
     }
 
+    func testInsertPutsBytesAmongTheReadableOnes() {
+        var buffer = ByteBuffer(capacity: 8)
+        buffer.append(contentsOf: [9, 9, 1, 2, 3, 4])
+        buffer.consume(2)
+        [UInt8](arrayLiteral: 7, 8).withUnsafeBytes { buffer.insert($0, at: 2) }
+        XCTAssertEqual(buffer.readableArray, [1, 2, 7, 8, 3, 4])
+        [UInt8](repeating: 5, count: 20).withUnsafeBytes { buffer.insert($0, at: 0) }   // grows
+        XCTAssertEqual(buffer.readableArray, [UInt8](repeating: 5, count: 20) + [1, 2, 7, 8, 3, 4])
+        [UInt8](arrayLiteral: 6).withUnsafeBytes { buffer.insert($0, at: buffer.readableBytes) }
+        XCTAssertEqual(buffer.readableArray.last, 6)
+        let shared = buffer
+        [UInt8](arrayLiteral: 0).withUnsafeBytes { buffer.insert($0, at: 1) }
+        XCTAssertEqual(shared.readableArray.count, 27, "a copy keeps its bytes")
+        XCTAssertEqual(buffer.readableArray.prefix(3), [5, 0, 5])
+    }
+
     func testNonContiguousCollectionAppend() {
         var buffer = ByteBuffer()
         buffer.append(contentsOf: (1...300).lazy.map { UInt8(truncatingIfNeeded: $0) })

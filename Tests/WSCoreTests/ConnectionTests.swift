@@ -85,6 +85,20 @@ final class ConnectionTests: XCTestCase {
         XCTAssertEqual(connection.output.readableArray, hex("81 05 48 65 6c 6c 6f 89 05 48 65 6c 6c 6f"))
     }
 
+    /// Issue 33: a ping put ahead of frames queued and not written yet.
+    func testAPingGoesAheadOfQueuedFrames() {
+        var connection = server()
+        Array("Hello".utf8).withUnsafeBytes { connection.sendText($0) }
+        Array("World".utf8).withUnsafeBytes { connection.sendText($0) }
+        let length = Array("p".utf8).withUnsafeBytes { connection.insertPing($0, at: 7) }
+        XCTAssertEqual(length, 3)
+        XCTAssertEqual(connection.output.readableArray, hex("81 05 48 65 6c 6c 6f 89 01 70 81 05 57 6f 72 6c 64"))
+        var client = client()
+        let masked = Array("q".utf8).withUnsafeBytes { client.insertPing($0, at: 0) }
+        XCTAssertEqual(masked, 7, "a client's ping is masked")
+        XCTAssertEqual(decodeFrames(client.output.readableArray, role: .server).map(\.payload), [Array("q".utf8)])
+    }
+
     func testPingPayloadIsTruncatedTo125() {
         var connection = server()
         [UInt8](repeating: 9, count: 200).withUnsafeBytes { connection.sendPing($0) }

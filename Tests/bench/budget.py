@@ -47,7 +47,7 @@ WSPIPE_UP = [
     (r'/FD\.swift$', r'4read', 'stdin read + line split'),
     (r'/WSJSON/|/(InputTranslator|Envelope|EnvelopeDecoder)\.swift$', None, 'JSON check'),
     (r'/(ClientSender|OutgoingFrames|AckLedger|OutboundQueue|OutgoingMessage|ReplayCoordinator|ReplyTracker'
-     r'|SocketQueue|SendStall|PendingValue|DeliveryAccount|KernelQueue)\.swift$', None, 'queue / accounting'),
+     r'|SocketQueue|SendStall|PendingValue|DeliveryAccount|DeliveryMonitor|KeptFrames|AckTimeline|SocketKernel|SocketBIO|KernelQueue)\.swift$', None, 'queue / accounting'),
     (r'/WSCore/(FrameEncoder|Masking|EntropyPool|ChaCha20|Connection|ByteBuffer|FrameHeader|Opcode)\.swift$', None,
      'framing + masking'),
     (r'/(TCPStream|TLSStream)\.swift$', None, 'write'),

@@ -283,6 +283,10 @@ def test_unsent_compressed_messages_are_resent_exactly_after_a_drop(spawn, raw_p
     first.handshake(headers=PMD)
     readable, _, _ = select.select([first.sock], [], [], 10)
     assert readable, "nothing arrived from wspipe"
+    # An accepted socket inherits the listener's receive buffer: the second
+    # connection, which takes the whole 12 MiB, gets a normal one (with 4 KiB
+    # it took 27 s on a busy machine, and the test timed out).
+    peer.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
     first.abort()
     second = peer.accept(timeout=10)
     second.handshake()   # no compression this time

@@ -218,9 +218,10 @@ def test_a_server_that_refuses_at_once_ends_the_run_once_with_the_lines_unconfir
                         "by": "server", "unconfirmed": lines, "unconfirmed_lines": [1, lines]}], run
         said = [l for l in res.stderr.split("\n") if l.startswith("wspipe: ")]
         where = "stdin:1" if lines == 1 else f"stdin:1-{lines}"
-        assert said == [f"wspipe: {lines} message(s) ({where}) unconfirmed: written to a connection the server "
-                        "refused (4004), which does not say whether it read them (--ack confirms and re-sends)",
-                        "wspipe: closed by the server with 4004: not allowed"], run
+        # The refusal says its reason first (issue 30).
+        assert said == ["wspipe: closed by the server with 4004: not allowed",
+                        f"wspipe: {lines} message(s) ({where}) unconfirmed: written to a connection the server "
+                        "refused (4004), which does not say whether it read them (--ack confirms and re-sends)"], run
         if after == "greeting":
             assert res.stdout == b'{"hello":1}\n', run
     assert connections(srv) == REFUSAL_RUNS

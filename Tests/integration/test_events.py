@@ -58,7 +58,7 @@ def test_stats_line_counts_both_ways_across_a_reconnect(spawn, fault_server):
     assert res.lines == ['{"got":1}', '{"got":1}']
     st = stats(res.stderr)
     assert set(st) == {"messages_out", "bytes_out", "messages_in", "bytes_in", "reconnects", "invalid_lines",
-                       "unacked", "not_sent", "unconfirmed", "unconfirmed_lines"}, st
+                       "unacked", "not_sent", "unconfirmed", "unconfirmed_lines", "unread", "unread_lines"}, st
     assert st["messages_out"] == 2 and st["bytes_out"] == len(first) + len(second), st
     assert st["messages_in"] == 2 and st["bytes_in"] == 2 * len('{"got":1}'), st
     assert (st["reconnects"], st["invalid_lines"], st["unacked"], st["not_sent"]) == (1, 1, 0, 0), st

@@ -91,6 +91,8 @@ struct OpenedConnection {
     var roundTripNanos: Int64
     /// permessage-deflate as the server accepted it; nil: not in use.
     var compression: DeflateParameters?
+    /// Through a proxy (its TCP, not the server's, acknowledges what is sent).
+    var tunneled = false
     /// Where the connection is: the URL given, or where redirects led.
     var url: WebSocketURL
     var redirects: Int
@@ -120,6 +122,8 @@ final class ClientConnector {
     private var commandHeaders: [(name: String, value: String)] = []
     private var phases = ConnectorPhases()
     private var dialer: Dialer?
+    /// The current hop goes through a proxy (`OpenedConnection.tunneled`).
+    private var tunneled = false
     /// The current hop's connection (a `TLSStream` for wss://), from
     /// `tls` on, until it is handed over or closed.
     private var stream: ByteStream?
@@ -241,6 +245,7 @@ final class ClientConnector {
         case .success(let chosen): route = chosen
         case .failure(let error): return fail(.unreachable(error.message))
         }
+        if case .proxy = route { tunneled = true } else { tunneled = false }
         let dialer = Dialer(host: hop.host, port: hop.port, route: route, family: options.family, loop: loop)
         self.dialer = dialer
         dialer.start { [weak self] result in
@@ -347,8 +352,8 @@ final class ClientConnector {
             let head = handshake.response?.head ?? HTTPHead(startLine: "HTTP/1.1 101", headers: [])
             let opened = OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol, response: head,
                                           roundTripNanos: monotonicNanos() - (requestSentAt ?? monotonicNanos()),
-                                          compression: handshake.compression, url: hop, redirects: redirects,
-                                          timings: timings)
+                                          compression: handshake.compression, tunneled: tunneled, url: hop,
+                                          redirects: redirects, timings: timings)
             handle(.accepted, opened: opened)
         case .rejected(let status, let statusLine, let headers):
             onResponse?(status)

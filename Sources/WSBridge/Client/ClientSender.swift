@@ -92,10 +92,11 @@ final class ClientSender {
         }
         if let packets { packets.send(message, tag: tag, on: channel) } else { channel.send(message, tag: tag) }
         carried.add(tag: tag)
+        let record = channel.queuedRecords - 1
         if let view = packets?.replyView {
-            view.withUnsafeBytes { replies.sent(.text($0), now: monotonicNanos()) }
+            view.withUnsafeBytes { replies.sent(.text($0), now: monotonicNanos(), record: record) }
         } else {
-            replies.sent(json.map { .text($0) } ?? message, now: monotonicNanos())
+            replies.sent(json.map { .text($0) } ?? message, now: monotonicNanos(), record: record)
         }
         if recording { onSent?(message, source) }
     }
@@ -134,7 +135,7 @@ final class ClientSender {
             shell.sent(bytes: text.count)
         }
         if recording { onSent?(.text(text), .input) }
-        replies.sent(.text(text), now: monotonicNanos())
+        replies.sent(.text(text), now: monotonicNanos(), record: channel.queuedRecords - 1)
     }
 
     // MARK: --codec
@@ -170,7 +171,7 @@ final class ClientSender {
     /// Compressed, the output stays short while a turn of the loop deflates
     /// megabytes (~8 MB/s here), and nothing the server sends is read
     /// meanwhile: a sign of life read that late confirms only what was
-    /// acknowledged before the turn began (`OutgoingFrames`), so a turn
+    /// acknowledged before the turn began (`DeliveryAccount`), so a turn
     /// takes at most `compressedTurn` bytes of messages; the rest goes
     /// after a turn of the loop (`onDrained`).
     func pump() {
@@ -233,6 +234,9 @@ final class ClientSender {
         /// Queued again: the peer's TCP never acknowledged them (or the server
         /// refused a message before them).
         var requeued = 0
+        /// Taken by the server's TCP before it last spoke; its application
+        /// may not have read them. Not sent again.
+        var unread = LineTally()
         /// Written, not sent again, and not confirmed: acknowledged by the
         /// peer's TCP after its last sign of life, or (on the last
         /// connection) written and never acknowledged. They may be lost.
@@ -246,84 +250,44 @@ final class ClientSender {
         var requeuedLines = LineTally()
     }
 
-    /// After a drop: every message the peer's TCP never acknowledged goes
-    /// back to the front of the queue (those held for an ack are sent again
-    /// by the replay instead); after a refusal (`refusedWith` 1009 or 1003),
-    /// the refused message is set aside and everything after it is sent
-    /// again. Messages count as sent only once they are. `confirmed`: the
-    /// server answered wspipe's Close, after reading every frame before it.
-    /// `last`: no connection follows, so what was written and not
-    /// acknowledged is unconfirmed rather than queued again (and what was
-    /// never written stays queued, to be reported as not sent).
-    /// `reachedPeer`: the closing handshake completed, so every frame
-    /// written reached the peer's TCP ahead of the last Close (TCP keeps the
-    /// order, and a server that closed first reads until it has ours). Then
-    /// only what was never written is still owed: `isLast` is asked with
-    /// whether any is (else with whether the kernel still held any frame),
-    /// and on the last connection what was written counts as acknowledged,
-    /// whatever the kernel said at the end. (A peer that closes at once
-    /// acknowledges what crossed its Close only with a delayed ACK or its
-    /// FIN: asked as the socket closed, the kernel answered either way, and
-    /// the run ended after one attempt or three.) When a connection follows
-    /// anyway, what the kernel did not see acknowledged goes again, as after
-    /// a drop: at least once.
+    /// After a connection ended: `Redelivery` decides, from what its channel
+    /// still holds and how it ended, what goes back to the front of the
+    /// queue (in order; those held for an ack are sent again by the replay
+    /// instead), which message a refusal (`refusedWith` 1009 or 1003) set
+    /// aside, and what is in doubt. Messages count as sent only once they
+    /// are. `isLast` says whether a connection follows, asked with whether
+    /// frames are left to send.
     func recoverUnsent(from channel: WebSocketChannel, refusedWith code: CloseCode?, confirmed: Bool,
                        reachedPeer: Bool = false, isLast: (_ leavesFrames: Bool) -> Bool) -> Recovery {
         // The server answered wspipe's Close, so it read every frame before:
-        // nothing goes again, nothing was refused or is unconfirmed. (At the
+        // nothing goes again, nothing was refused or is in doubt. (At the
         // end of an upload the kernel may still hold thousands of frames;
         // reading each back only to drop it cost as much as sending it.)
         if confirmed && code == nil {
             channel.discardUnsentMessages()
             return Recovery()
         }
-        // Asked before the frames are taken (they go with them).
-        let unacknowledged = channel.holdsUnacknowledgedFrames
-        var kept: [(message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)] = []
-        // A connection's own messages (`connectionOnlyTag`) are kept here
-        // (a refusal may name one) and never sent again (`sendAgain`).
-        let earlier = channel.takeUnsentMessages { message, unsent in
-            let copy = OutboundQueue.copy(message, line: unsent.tag)
+        var messages: [OutboundQueue.Message] = []
+        var frames: [Redelivery.Frame] = []
+        let released = channel.takeUnsentMessages { message, fate in
+            let copy = OutboundQueue.copy(message, line: fate.tag)
             let held = ackView(copy) { replay.isHeld($0) } ?? false
-            kept.append((copy, unsent, held))
+            messages.append(copy)
+            frames.append(Redelivery.Frame(fate: fate, size: copy.bytes.count, isBinary: copy.isBinary, held: held))
         }
-        let unwritten = kept.contains { !$0.unsent.written && !$0.held && $0.unsent.tag != MessageTag.uncounted }
-        let last = isLast(reachedPeer ? unwritten : unacknowledged)
-        var recovery = Recovery()
-        let candidates = kept.map { RefusedMessage.Candidate(size: $0.message.bytes.count, isBinary: $0.message.isBinary,
-                                                             afterSignOfLife: !$0.unsent.confirmed) }
-        let culprit = code.flatMap { RefusedMessage.pick(candidates, code: $0) }
-        if culprit == nil && !confirmed { recovery.unconfirmed = earlier }
-        var again: [OutboundQueue.Message] = []
-        func sendAgain(_ entry: (message: OutboundQueue.Message, unsent: OutgoingFrames.Unsent, held: Bool)) {
-            // Sent again on every connection anyway (--on-connect); held for --ack: the replay's.
-            guard !entry.held && entry.unsent.tag != MessageTag.uncounted else { return }
-            var message = entry.message
-            if entry.unsent.written { message.line |= MessageTag.writtenBefore }
-            again.append(message)
+        let ending = Redelivery.Ending(refusal: code, confirmedAll: confirmed, reachedPeer: reachedPeer,
+                                       lastIfNothingLeft: isLast(false), lastIfFramesLeft: isLast(true))
+        let decision = Redelivery.decide(frames, released: released, ending)
+        var recovery = Recovery(unread: decision.unread, unconfirmed: decision.unconfirmed,
+                                unacknowledged: decision.unacknowledged)
+        if let refused = decision.refused {
+            recovery.refused = messages[refused]
+            if frames[refused].held { _ = ackView(messages[refused]) { replay.release($0) } }
         }
-        for (index, entry) in kept.enumerated() {
-            if index == culprit {
-                recovery.refused = entry.message
-                if entry.held { _ = ackView(entry.message) { replay.release($0) } }
-                continue
-            }
-            if let culprit {
-                // The server stopped reading at the refused message: what came
-                // after it goes again, and so does what came before it that
-                // the server never showed it had read.
-                let read = index < culprit && entry.unsent.acknowledged && entry.unsent.confirmed
-                if !read { sendAgain(entry) }
-                continue
-            }
-            if confirmed || entry.unsent.confirmed { continue }
-            let acknowledged = entry.unsent.acknowledged || (reachedPeer && last && entry.unsent.written)
-            if acknowledged || (last && entry.unsent.written) {
-                recovery.unconfirmed.add(tag: entry.unsent.tag)
-                if !acknowledged { recovery.unacknowledged.add(tag: entry.unsent.tag) }
-                continue
-            }
-            sendAgain(entry)
+        let again = decision.again.map { index -> OutboundQueue.Message in
+            var message = messages[index]
+            if frames[index].fate.written { message.line |= MessageTag.writtenBefore }
+            return message
         }
         recovery.requeued = again.count
         for message in again { recovery.requeuedLines.add(tag: message.line) }

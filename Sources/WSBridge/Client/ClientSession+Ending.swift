@@ -57,24 +57,41 @@ extension ClientSession {
         shell.status = shell.status.combined(with: .runtimeError)
     }
 
-    /// A refused message is reported with its line and counts as not sent
-    /// (exit 6); unconfirmed ones are said, since only --ack can tell.
-    /// `refusedConnection`: the server's Close that refused the connection
-    /// the unconfirmed ones were written to.
-    func report(_ recovery: ClientSender.Recovery, refusal: CloseCode?, refusedConnection: Disconnect? = nil) {
-        reportUnconfirmed(recovery.unconfirmed, unacknowledged: recovery.unacknowledged, refusedBy: refusedConnection)
-        guard let refusal else { return }
+    /// What a connection's ending leaves in doubt, counted now (--stats,
+    /// the exit status, the refused event) and said by the returned closure,
+    /// which the session calls once the ending's own reason is out (a
+    /// refusal says why first). A refused message is reported with its line
+    /// and counts as not sent (exit 6); the others are said, since only
+    /// --ack can tell. `refusedConnection`: the server's Close that refused
+    /// the connection they were written to. `canLose`: the connection ended
+    /// in a way that can lose what was in doubt (a drop, a reset, a timeout,
+    /// an error Close); after a clean close the doubt is said at -v only.
+    func report(_ recovery: ClientSender.Recovery, refusal: CloseCode?, refusedConnection: Disconnect? = nil,
+                canLose: Bool) -> () -> Void {
+        var say = reportInDoubt(unread: recovery.unread, unconfirmed: recovery.unconfirmed,
+                                unacknowledged: recovery.unacknowledged, refusedBy: refusedConnection, canLose: canLose)
+        guard let refusal else { return say }
         let name = refusal.name.map { " (\($0))" } ?? ""
         guard let refused = recovery.refused else {
-            log.warning("the server refused a message (\(refusal)\(name)) that wspipe can no longer tell apart; it may be lost")
-            return
+            // A message is named only when one was written (Autobahn 7.7.x
+            // refuse with these codes a connection that carried none).
+            guard !sender.carried.isEmpty else { return say }
+            return { [log] in
+                say()
+                log.warning("the server refused a message (\(refusal)\(name)) that wspipe can no longer tell apart; it may be lost")
+            }
         }
         let line = MessageTag.line(of: refused.line)
         let which = line > 0 ? "stdin:\(line): message" : "a message (\(refused.bytes.count) bytes)"
-        log.warning("\(which) refused by the server with \(refusal)\(name); not sent again")
         shell.events.emit(EventLine.refused(line: line, code: refusal))
         shell.stats.notSent += 1
         shell.status = shell.status.combined(with: .inputRejected)
+        let previous = say
+        say = { [log] in
+            previous()
+            log.warning("\(which) refused by the server with \(refusal)\(name); not sent again")
+        }
+        return say
     }
 
     func hint(_ cause: Disconnect) {
@@ -100,32 +117,48 @@ extension ClientSession {
     func reportUnsent() {
         var (notSent, unconfirmed) = sender.queueTallies()
         if let refused = shell.stdin?.unsent { notSent.add(refused) }
-        reportUnconfirmed(unconfirmed, unacknowledged: unconfirmed)
+        reportInDoubt(unread: LineTally(), unconfirmed: unconfirmed, unacknowledged: unconfirmed, canLose: true)()
         guard !notSent.isEmpty else { return }
         shell.stats.notSent += notSent.count
         log.warning("\(notSent.count) input line(s)\(notSent.lines.map { " (\($0))" } ?? "") not sent")
         shell.status = shell.status.combined(with: .inputRejected)
     }
 
-    /// Messages that may be lost: the warning with their stdin lines and
-    /// --stats. Those the server's TCP acknowledged were delivered as far as
-    /// wspipe can tell without --ack; those it never acknowledged by the end
-    /// were not, and make the exit status 6 (wspipe(1): RECONNECT AND REPLAY).
-    func reportUnconfirmed(_ tally: LineTally, unacknowledged: LineTally, refusedBy refusal: Disconnect? = nil) {
-        guard !tally.isEmpty else { return }
-        shell.stats.addUnconfirmed(tally)
-        if let code = refusal?.errorCloseCode, unacknowledged.isEmpty {
-            log.warning("\(tally.phrase) unconfirmed: written to a connection the server refused (\(code)), "
-                        + "which does not say whether it read them (--ack confirms and re-sends)")
+    /// Messages that may be lost, counted in --stats and the exit status now
+    /// and said by the closure returned, with their stdin lines. Those the
+    /// server's TCP took before it last spoke may not have been read (unread);
+    /// those it acknowledged after were delivered as far as wspipe can tell
+    /// without --ack; those it never acknowledged by the end were not, and
+    /// make the exit status 6 (wspipe(1): RECONNECT AND REPLAY). At default
+    /// verbosity they are said only when the ending could lose them, or
+    /// some were never acknowledged.
+    func reportInDoubt(unread: LineTally, unconfirmed tally: LineTally, unacknowledged: LineTally,
+                       refusedBy refusal: Disconnect? = nil, canLose: Bool) -> () -> Void {
+        shell.stats.addUnread(unread)
+        if !tally.isEmpty { shell.stats.addUnconfirmed(tally) }
+        if !unacknowledged.isEmpty { shell.status = shell.status.combined(with: .inputRejected) }
+        var lines: [String] = []
+        if !unread.isEmpty {
+            lines.append("\(unread.phrase) unread: the server's machine took them before it last spoke, but the "
+                         + "server may not have read them: if it went down, they are lost (--ack confirms and re-sends)")
+        }
+        if tally.isEmpty {
+            // nothing more
+        } else if let code = refusal?.errorCloseCode, unacknowledged.isEmpty {
+            lines.append("\(tally.phrase) unconfirmed: written to a connection the server refused (\(code)), "
+                         + "which does not say whether it read them (--ack confirms and re-sends)")
         } else if unacknowledged.isEmpty {
-            log.warning("\(tally.phrase) unconfirmed: sent since the server last showed it was reading, they "
-                        + "reached its machine, but maybe not the server itself: if it went down, they are lost "
-                        + "(--ack confirms and re-sends)")
+            lines.append("\(tally.phrase) unconfirmed: sent since the server last showed it was reading, they "
+                         + "reached its machine, but maybe not the server itself: if it went down, they are lost "
+                         + "(--ack confirms and re-sends)")
         } else {
             let which = unacknowledged.count == tally.count ? "never" : "\(unacknowledged.phrase) never"
-            log.warning("\(tally.phrase) unconfirmed: written, and \(which) acknowledged by the server's machine "
-                        + "before the end: they may never have arrived")
-            shell.status = shell.status.combined(with: .inputRejected)
+            lines.append("\(tally.phrase) unconfirmed: written, and \(which) acknowledged by the server's machine "
+                         + "before the end: they may never have arrived")
+        }
+        let warn = canLose || !unacknowledged.isEmpty
+        return { [log] in
+            for line in lines { if warn { log.warning(line) } else { log.info(line) } }
         }
     }
 

@@ -18,7 +18,7 @@ extension ClientSession {
             channel?.setReadPaused(readsPaused)
             // Acks release held messages: stdin may read on.
             if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
-            sender.replies.processed(now: monotonicNanos())
+            sender.replies.processed(now: monotonicNanos(), credit: channel?.readCredit)
             reportProgress()
         case .ended(let reason):
             if opening { endedWhileOpening = reason; return }
@@ -66,6 +66,7 @@ extension ClientSession {
     func arrived(text payload: UnsafeRawBufferPointer, verdict: Int, decoded: Bool = false) {
         metrics.messageArrived()
         if let reply = sender.replies.received(text: payload, verdict: verdict) { replied(reply) }
+        if let echoed = sender.replies.takeEchoedRecord() { channel?.confirmEchoed(record: echoed) }
         received(text: payload, verdict: verdict)
         if watchesMessages { watch(text: payload, verdict: verdict, decoded: decoded) }
     }
@@ -144,19 +145,25 @@ extension ClientSession {
             sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, reachedPeer: reachedPeer,
                                  isLast: isLast)
         } ?? .init()
-        if refused && channel != nil { recovery.unconfirmed = sender.carried.droppingLast(recovery.requeuedLines) }
+        if refused && channel != nil {
+            recovery.unconfirmed = sender.carried.droppingLast(recovery.requeuedLines)
+            recovery.unread = LineTally()
+        }
         channel = nil
-        sender.channel = nil
         // Clean only when the server's Close came (RFC 6455 §7.1.5: 1006 otherwise).
         var (code, clean) = cause.closeCode
         if !closeReceived && clean { (code, clean) = (.abnormal, false) }
         metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
-                                                 by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed))
+                                                 by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed,
+                                                 unread: recovery.unread))
         scriptEnded()
         observer?.disconnected(cause, byClient: byClient)
-        report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil)
+        let say = report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil,
+                         canLose: !reachedPeer || cause.errorCloseCode != nil)
+        sender.channel = nil
         handle(.connectionEnded(cause, now: now, progress: progress()))
+        say()
     }
 
     /// The server's Close answered wspipe's: it had read every frame before

@@ -78,8 +78,9 @@ public final class ClientSession: SessionDriver {
                                    codec: bridge.codec)
         script?.captures = { [replay] in replay.captureValues }
         sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
-        sender.replies = ReplyTracker(replyPath: policy.replyPath, lingerNanos: policy.lingerNanos,
-                                      readsJSON: bridge.format == .json, socketIO: bridge.socketIO != nil)
+        sender.replies = ReplyTracker(replyPath: policy.replyPath, match: policy.replyMatch,
+                                      lingerNanos: policy.lingerNanos, readsJSON: bridge.format == .json,
+                                      socketIO: bridge.socketIO != nil)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
         interactive = client.interactive.map { [shell, replay] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
@@ -235,7 +236,7 @@ public final class ClientSession: SessionDriver {
 
     private func opened(_ opened: OpenedConnection) {
         let channel = WebSocketChannel(stream: opened.stream, role: .client, maxMessageSize: bridge.maxMessageSize,
-                                       compression: opened.compression,
+                                       compression: opened.compression, tunneled: opened.tunneled,
                                        loop: loop) { [session = unretainedSelf] event in
             session.use { $0.channelEvent(event) }
         }
@@ -302,7 +303,8 @@ public final class ClientSession: SessionDriver {
         keepAlive = KeepAlive(
             scheduler: loop, intervalNanos: interval, timeoutNanos: policy.pingTimeoutNanos ?? interval,
             sendPing: { [weak channel] payload in channel?.sendPing(payload) },
-            onDead: { [unowned self] in self.peerSilent() })
+            onDead: { [unowned self] in self.peerSilent() },
+            progress: { [weak channel] in channel?.progressMark() })
         keepAlive?.onRoundTrip = { [unowned self] nanos in self.pongArrived(roundTrip: nanos) }
         keepAlive?.start()
     }

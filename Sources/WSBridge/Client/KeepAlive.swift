@@ -2,15 +2,24 @@ import WSTransport
 
 /// --ping-interval / --ping-timeout (wspipe(1): RECONNECT AND REPLAY): sends a ping every interval and
 /// declares the connection dead when the pong to *our* ping (same payload,
-/// RFC 6455 §5.5.3) does not come back within the timeout. Unsolicited pongs
-/// and pongs to older pings clear nothing. The pong to our ping says how long
-/// the round trip took (`onRoundTrip`: --stats, the pong event, -w's rtt_last).
+/// RFC 6455 §5.5.3) does not come back within the timeout, counted from
+/// the peer's last progress through what was sent before the ping
+/// (`progress`: bytes its TCP acknowledged): a slow but healthy peer that
+/// reads megabytes queued before the pong it owes is not cut off (issue
+/// 33). What it sends meanwhile is no pong: it does not count.
+/// Unsolicited pongs and pongs to older pings clear nothing. The pong to our
+/// ping says how long the round trip took (`onRoundTrip`: --stats, the pong
+/// event, -w's rtt_last).
 final class KeepAlive {
     private let scheduler: TimerScheduling
     private let intervalNanos: Int64
     private let timeoutNanos: Int64
     private let sendPing: ([UInt8]) -> Void
     private let onDead: () -> Void
+    /// Where the peer is (nil: not known, then only the pong counts).
+    private let progress: () -> WebSocketChannel.ProgressMark?
+    /// Where it was when the deadline was last armed.
+    private var markAtDeadline: WebSocketChannel.ProgressMark?
     private var counter: UInt64 = 0
     private var outstanding: [UInt8]?
     private var pingTimer: EventLoop.TimerID?
@@ -21,12 +30,14 @@ final class KeepAlive {
     var onRoundTrip: ((Int64) -> Void)?
 
     init(scheduler: TimerScheduling, intervalNanos: Int64, timeoutNanos: Int64,
-         sendPing: @escaping ([UInt8]) -> Void, onDead: @escaping () -> Void) {
+         sendPing: @escaping ([UInt8]) -> Void, onDead: @escaping () -> Void,
+         progress: @escaping () -> WebSocketChannel.ProgressMark? = { nil }) {
         self.scheduler = scheduler
         self.intervalNanos = intervalNanos
         self.timeoutNanos = timeoutNanos
         self.sendPing = sendPing
         self.onDead = onDead
+        self.progress = progress
     }
 
     func start() {
@@ -64,12 +75,22 @@ final class KeepAlive {
             outstanding = payload
             sentAt = scheduler.nowNanos
             sendPing(payload)
-            deadline = scheduler.schedule(afterNanos: timeoutNanos) { [weak self] in
-                guard let self else { return }
-                self.stop()
-                self.onDead()
-            }
+            armDeadline()
         }
         schedulePing()
+    }
+
+    private func armDeadline() {
+        markAtDeadline = progress()
+        deadline = scheduler.schedule(afterNanos: timeoutNanos) { [weak self] in self?.deadlineReached() }
+    }
+
+    /// No pong within the timeout: dead, unless the peer's TCP took
+    /// something meanwhile; then it has as long again.
+    private func deadlineReached() {
+        deadline = nil
+        if let before = markAtDeadline, let now = progress(), now.took(since: before) { return armDeadline() }
+        stop()
+        onDead()
     }
 }

@@ -12,13 +12,19 @@ import WSTransport
 /// run; once none is owed the Close goes out, and the values still owed at
 /// the end are reported (exit 1).
 ///
+/// `--reply-match KEYPATH=VALUE` makes only a message with VALUE at KEYPATH
+/// a reply (an ack before the result carries the key too).
+///
 /// Without it, the default rule, per connection:
 /// - a sent JSON object with a top-level "id" (among the first
 ///   `trackedIDs` sent) is owed an incoming message with the same "id", so a
 ///   greeting or a push does not pay for it;
 /// - every other sent message is owed one more incoming message, counted from
 ///   the first send (what came before cannot be a reply) among those that
-///   matched no id;
+///   matched no id; where the kernel stamps acknowledgements and arrivals
+///   (`DeliveryAccount.ReadCredit`), a message pays only a request the
+///   server's TCP had acknowledged before it arrived: a greeting sent before
+///   the request reached the server pays for nothing;
 /// - a server that sent back a message as it was (an echo server) owes every
 ///   later one the same way, whatever else it sends (a greeting does not pay
 ///   for the last echo); only the first `echoedMessages` text messages sent,
@@ -51,6 +57,8 @@ struct ReplyTracker {
     private let lingerNanos: Int64
     /// Text is JSON (not -t/-b): keys can be read.
     private let readsJSON: Bool
+    /// --reply-match: only a message that meets it is a reply.
+    private let match: UntilCondition?
 
     static let trackedIDs = 64
     static let examinedArrivals = 1024
@@ -58,6 +66,9 @@ struct ReplyTracker {
     static let sinkEvidence = 8
     static let echoedMessages = 8
     static let echoedBytes = 4096
+    /// The record numbers of the first this many requests without a key are
+    /// kept, for the kernel's stamps to say which an arrival can answer.
+    static let creditedRequests = 1024
 
     /// Values still owed a reply, with the order they were first sent in.
     private var owed: [[UInt8]: Int] = [:]
@@ -70,6 +81,14 @@ struct ReplyTracker {
     private var sentLookedAt = 0
     private var examined = 0
     private var firstSentAt: Int64?
+    /// The channel's record number of each request without a key (up to
+    /// `creditedRequests`), and the arrivals of the read being handled that
+    /// answered no id, paid once the read's credit is known (`processed`).
+    private var requestRecords: [Int] = []
+    private var creditsRequests = true
+    private var pendingArrivals = 0
+    /// The channel has given a read's credit: arrivals wait for theirs.
+    private var credited = false
     private var windowNanos: Int64 = 10_000_000
     private var quietNanos: Int64 = ReplyTracker.minimumQuietNanos
     /// Decided once per connection, the first time everything is out.
@@ -80,6 +99,10 @@ struct ReplyTracker {
     /// The messages sent on the connection not echoed yet, oldest first,
     /// while every one sent so far was kept (`echoable`).
     private var unechoed: [[UInt8]] = []
+    /// The record number of each message in `unechoed`.
+    private var unechoedRecords: [Int] = []
+    /// The record number of the message the last arrival echoed (`takeEchoedRecord`).
+    private var echoedRecord: Int?
     private var echoable: Bool
     private let comparesEchoes: Bool
     /// The latest arrival was an echo of a message sent.
@@ -94,11 +117,13 @@ struct ReplyTracker {
     /// `SocketIOOutgoing.Packets.replyView`), and no echo is looked for: an
     /// event that comes back as it went is the application's (a chat room's
     /// broadcast), not an echo server's, and says nothing of the other lines.
-    init(replyPath: [String]?, lingerNanos: Int64, readsJSON: Bool, socketIO: Bool = false) {
+    init(replyPath: [String]?, match: UntilCondition? = nil, lingerNanos: Int64, readsJSON: Bool,
+         socketIO: Bool = false) {
         comparesEchoes = !socketIO
         echoable = !socketIO
         explicitPath = replyPath.map { $0.map { Array($0.utf8) } }
         path = explicitPath ?? [Array((socketIO ? "ack_of" : "id").utf8)]
+        self.match = match
         self.lingerNanos = lingerNanos
         self.readsJSON = readsJSON
     }
@@ -120,11 +145,17 @@ struct ReplyTracker {
         sentLookedAt = 0
         examined = 0
         firstSentAt = nil
+        requestRecords.removeAll()
+        creditsRequests = true
+        pendingArrivals = 0
+        credited = false
         answersEachMessage = nil
         lingerDeadline = nil
         lastArrivalAt = nil
         closeReason = nil
         unechoed.removeAll()
+        unechoedRecords.removeAll()
+        echoedRecord = nil
         echoable = comparesEchoes
         lastWasEcho = false
         echoes = false
@@ -133,11 +164,12 @@ struct ReplyTracker {
         quietNanos = max(4 * roundTripNanos, Self.minimumQuietNanos)
     }
 
-    /// A message went out on the connection. The clock is read for the first only.
-    mutating func sent(_ message: OutgoingMessage, now: @autoclosure () -> Int64) {
+    /// A message went out on the connection, as the channel's record number
+    /// `record`. The clock is read for the first only.
+    mutating func sent(_ message: OutgoingMessage, now: @autoclosure () -> Int64, record: Int = 0) {
         if firstSentAt == nil { firstSentAt = now() }
         sentCount += 1
-        if echoable { keepForEcho(message) }
+        if echoable { keepForEcho(message, record: record) }
         if case .text(let payload) = message, let key = key(of: payload, recording: true) {
             if owed[key] == nil {
                 serial += 1
@@ -146,10 +178,10 @@ struct ReplyTracker {
             }
             return
         }
-        if explicitPath == nil {
-            sentWithoutKey += 1
-            latency.sentWithoutKey(at: now())
-        }
+        guard explicitPath == nil else { return }
+        sentWithoutKey += 1
+        latency.sentWithoutKey(at: now())
+        if creditsRequests && requestRecords.count < Self.creditedRequests { requestRecords.append(record) }
     }
 
     /// A data message came in (`payload` nil: binary).
@@ -166,10 +198,10 @@ struct ReplyTracker {
         lastWasEcho = echoable && isEcho(payload)
         if lastWasEcho { echoes = true }
         if !owed.isEmpty, let payload, let key = key(of: payload, recording: false, verdict: verdict),
-           let serial = owed.removeValue(forKey: key) {
+           matches(payload), let serial = owed.removeValue(forKey: key) {
             return latency.replied(serial: serial, key: key, now: now())
         }
-        otherArrivals += 1
+        pendingArrivals += 1
         // Without a key, only an exact echo is known to answer a message (the
         // oldest sent without a key): the count the default rule keeps is a
         // guess for closing, which a push or a greeting would fool.
@@ -183,17 +215,40 @@ struct ReplyTracker {
         var key: [UInt8]?
     }
 
+    /// --reply-match: the message (valid JSON, since it has the key) meets it.
+    private func matches(_ payload: UnsafeRawBufferPointer) -> Bool {
+        match?.matches(payload) ?? true
+    }
+
+    /// The arrivals of the read just handled that answered no id pay for the
+    /// oldest requests not paid yet: each one request, and with `credit`
+    /// (the kernel's stamps) only a request the server's TCP had
+    /// acknowledged before it arrived (the last arrival with `credit.last`,
+    /// the others with `credit.others`).
+    private mutating func payArrivals(_ credit: DeliveryAccount.ReadCredit?) {
+        defer { pendingArrivals = 0 }
+        guard let credit else { return otherArrivals += pendingArrivals }
+        for index in 0 ..< pendingArrivals {
+            let acknowledged = index == pendingArrivals - 1 ? credit.last : credit.others
+            guard otherArrivals < sentWithoutKey else { return }
+            if otherArrivals < requestRecords.count && requestRecords[otherArrivals] >= acknowledged { continue }
+            otherArrivals += 1
+        }
+    }
+
     /// An echo server's answer can only be compared with what was sent while
     /// a copy is at hand: only the first few, short messages are kept (an
     /// upload is not copied).
-    private mutating func keepForEcho(_ message: OutgoingMessage) {
+    private mutating func keepForEcho(_ message: OutgoingMessage, record: Int) {
         guard sentCount <= Self.echoedMessages, case .text(let payload) = message,
               payload.count <= Self.echoedBytes else {
             echoable = false
             unechoed.removeAll()
+            unechoedRecords.removeAll()
             return
         }
         unechoed.append(Array(payload))
+        unechoedRecords.append(record)
     }
 
     /// Is `payload` the oldest message not echoed yet, byte for byte?
@@ -201,13 +256,26 @@ struct ReplyTracker {
         guard let payload, let oldest = unechoed.first, oldest.count == payload.count,
               oldest.withUnsafeBytes({ $0.elementsEqual(payload) }) else { return false }
         unechoed.removeFirst()
+        echoedRecord = unechoedRecords.removeFirst()
         return true
     }
 
+    /// The record number of the message the server just sent back as it
+    /// was, once: its application read it (and all before it), whatever
+    /// the kernel could tell (`DeliveryAccount.echoed`).
+    mutating func takeEchoedRecord() -> Int? {
+        defer { echoedRecord = nil }
+        return echoedRecord
+    }
+
     /// A read of the connection was handled: the quiet time counts from the
-    /// last arrival, not from the moment stdin ended. The clock is read only
-    /// when something arrived.
-    mutating func processed(now: @autoclosure () -> Int64) {
+    /// last arrival, not from the moment stdin ended, and its arrivals pay
+    /// for the requests they can answer (`credit`: the kernel's word on what
+    /// was acknowledged before they arrived; nil without it). The clock is
+    /// read only when something arrived.
+    mutating func processed(now: @autoclosure () -> Int64, credit: DeliveryAccount.ReadCredit? = nil) {
+        if credit != nil { credited = true }
+        if pendingArrivals > 0 { payArrivals(credit) }
         if arrivals != arrivalsSeen {
             arrivalsSeen = arrivals
             lastArrivalAt = now()
@@ -237,6 +305,9 @@ struct ReplyTracker {
 
     /// A server that echoed no id in all that time is counted instead.
     private mutating func giveUpOnIDs() -> [UInt8]? {
+        // The requests with ids join the others, without their record numbers.
+        creditsRequests = false
+        requestRecords.removeAll()
         sentWithoutKey += owed.count
         owed.removeAll()
         latency.forgetKeyed()
@@ -279,6 +350,8 @@ struct ReplyTracker {
     /// Asked once the input is over and everything is out: how much longer
     /// the Close should wait, nil for not at all.
     mutating func wait(now: Int64) -> Int64? {
+        // Arrivals not paid yet wait for their read's credit, if the channel gives one.
+        if pendingArrivals > 0 && !credited { payArrivals(nil) }
         if arrivals != arrivalsSeen {
             arrivalsSeen = arrivals
             lastArrivalAt = now

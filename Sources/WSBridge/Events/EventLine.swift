@@ -32,8 +32,10 @@ public enum EventLine {
     /// (acknowledged by the peer's TCP after its last sign of life, or
     /// written and never acknowledged when no connection follows), which
     /// may be lost; "unconfirmed_lines" [first, last] their stdin lines.
+    /// `unread` (only when there are some): messages its TCP took before the
+    /// server last spoke, which its application may not have read.
     public static func disconnected(code: CloseCode, reason: String, clean: Bool, by: String,
-                                    unconfirmed: LineTally = LineTally()) -> [UInt8] {
+                                    unconfirmed: LineTally = LineTally(), unread: LineTally = LineTally()) -> [UInt8] {
         var line = start("disconnected")
         line.int("code", Int(code.rawValue))
         line.string("reason", reason)
@@ -41,6 +43,7 @@ public enum EventLine {
         line.string("by", by)
         line.int("unconfirmed", unconfirmed.count)
         line.lineRange("unconfirmed_lines", unconfirmed)
+        line.unread(unread)
         return line.finishLine()
     }
 
@@ -113,10 +116,12 @@ public enum EventLine {
 
     /// `unconfirmed`: stdin lines written to the client and not confirmed
     /// (no sign of life, pong or answered Close after them); `not_sent`:
-    /// lines queued for it and never written. "..._lines": [first, last].
+    /// lines queued for it and never written; `unread` (only when there are
+    /// some): lines its TCP took before it last spoke, which it may not
+    /// have read. "..._lines": [first, last].
     public static func clientDisconnected(id: Int, code: CloseCode, reason: String, clean: Bool,
                                           unconfirmed: LineTally = LineTally(),
-                                          notSent: LineTally = LineTally()) -> [UInt8] {
+                                          notSent: LineTally = LineTally(), unread: LineTally = LineTally()) -> [UInt8] {
         var line = start("client_disconnected")
         line.int("id", id)
         line.int("code", Int(code.rawValue))
@@ -126,6 +131,7 @@ public enum EventLine {
         line.lineRange("unconfirmed_lines", unconfirmed)
         line.int("not_sent", notSent.count)
         line.lineRange("not_sent_lines", notSent)
+        line.unread(unread)
         return line.finishLine()
     }
 
@@ -134,5 +140,14 @@ public enum EventLine {
         var line = JSONObjectWriter()
         line.string("$event", name)
         return line
+    }
+}
+
+extension JSONObjectWriter {
+    /// "unread" and "unread_lines", when any message is unread.
+    mutating func unread(_ tally: LineTally) {
+        guard !tally.isEmpty else { return }
+        int("unread", tally.count)
+        lineRange("unread_lines", tally)
     }
 }

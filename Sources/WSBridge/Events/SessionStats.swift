@@ -19,6 +19,11 @@ public struct SessionStats: Equatable, Sendable {
     /// The stdin lines of the unconfirmed messages: first and last, one
     /// pair per report (a connection that ended, or the queue at the end).
     public var unconfirmedLines: [[Int]] = []
+    /// Messages the peer's TCP took before it last spoke, which its
+    /// application may not have read (wspipe(1): RECONNECT AND REPLAY), and
+    /// their stdin lines as `unconfirmedLines` has them.
+    public var unread = 0
+    public var unreadLines: [[Int]] = []
     /// The round trip of the last pong to a --ping-interval ping (nanoseconds);
     /// nil without one, and then not in the line.
     public var rttLastNanos: Int64? = nil
@@ -33,7 +38,12 @@ public struct SessionStats: Equatable, Sendable {
         if tally.first > 0 { unconfirmedLines.append([tally.first, tally.last]) }
     }
 
-    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..,"unconfirmed":..,"unconfirmed_lines":[[first,last],..],"reply_ms":{..},"time":".."}}\n
+    public mutating func addUnread(_ tally: LineTally) {
+        unread += tally.count
+        if tally.first > 0 { unreadLines.append([tally.first, tally.last]) }
+    }
+
+    /// {"$stats":{"messages_out":..,"bytes_out":..,"messages_in":..,"bytes_in":..,"reconnects":..,"invalid_lines":..,"unacked":..,"not_sent":..,"unconfirmed":..,"unconfirmed_lines":[[first,last],..],"unread":..,"unread_lines":[..],"reply_ms":{..},"time":".."}}\n
     /// `time`: when the run ended (RFC 3339, UTC), left out when nil.
     public func jsonLine(time: [UInt8]? = nil) -> [UInt8] {
         var line = JSONObjectWriter(capacity: 160)
@@ -48,6 +58,8 @@ public struct SessionStats: Equatable, Sendable {
         line.int("not_sent", notSent)
         line.int("unconfirmed", unconfirmed)
         line.rawArray("unconfirmed_lines", unconfirmedLines.map { Array("[\($0[0]),\($0[1])]".utf8) })
+        line.int("unread", unread)
+        line.rawArray("unread_lines", unreadLines.map { Array("[\($0[0]),\($0[1])]".utf8) })
         if let rttLastNanos { line.raw("rtt_last_ms", EventLine.milliseconds(rttLastNanos)) }
         if !replyLatency.isEmpty { line.raw("reply_ms", replyLatency.jsonObject()) }
         if let time { line.string("time", String(decoding: time, as: UTF8.self)) }

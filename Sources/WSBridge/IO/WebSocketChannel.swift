@@ -56,27 +56,12 @@ final class WebSocketChannel {
     /// the ones that never got there can be sent again after a drop. (A
     /// server has no next connection: it keeps only the account.)
     private let recoversUnsent: Bool
-    /// Every data frame's account (both roles), and the client's kept bytes.
-    private var outgoing: OutgoingFrames
-    private var unacknowledgedAtEnd: Int?
-    /// When the kernel was last asked what it holds, and `bytesRead` then:
-    /// when the channel stops, it asks again if the peer sent something
-    /// since (its segments carry its acknowledgements) or 10 ms went by.
-    private var queriedAtNanos: Int64 = 0
-    private var readAtQuery = 0
-    static let queryInterval: Int64 = 10_000_000
-    /// While the kernel holds bytes the peer's TCP has not acknowledged, the
-    /// channel also looks on a timer (`lookTimerFired`): every `fastLook`
-    /// while the answer moves, less often (up to `slowLook`) while it does
-    /// not, since an old answer that has not moved is as good as a new one.
-    private var lookTimer: EventLoop.TimerID?
-    private var lookInterval = WebSocketChannel.fastLook
-    static let fastLook: Int64 = 5_000_000
-    static let slowLook: Int64 = 80_000_000
-    /// Bytes read from the peer, and what the last look at the progress saw
-    /// (`takeProgress`).
-    private var bytesRead = 0
-    private var lastLook = (read: 0, written: 0, unacknowledged: Int.max)
+    /// Every data frame's account (both roles: Delivery/), and the client's
+    /// copies of the frames the kernel holds.
+    private let delivery: DeliveryMonitor
+    private var kept = KeptFrames()
+    /// What the last look at the progress saw (`takeProgress`).
+    private var lastLook = ProgressMark(read: 0, written: 0, unacknowledged: Int.max)
     private var preamble = ByteBuffer()
     /// --trace: shown every frame read and written.
     var tracer: FrameTracer?
@@ -103,17 +88,25 @@ final class WebSocketChannel {
         UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
 
     /// `compression`: the permessage-deflate parameters the handshake agreed on.
+    /// `leftover`: what arrived right after the handshake, read at `start`.
+    /// `tunneled`: through a proxy, whose TCP acknowledges for the server:
+    /// the kernel's stamps would say nothing of it (the bound is used).
     init(stream: ByteStream, role: Role, maxMessageSize: Int, compression: DeflateParameters? = nil,
-         loop: EventLoop, handler: @escaping (Event) -> Void) {
+         leftover: [UInt8] = [], tunneled: Bool = false, loop: EventLoop, handler: @escaping (Event) -> Void) {
         self.stream = stream
+        self.leftover = leftover
         self.loop = loop
         self.handler = handler
         self.connection = Connection(role: role, maxMessageSize: maxMessageSize, compression: compression)
         self.isTLS = stream is TLSStream
         self.recoversUnsent = role == .client
-        self.outgoing = OutgoingFrames(keepsBytes: role == .client)
+        self.delivery = DeliveryMonitor(kernel: stream, scheduler: loop)
         let (bound, overflow) = maxMessageSize.addingReportingOverflow(8 << 20)
         self.outputHighWater = overflow ? Int.max : bound
+        delivery.start(stamps: !tunneled)
+        delivery.canLookAtInput = { [unowned self] in self.inputMayBeLookedAt }
+        delivery.readSoon = { [unowned self] in self.readSoon() }
+        if recoversUnsent { delivery.release = { [unowned self] in self.kept.apply($0, in: &self.connection) } }
     }
 
     /// Incoming text is validated as JSON by what reads it (the default
@@ -124,7 +117,7 @@ final class WebSocketChannel {
     }
 
     /// A client keeps a copy of every frame the kernel holds until the
-    /// peer's TCP acknowledges it (`OutgoingFrames`), so the kernel's send
+    /// peer's TCP acknowledges it (`KeptFrames`), so the kernel's send
     /// buffer is also memory of ours. It grows to 4 MiB by itself, which a
     /// long path needs (in flight: bandwidth x round trip) but a short one
     /// does not: on loopback at 1.6 GB/s the copy reached 2.5-4 MiB, and
@@ -147,20 +140,33 @@ final class WebSocketChannel {
         preamble.append(contentsOf: bytes)
     }
 
-    /// Start reading; `leftover` is what arrived right after the handshake.
-    func start(leftover: [UInt8]) {
+    /// What arrived right after the handshake, until `start` reads it.
+    private var leftover: [UInt8]
+
+    /// Start reading; `leftover` is what arrived right after the handshake
+    /// (when not given at `init`).
+    func start(leftover more: [UInt8] = []) {
         guard !ended else { return }   // the peer went while the first frames were written
         if phases.handle(.start).contains(.watch) {
             loop.watch(stream.fd, .read) { [unowned self] readiness in self.ready(readiness) }
         }
+        leftover += more
         if !leftover.isEmpty {
+            // Traced as any read (the frames of a server that pings at once
+            // come with its 101), so the tracer starts at a frame's start.
+            // It came before any look or stamp: it confirms nothing.
             var copy = leftover
-            copy.withUnsafeMutableBytes { feed($0) }
+            leftover = []
+            delivery.arrivedUnstamped()
+            copy.withUnsafeMutableBytes {
+                tracer?.read(UnsafeRawBufferPointer($0))
+                feed($0)
+            }
         }
         // What is there already is read now, not at poll's word: TLS may hold
         // a record read with the handshake's last one (a session ticket) that
         // poll does not announce, and until it is read no look sees the input
-        // empty (`markInputEmpty`), so no sign of life confirms anything.
+        // empty (`DeliveryMonitor`), so no sign of life confirms anything.
         readAvailable()
     }
 
@@ -174,63 +180,116 @@ final class WebSocketChannel {
     /// Messages are compressed (permessage-deflate was agreed on).
     var compresses: Bool { connection.compression != nil }
 
+    /// Bytes at the front of the output already written (the client keeps them).
+    private var unwrittenOffset: Int { recoversUnsent ? delivery.account.written - kept.released : 0 }
+    /// Frame-stream offset of the output's first byte.
+    private var outputStart: Int { recoversUnsent ? kept.released : delivery.account.written }
+
     /// Bytes queued for the socket and not yet written.
-    var outputBytes: Int { preamble.readableBytes + connection.output.readableBytes - outgoing.unwrittenOffset }
+    var outputBytes: Int { preamble.readableBytes + connection.output.readableBytes - unwrittenOffset }
     /// What this connection holds for its peer: output not yet written and
     /// a message still arriving.
     var bufferedBytes: Int { outputBytes + connection.bufferedInputBytes }
 
+    /// A ping goes ahead of the frames not written yet (issue 33: its pong
+    /// must not wait behind megabytes, or a slow but healthy peer is
+    /// declared dead): at the first frame boundary after what was written.
+    /// Its pong then confirms the frames before that boundary only.
     func sendPing(_ payload: [UInt8]) {
         guard isOpen else { return }
         payload.withUnsafeBytes { bytes in
             let sent = UnsafeRawBufferPointer(rebasing: bytes[..<min(bytes.count, 125)])   // as the core truncates it
-            connection.sendPing(sent)
-            outgoing.pinged(sent)
+            let end = outputStart + connection.output.readableBytes
+            guard let at = pingBoundary, at < end else {
+                connection.sendPing(sent)
+                return delivery.update { $0.pinged(sent) }
+            }
+            let length = connection.insertPing(sent, at: at - outputStart)
+            delivery.update {
+                $0.inserted(length, at: at)
+                $0.pinged(sent, before: $0.records(upTo: at))
+            }
         }
         flush()
     }
 
+    /// Where a frame can go ahead of those not written yet: the client keeps
+    /// whole frames from the first not acknowledged, the server follows the
+    /// end of the frame being written (`tracksFrames`); nil: not known.
+    private var pingBoundary: Int? {
+        // TLS holds a record of the last write that would block: those bytes go first.
+        let after = delivery.account.written + stream.heldBytes
+        if recoversUnsent { return kept.boundary(from: kept.released, after: after, in: connection) }
+        return frameEnd.map { kept.boundary(from: $0, after: after, in: connection, outputStart: outputStart) }
+    }
+
+    /// The server: the end of the frame being written, followed from the
+    /// first byte written (`pingsAhead`), for `sendPing`.
+    private var frameEnd: Int?
+
+    /// The server's pings go ahead of queued frames (its keepalive is on):
+    /// the frame boundaries are followed from now on, when nothing is written yet.
+    func pingsAhead() {
+        if !recoversUnsent && delivery.account.written == 0 { frameEnd = 0 }
+    }
+
     /// After the channel ended: every data message still kept, in order,
-    /// with whether the peer's TCP acknowledged it (what did not reach it is
-    /// sent again on the next connection: at least once, never lost).
-    /// Returns the messages acknowledged and released earlier that were never confirmed.
-    func takeUnsentMessages(_ body: (OutgoingMessage, OutgoingFrames.Unsent) -> Void) -> LineTally {
-        guard ended, recoversUnsent else { return LineTally() }
-        return outgoing.drain(from: &connection, unacknowledged: unacknowledgedAtEnd) { opcode, payload, unsent in
-            body(opcode == .binary ? .binary(payload) : .text(payload), unsent)
+    /// with its fate (what did not reach the peer's TCP is sent again on the
+    /// next connection: at least once, never lost). Returns the messages
+    /// acknowledged and released earlier that were never confirmed.
+    func takeUnsentMessages(_ body: (OutgoingMessage, DeliveryAccount.Fate) -> Void)
+        -> (unread: LineTally, unconfirmed: LineTally) {
+        guard ended, recoversUnsent else { return (LineTally(), LineTally()) }
+        if let settled = delivery.update({ $0.releaseSettled() }) { kept.apply(settled, in: &connection) }
+        let earlier = delivery.account.releasedFates()
+        kept.drain(from: &connection, account: delivery.account) { opcode, payload, fate in
+            body(opcode == .binary ? .binary(payload) : .text(payload), fate)
         }
+        delivery.update { $0.discard() }
+        return earlier
     }
 
     /// After the channel ended (server): what became of the messages sent
     /// to this client. `confirmedAll`: it answered our Close.
-    func deliveryFates(confirmedAll: Bool) -> OutgoingFrames.Fates {
-        outgoing.fates(unacknowledged: unacknowledgedAtEnd, confirmedAll: confirmedAll)
+    func deliveryFates(confirmedAll: Bool) -> DeliveryAccount.Fates {
+        delivery.account.fates(confirmedAll: confirmedAll)
     }
 
+    /// The peer sent back record `number` as it was (`ReplyTracker`).
+    func confirmEchoed(record number: Int) {
+        delivery.update { $0.echoed(record: number) }
+    }
+
+    /// Data frames queued so far (the next one's record number).
+    var queuedRecords: Int { delivery.account.queuedRecords }
+    /// What the messages of the read just handled can answer (`ReplyTracker`).
+    var readCredit: DeliveryAccount.ReadCredit? { delivery.account.readCredit }
+
     /// Memory the account of unacknowledged frames holds.
-    var accountBytes: Int { outgoing.recordBytes }
+    var accountBytes: Int { delivery.account.recordBytes }
 
     /// After the channel ended, when the peer is known to have read every
     /// message (it answered our Close): the kept frames are let go.
     func discardUnsentMessages() {
         guard ended, recoversUnsent else { return }
-        outgoing.discard(from: &connection)
+        kept.discard(from: &connection)
+        delivery.update { $0.discard() }
     }
 
     /// What the originals of compressed messages kept for recovery hold
-    /// (`OutgoingFrames`): counted against --queue-limit by the sender.
-    var heldOriginalBytes: Int { outgoing.originalBytes }
+    /// (`KeptFrames`): counted against --queue-limit by the sender.
+    var heldOriginalBytes: Int { kept.originalBytes }
 
     /// Asks the kernel what the peer's TCP acknowledged and lets those frames
     /// (and their originals) go, without waiting for the next write to ask.
     func releaseAcknowledged() {
         guard recoversUnsent, !ended else { return }
-        queryAcknowledged(now: monotonicNanos())
+        delivery.releaseAcknowledged()
     }
 
     /// After the channel ended: some frame it kept was never acknowledged by
     /// the peer's TCP (it would be sent again if a connection follows).
-    var holdsUnacknowledgedFrames: Bool { ended && recoversUnsent && outgoing.holdsUnacknowledged(unacknowledgedAtEnd) }
+    var holdsUnacknowledgedFrames: Bool { ended && recoversUnsent && delivery.account.holdsUnacknowledged }
 
     /// `tag` (a stdin line, `MessageTag`) is what the account counts it by,
     /// and comes back with the message if it has to be sent again.
@@ -243,13 +302,13 @@ final class WebSocketChannel {
         // A compressed frame cannot be turned back into its message (with
         // context takeover it depends on the ones before it): a client keeps
         // its original beside it, for the next connection to compress again.
-        guard recoversUnsent && connection.compression != nil else {
-            return outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes)
+        if recoversUnsent && connection.compression != nil {
+            switch message {
+            case .text(let bytes), .binary(let bytes): kept.keep(original: Array(bytes), record: delivery.account.queuedRecords)
+            }
         }
-        switch message {
-        case .text(let bytes), .binary(let bytes):
-            outgoing.recorded(tag: tag, outputEnd: connection.output.readableBytes, original: Array(bytes))
-        }
+        let end = outputStart + connection.output.readableBytes
+        delivery.update { $0.recorded(tag: tag, end: end) }
     }
 
     /// Start the closing handshake. Safe to call from inside an event callback:
@@ -288,11 +347,14 @@ final class WebSocketChannel {
         // A peer going away (a reset, a hang-up): what it sent before is read
         // first, a message or a pong confirming what it had (a write would
         // fail and end the channel with them unread).
-        let going = readiness.contains(.hangup) || readiness.contains(.error)
+        // With the kernel's stamps, POLLERR mostly means acknowledgements wait
+        // in the error queue; only an error with none is the socket's own.
+        let failed = readiness.contains(.error) && !delivery.errorQueueReady()
+        let going = readiness.contains(.hangup) || failed
         if going { peerGone = true }
         if readiness.contains(.writable) && !going { flush() }
         if readiness.contains(.readable) || going {
-            if !readingStopped || readiness.contains(.error) { readAvailable() }
+            if !readingStopped || failed { readAvailable() }
         }
         if readiness.contains(.writable) && going { flush() }
     }
@@ -306,6 +368,7 @@ final class WebSocketChannel {
     private var nextTurn: EventLoop.TimerID?
 
     private func readAvailable() {
+        readScheduled = false
         var reads = 0
         while !ended && !readingStopped {
             if reads == Self.readsPerTurn { return yieldTurn() }
@@ -317,13 +380,13 @@ final class WebSocketChannel {
             } else {
                 result = stream.read(into: Self.readBuffer)
                 if case .bytes(let n) = result {
+                    arrived(n)
                     tracer?.read(UnsafeRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                     feed(UnsafeMutableRawBufferPointer(rebasing: Self.readBuffer[0..<n]))
                 }
             }
             switch result {
             case .bytes(let n):
-                bytesRead &+= n
                 if outputBytes > outputHighWater { return stopReadingForOutput() }
                 // A short read drained the kernel buffer: poll will say when
                 // more arrives, so skip the read that would only say EAGAIN.
@@ -342,6 +405,13 @@ final class WebSocketChannel {
             }
         }
         flush()
+    }
+
+    /// A read brought `count` bytes: counted, and when they arrived noted.
+    @inline(__always)
+    private func arrived(_ count: Int) {
+        delivery.bytesRead &+= count
+        delivery.arrived()
     }
 
     /// Lets the loop serve the others: poll reports the socket again next
@@ -370,7 +440,7 @@ final class WebSocketChannel {
             _ = connection.receiveInPlace(limit: Self.readBuffer.count, { region in
                 asked = region.count
                 result = stream.read(into: region)
-                if case .bytes(let n) = result { return n }
+                if case .bytes(let n) = result { arrived(n); return n }
                 return 0
             }, deliver)
         }
@@ -382,91 +452,62 @@ final class WebSocketChannel {
     /// a flush.
     private func receiving(_ receive: (inout Connection, (ConnectionEvent) -> Void) -> Void) {
         receiveState = .inProgress(wasOpen: connection.state == .open)
-        // What a sign of life in this read confirms: fixed before the read,
-        // whatever the handler's writes learn meanwhile.
-        let confirmable = outgoing.confirmableRecords
+        delivery.readBegins()
         // What the client keeps after writing it is not waiting to be written
         // (a Ping is answered at once unless too much is).
-        connection.writtenPrefix = outgoing.unwrittenOffset
+        connection.writtenPrefix = unwrittenOffset
         // Loaded once per read, not once per message (with a reference count each).
         let handler = self.handler
+        let delivery = self.delivery
         receive(&connection) { event in
-            // A message or a pong says the peer is there and reading; its
-            // Close (a refusal above all) does not. A pong to our ping says
-            // exactly what it read.
+            // A message or a pong says the peer is there and reading; a pong
+            // to our ping says exactly what it read (DeliveryAccount).
             switch event {
             case .text(let payload, _):
-                if !framesEngineIO || EngineIOPacket.isMessage(payload) { outgoing.noteSignOfLife() }
-            case .binary: outgoing.noteSignOfLife()
-            case .pong(let payload): _ = outgoing.pongReceived(payload)
-            default: break
+                // --socketio: Engine.IO's own packets (pings) are the transport's.
+                if !framesEngineIO || EngineIOPacket.isMessage(payload) {
+                    delivery.update { $0.signOfLife() }
+                } else {
+                    delivery.update { $0.otherEvent() }
+                }
+            case .binary: delivery.update { $0.signOfLife() }
+            case .pong(let payload): _ = delivery.update { $0.pongReceived(payload) }
+            case .closeReceived(let code, _):
+                delivery.update { $0.closeReceived(normal: code.map { [.normal, .goingAway].contains($0) } ?? true) }
+            default: delivery.update { $0.otherEvent() }
             }
             handler(.message(event))
         }
-        if outgoing.spoke { confirmSignOfLife(upTo: confirmable) }
+        delivery.readEnded(endsBetweenMessages: connection.isBetweenMessages, peerGone: peerGone)
         receiveState = .idle(wasOpen: receiveState.wasOpen)
         applyDeferredClose()
         if !ended { handler(.processed) }
         flush()
     }
 
-    /// The read brought a sign of life: it confirms what the peer's TCP had
-    /// acknowledged when the channel last saw every input read before this
-    /// read (`OutgoingFrames`: asking the kernel now would count what it
-    /// acknowledged while the sign of life waited to be read).
-    private func confirmSignOfLife(upTo confirmable: Int) {
-        // Read after the peer went (a reset, a hang-up): it was sent before,
-        // but its TCP went on acknowledging until the end, and what it had
-        // not read is lost with it. It confirms nothing new.
-        guard !peerGone else { return outgoing.ignoreSignOfLife() }
-        outgoing.confirmSignOfLife(upTo: confirmable)
-    }
-
-    /// `release`: the frames acknowledged are let go (`OutgoingFrames.acknowledged`).
-    private func queryAcknowledged(now: Int64, release: Bool = true) {
-        guard let unacknowledged = SocketQueue.unacknowledgedBytes(stream.fd) else { return }
-        queriedAtNanos = now
-        readAtQuery = bytesRead
-        outgoing.acknowledged(unacknowledged: unacknowledged, in: &connection, release: release)
-    }
-
-    /// The channel stops writing and reading (or wrote another `checkStep`):
-    /// it asks the kernel what the peer's TCP acknowledged if that may have
-    /// moved (unless `queried` just now), then, if every input has been read
-    /// (none in the kernel, in TLS, or as part of a frame), lets a later sign
-    /// of life confirm that much (`OutgoingFrames.sawInputEmpty`). At most
-    /// two system calls, and none while nothing is in flight: a
-    /// request/response exchange confirms its request at its answer or the
-    /// next one.
-    private func lookAtInput(queried: Bool) {
-        if !queried && outgoing.hasUnacknowledged {
-            let now = monotonicNanos()
-            if bytesRead != readAtQuery || now - queriedAtNanos >= Self.queryInterval {
-                queryAcknowledged(now: now, release: false)
-            }
-        }
-        markInputEmpty()
-    }
-
-    private func markInputEmpty() {
-        // Mid-read, the buffer being handled may hold the start of a frame
-        // that arrived before the look; before `start`, what came with the
-        // handshake's response (a greeting) waits to be read.
-        guard outgoing.hasNewConfirmable, phases.read != .notStarted, case .idle = receiveState,
-              connection.isBetweenMessages else { return }
-        guard !stream.holdsUnreadInput else { return readSoon() }
-        outgoing.sawInputEmpty()
+    /// The input may be looked at (`DeliveryMonitor`): mid-read, the buffer
+    /// being handled may hold the start of a frame that arrived before the
+    /// look; before `start`, what came with the handshake's response (a
+    /// greeting) may wait to be read, in `leftover`: without any, a look
+    /// then counts (a server that answers at once is read at `start`).
+    private var inputMayBeLookedAt: Bool {
+        guard phases.read != .notStarted || leftover.isEmpty, case .idle = receiveState else { return false }
+        return connection.isBetweenMessages
     }
 
     /// Input waits while the channel has what to confirm: it is read at the
     /// next turn of the loop rather than at poll's next word, which does not
     /// come for what TLS already holds (a session ticket read with the
     /// handshake's last record), and may come only after a long write.
+    /// A read made meanwhile (poll said the input was there) answers it:
+    /// the timer then reads nothing, so that the timers due with it (a
+    /// Socket.IO namespace's script opened after the read that connected
+    /// it) run before input that came later is read.
     private func readSoon() {
         guard !readScheduled, !readingStopped else { return }
         readScheduled = true
         loop.schedule(afterNanos: 0) { [weak self] in
-            guard let self else { return }
+            guard let self, self.readScheduled else { return }
             self.readScheduled = false
             self.readAvailable()
         }
@@ -474,35 +515,38 @@ final class WebSocketChannel {
 
     private var readScheduled = false
 
-    /// A sign of life confirms only what was acknowledged at the last look
-    /// before it arrived: without a look while the channel sleeps in poll
-    /// (everything written, the peer reading at its pace), a message would
-    /// confirm nothing acknowledged since the last time it woke.
-    private func armLookTimer() {
-        guard lookTimer == nil, !ended, outgoing.hasUnacknowledged else { return }
-        lookTimer = loop.schedule(afterNanos: lookInterval) { [weak self] in self?.lookTimerFired() }
+    /// How far the peer has come: bytes read from it, written to it, and
+    /// what its TCP has not acknowledged.
+    struct ProgressMark: Equatable {
+        var read: Int
+        var written: Int
+        var unacknowledged: Int
+
+        /// The peer took (acknowledged) or sent something since `earlier`.
+        func moved(since earlier: ProgressMark) -> Bool {
+            read != earlier.read || took(since: earlier)
+        }
+
+        /// The peer's TCP took something since `earlier`: it acknowledged
+        /// bytes, so more could be written.
+        func took(since earlier: ProgressMark) -> Bool {
+            written != earlier.written || unacknowledged < earlier.unacknowledged
+        }
     }
 
-    private func lookTimerFired() {
-        lookTimer = nil
-        guard !ended else { return }
-        let before = outgoing.acknowledgedAtQuery
-        queryAcknowledged(now: monotonicNanos(), release: false)
-        markInputEmpty()
-        let moved = outgoing.acknowledgedAtQuery > before
-        lookInterval = moved ? Self.fastLook : min(lookInterval * 2, Self.slowLook)
-        armLookTimer()
+    /// Where the peer is now (the kernel is asked; after the end, the last look).
+    func progressMark() -> ProgressMark {
+        let unacknowledged = ended ? lastLook.unacknowledged : (stream.unacknowledgedBytes() ?? 0)
+        return ProgressMark(read: delivery.bytesRead, written: delivery.account.written, unacknowledged: unacknowledged)
     }
 
     /// Did the peer take anything (read it: bytes acknowledged or written to
     /// it) or send anything since the last look? The closing phase's timeout
     /// runs from the last progress, so a slow peer that drains is never cut off.
     func takeProgress() -> Bool {
-        let unacknowledged = ended ? lastLook.unacknowledged : (SocketQueue.unacknowledgedBytes(stream.fd) ?? 0)
-        let moved = bytesRead != lastLook.read || outgoing.written != lastLook.written
-            || unacknowledged < lastLook.unacknowledged
-        lastLook = (bytesRead, outgoing.written, unacknowledged)
-        return moved
+        let mark = progressMark()
+        defer { lastLook = mark }
+        return mark.moved(since: lastLook)
     }
 
     private func receiveEOF() {
@@ -531,12 +575,7 @@ final class WebSocketChannel {
         // Only a flush that empties a non-empty output reports `onDrained`,
         // so a drain handler that flushes again cannot recurse.
         let hadOutput = outputBytes > 0
-        defer {
-            if !ended {
-                lookAtInput(queried: false)
-                armLookTimer()
-            }
-        }
+        defer { if !ended { delivery.stopped() } }
         while !ended {
             if outputBytes == 0 {
                 // Everything is written: a Pong held back for the latest Ping
@@ -584,12 +623,15 @@ final class WebSocketChannel {
 
     private func writePreamble() -> IOResult {
         let result = preamble.withReadableBytes { stream.write($0) }
-        if case .bytes(let n) = result { preamble.consume(n) }
+        if case .bytes(let n) = result {
+            preamble.consume(n)
+            delivery.wrotePreamble()
+        }
         return result
     }
 
     private func writeFrames() -> IOResult {
-        let skip = outgoing.unwrittenOffset
+        let skip = unwrittenOffset
         let result = connection.withOutput { all -> IOResult in
             let pending = UnsafeRawBufferPointer(rebasing: all[skip...])
             let result = stream.write(pending)
@@ -597,17 +639,30 @@ final class WebSocketChannel {
             return result
         }
         if case .bytes(let n) = result {
+            if let end = frameEnd { frameEnd = frameEnd(from: end, written: delivery.account.written + n) }
             if !recoversUnsent { connection.consumeOutput(n) }
-            if outgoing.didWrite(n) {
-                queryAcknowledged(now: monotonicNanos())
-                lookAtInput(queried: true)
-            }
+            delivery.wrote(n)
         }
         return result
     }
 
+    /// The server's output before `consumeOutput`: the frames that start
+    /// before `written` (the frame-stream offset written after this write),
+    /// from `end`, a frame boundary.
+    private func frameEnd(from end: Int, written: Int) -> Int {
+        let start = delivery.account.written   // the output's first byte
+        return connection.withOutput { all in
+            var end = end
+            while end < written, end - start < all.count,
+                  let length = KeptFrames.frameLength(at: UnsafeRawBufferPointer(rebasing: all[(end - start)...])) {
+                end += length
+            }
+            return end
+        }
+    }
+
     /// The peer is gone (a failed write, a hang-up or error from poll): what
-    /// is read now confirms nothing new (`confirmSignOfLife`).
+    /// is read now confirms nothing new (`DeliveryAccount.readEnded`).
     private var peerGone = false
 
     /// A write failed (the peer is gone): the kernel still holds what the
@@ -627,7 +682,7 @@ final class WebSocketChannel {
         defer { buffer.deallocate() }
         while !ended {
             guard case .bytes(let n) = stream.read(into: buffer), n > 0 else { return }
-            bytesRead &+= n
+            arrived(n)
             tracer?.read(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]))
         }
@@ -651,12 +706,10 @@ final class WebSocketChannel {
     private func finish(_ reason: EndReason) {
         guard !ended else { return }
         if phases.handle(.end).contains(.unwatch) { loop.unwatch(stream.fd) }
-        if let lookTimer { loop.cancel(lookTimer) }
-        lookTimer = nil
         if let nextTurn { loop.cancel(nextTurn) }
         nextTurn = nil
         // Asked before the close: the kernel still knows what the peer never acknowledged.
-        unacknowledgedAtEnd = SocketQueue.unacknowledgedBytes(stream.fd)
+        delivery.end()
         stream.close()
         handler(.ended(reason))
     }

@@ -26,6 +26,8 @@ public struct SessionPolicy {
     /// --reply KEYPATH: a sent message with a value there is owed the
     /// incoming message with the same value; nil: the default rule (`ReplyTracker`).
     public var replyPath: [String]? = nil
+    /// --reply-match: only a message that meets it is a reply.
+    public var replyMatch: UntilCondition? = nil
     /// --until: end (exit 0) once this message has been written; a run that
     /// ends without it exits 1.
     public var until: UntilCondition? = nil

@@ -167,14 +167,14 @@ final class ServerClient {
             let compression = compress
                 ? DeflateNegotiation.serverChoice(offers: request.headerValues("Sec-WebSocket-Extensions")) : nil
             let channel = WebSocketChannel(stream: stream, role: .server, maxMessageSize: maxMessageSize,
-                                           compression: compression,
+                                           compression: compression, leftover: leftover,
                                            loop: loop) { [unowned self] event in self.events(self, event) }
             self.channel = channel
             channel.sendFirst(ServerHandshake.acceptResponse(key: request.key, protocol: subprotocol,
                                                              extensions: compression?.headerValue,
                                                              headers: responseHeaders))
             opened(self)
-            channel.start(leftover: leftover)
+            channel.start()
         }
     }
 

@@ -39,7 +39,7 @@ extension ServerSession {
                 shell.events.emit(ServerEvents.namespaceConnected(id: client.id, namespace: namespace, auth: auth))
                 if !link.greeted {
                     link.greeted = true
-                    greetAfterRead(client)
+                    link.greetingDue = true
                 }
             case .namespaceClosed(let namespace):
                 log.info("client \(client.id): left Socket.IO namespace \(namespace)")
@@ -62,12 +62,14 @@ extension ServerSession {
     }
 
     /// The greeting and the --replay start after the read that connected
-    /// the namespace (its answer goes first, at the end of the read).
-    private func greetAfterRead(_ client: ServerClient) {
-        loop.schedule(afterNanos: 0) { [weak self, weak client] in
-            guard let self, let client, client.phase == .open else { return }
-            self.scriptOpened(client)
-        }
+    /// the namespace (its answer goes first, at the end of the read), and
+    /// before any later read: an event the client sends as soon as it has
+    /// the answer finds its script (a timer ran after such a read at times).
+    func socketIOProcessed(_ client: ServerClient, _ link: SocketIOServerLink) {
+        link.processed()
+        guard link.greetingDue else { return }
+        link.greetingDue = false
+        if client.phase == .open { scriptOpened(client) }
     }
 
     /// --relay: a client's events go to the others as they came (the packet

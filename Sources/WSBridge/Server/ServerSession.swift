@@ -189,10 +189,12 @@ public final class ServerSession: SessionDriver {
     /// 1001 it may never read, and reported as client_disconnected.
     private func startKeepAlive(_ client: ServerClient) {
         guard let interval = options.pingIntervalNanos, let channel = client.channel, channel.isOpen else { return }
+        channel.pingsAhead()
         let keepAlive = KeepAlive(
             scheduler: loop, intervalNanos: interval, timeoutNanos: options.pingTimeoutNanos ?? interval,
             sendPing: { [weak channel] payload in channel?.sendPing(payload) },
-            onDead: { [unowned self, unowned client] in self.clientSilent(client) })
+            onDead: { [unowned self, unowned client] in self.clientSilent(client) },
+            progress: { [weak channel] in channel?.progressMark() })
         client.keepAlive = keepAlive
         keepAlive.start()
     }
@@ -219,7 +221,7 @@ public final class ServerSession: SessionDriver {
         case .message(let message):
             clientMessage(message, from: client)
         case .processed:
-            client.socketIO?.processed()
+            if let link = client.socketIO { socketIOProcessed(client, link) }
             client.script?.processed()
             shell.output.routes.flushAll()
             if options.relay { registry.flushAll() }
@@ -338,26 +340,31 @@ public final class ServerSession: SessionDriver {
         let info = client.closeInfo ?? (.abnormal, "", false)
         let fates = client.channel.map { $0.deliveryFates(confirmedAll: $0.peerAnsweredClose) } ?? .init()
         shell.events.emit(EventLine.clientDisconnected(id: client.id, code: info.code, reason: info.reason, clean: info.clean,
-                                                       unconfirmed: fates.unconfirmed, notSent: fates.notSent))
+                                                       unconfirmed: fates.unconfirmed, notSent: fates.notSent,
+                                                       unread: fates.unread))
         log.info("client \(client.id) disconnected")
-        account(client, fates, leftByItself: client.channel?.peerClosedFirst ?? false)
+        account(client, fates, leftByItself: client.channel?.peerClosedFirst ?? false, clean: info.clean)
         execs?.pair(of: client)?.clientLeft()
         handle(.clientLeft(remaining: activeCount))
     }
 
     /// What a client that left had not confirmed or not been sent: its
-    /// warning and --stats; lines its TCP never acknowledged or that were
-    /// never written make the exit status 6, unless it closed the connection
-    /// itself (it chose to stop reading) (wspipe(1): OPTIONS, Server mode).
-    private func account(_ client: ServerClient, _ fates: OutgoingFrames.Fates, leftByItself: Bool) {
-        guard !fates.unconfirmed.isEmpty || !fates.notSent.isEmpty else { return }
-        shell.stats.addUnconfirmed(fates.unconfirmed)
+    /// warning (at -v only when it left with a closing handshake) and
+    /// --stats; lines its TCP never acknowledged or that were never written
+    /// make the exit status 6, unless it closed the connection itself (it
+    /// chose to stop reading) (wspipe(1): OPTIONS, Server mode).
+    private func account(_ client: ServerClient, _ fates: DeliveryAccount.Fates, leftByItself: Bool, clean: Bool) {
+        guard !fates.unconfirmed.isEmpty || !fates.notSent.isEmpty || !fates.unread.isEmpty else { return }
+        shell.stats.addUnread(fates.unread)
+        if !fates.unconfirmed.isEmpty { shell.stats.addUnconfirmed(fates.unconfirmed) }
         shell.stats.notSent += fates.notSent.count
         var parts: [String] = []
+        if !fates.unread.isEmpty { parts.append("\(fates.unread.phrase) unread") }
         if !fates.unconfirmed.isEmpty { parts.append("\(fates.unconfirmed.phrase) unconfirmed") }
         if !fates.notSent.isEmpty { parts.append("\(fates.notSent.phrase) not sent") }
         let why = leftByItself ? "it closed the connection" : "it left before it showed it had them"
-        log.warning("client \(client.id): " + parts.joined(separator: ", ") + " (\(why))")
+        let text = "client \(client.id): " + parts.joined(separator: ", ") + " (\(why))"
+        if clean { log.info(text) } else { log.warning(text) }
         let undelivered = !fates.unacknowledged.isEmpty || !fates.notSent.isEmpty
         if undelivered && !leftByItself { shell.status = shell.status.combined(with: .inputRejected) }
     }

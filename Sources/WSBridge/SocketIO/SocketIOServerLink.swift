@@ -27,6 +27,10 @@ final class SocketIOServerLink {
     private let onDead: () -> Void
     /// The client connected its first namespace (the script starts then).
     var greeted = false
+    /// The namespace was connected in the read being handled: the greeting
+    /// (and the client's script, which answers its events) starts when that
+    /// read is processed, after the connect's answer.
+    var greetingDue = false
 
     init(channel: WebSocketChannel, sid: String, options: SocketIOOptions, maxMessageSize: Int, loop: EventLoop,
          onDead: @escaping () -> Void) {

@@ -590,7 +590,9 @@ public let flagTable: [Flag] = [
              --reply, the rule for each connection is: a sent JSON object with a top-level "id" is \
              owed an incoming message with the same "id", so that a greeting or a push does not pay \
              for it (the first 64 ids sent are followed); any other sent message is owed one \
-             incoming message that came after the first send and matched no id; a server that \
+             incoming message that came after the first send and matched no id, and where the kernel \
+             stamps arrivals (Linux) after the server's TCP had that message: a greeting that \
+             arrived before the request did pays for nothing (ONE-SHOT EXCHANGES); a server that \
              sent back a message as it was (an echo server; of the first 8 text messages sent, each \
              up to 4 KiB) owes the others the same way. Once nothing is owed, the Close goes out at \
              once if the server sent back every message as it was, the last one last, and \
@@ -629,11 +631,23 @@ public let flagTable: [Flag] = [
              --idle-timeout when given). The values still owed then, or when the run ends another \
              way, are named on stderr and in an unreplied event, and the exit status is 1. A reply \
              owed when the connection drops stays owed on the next one. A server that acknowledges \
-             before it answers (an ack, then the result, both with the key) needs --until or \
-             -n --idle-timeout instead: the ack is the reply.
+             before it answers (an ack, then the result, both with the key) needs --reply-match, \
+             or the ack is the reply.
              """,
          ],
          apply: { o, v throws(UsageError) in o.replyPath = try FlagValue.keyPath("reply", v) }),
+    Flag(long: "reply-match", valueName: "KEYPATH=VALUE",
+         help: "With --reply, only an incoming message with VALUE at KEYPATH (and the same --reply value) is the reply.",
+         category: .ending, rules: [.requires("reply")],
+         doc: [
+             """
+             For a server that acknowledges a request before it answers it, both with the request's \
+             key: --reply id --reply-match type=result waits for {"id":7,"type":"result"} and not \
+             for {"id":7,"type":"ack"}, which is written as any other message. VALUE is compared as \
+             with --until.
+             """,
+         ],
+         apply: { o, v throws(UsageError) in o.replyMatch = try FlagValue.until("reply-match", v) }),
     Flag(long: "until", valueName: "KEYPATH=VALUE",
          help: "Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI.",
          category: .ending, rules: [.clientOnly],
@@ -708,6 +722,13 @@ public let flagTable: [Flag] = [
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
          category: .reconnect, defaultNote: "the ping interval", rules: [.requires("ping-interval")], modes: .all,
+         doc: [
+             """
+             Counted from the peer's last progress, as --close-timeout is: while its TCP acknowledges \
+             what came before the ping (a slow reader working through megabytes), it has as long \
+             again. The ping itself goes ahead of the frames wspipe has not written yet.
+             """,
+         ],
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
@@ -1105,8 +1126,10 @@ public let flagTable: [Flag] = [
              Each client is accounted for as a client is (see RECONNECT AND REPLAY): when it \
              disconnects, its client_disconnected event counts the stdin lines written to it that it \
              never confirmed (unconfirmed, unconfirmed_lines: no message, pong or answered Close from \
-             it after them) and those queued for it and never written (not_sent, not_sent_lines); a \
-             warning names them, and --stats adds them up. Lines its TCP never acknowledged, or never \
+             it after them; unread, unread_lines: its TCP took them before it last spoke, its window \
+             says it may not have read them) and those queued for it and never written (not_sent, \
+             not_sent_lines); a warning names them (at -v only when the client left with a closing \
+             handshake), and --stats adds them up. Lines its TCP never acknowledged, or never \
              written to it, make the exit status 6, unless the client closed the connection itself: \
              it chose to stop reading.
              """,
@@ -1276,9 +1299,10 @@ public let flagTable: [Flag] = [
                 A disconnected event has the close code (1006 when no Close came), its reason (the Close \
                 frame's own reason, exactly as the peer sent it; what happened when no Close came), clean \
                 (true only when the peer's Close came), by (client or server), unconfirmed and, when \
-                stdin lines are among them, unconfirmed_lines [first, last]; client_disconnected, in \
-                server mode, has the client's id, code, reason, clean, unconfirmed and not_sent (with \
-                unconfirmed_lines and not_sent_lines). See RECONNECT AND REPLAY. \
+                stdin lines are among them, unconfirmed_lines [first, last], then unread and unread_lines \
+                when some are; client_disconnected, in server mode, has the client's id, code, reason, \
+                clean, unconfirmed and not_sent (with unconfirmed_lines and not_sent_lines), and unread \
+                (with unread_lines) when some are. See RECONNECT AND REPLAY. \
                 With --reply, an unreplied event lists the values no reply came for.
                 """,
                 """
@@ -1297,8 +1321,9 @@ public let flagTable: [Flag] = [
                 invalid_lines, unacked (still held by --ack at the end), not_sent (never written to the \
                 socket: queued at the end, or refused by the server; in server mode also what clients \
                 that left were never sent), unconfirmed (taken by a connection and never confirmed, \
-                see RECONNECT AND REPLAY; in server mode, by clients that left) and unconfirmed_lines \
-                (the stdin lines of each report, as [first, last] pairs).
+                see RECONNECT AND REPLAY; in server mode, by clients that left), unconfirmed_lines (the \
+                stdin lines of each report, as [first, last] pairs), unread (taken by the peer's TCP \
+                before it last spoke, maybe never read by it) and unread_lines.
                 """,
                 """
                 When replies were matched to their requests (by --reply, by the one-shot rule's id or an echo, \

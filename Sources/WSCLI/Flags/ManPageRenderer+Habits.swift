@@ -117,6 +117,10 @@ extension ManPageRenderer {
         page.item("SSLKEYLOGFILE",
                   "Without --keylog, the file the TLS secrets are appended to, as curl, Firefox and Python do; "
                       + "wspipe says on stderr that it writes them.")
+        page.item("WSPIPE_KERNEL_TIMESTAMPS",
+                  "Set to 0, wspipe does not ask the kernel when the server's TCP acknowledged each write and "
+                      + "when each segment arrived: the bound of RECONNECT AND REPLAY confirms what was delivered, "
+                      + "as on systems without those stamps (for tests and comparisons).")
         page.item("WSPIPE_PLAIN",
                   "When set to anything but the empty string, the interactive mode draws no status row "
                       + "(as --no-status-line): for screen readers, which would read it again at every message.")

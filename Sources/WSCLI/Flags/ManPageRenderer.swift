@@ -25,6 +25,10 @@ public enum ManPageRenderer {
         page.request("SH", "LINES AND MESSAGES")
         linesAndMessages(&page)
 
+        page.request("SH", "ONE-SHOT EXCHANGES")
+        page.paragraphs([oneShot])
+        for (shape, needs) in oneShotShapes { page.item(shape, needs) }
+
         page.request("SH", "BINARY CODECS")
         binaryCodecs(&page)
 
@@ -42,6 +46,9 @@ public enum ManPageRenderer {
 
         page.request("SH", "RECONNECT AND REPLAY")
         page.paragraphs(reconnect)
+        page.paragraphs(["What becomes of a message a connection took, when it ends:"])
+        for (state, fate) in fates { page.item(state, fate) }
+        page.paragraphs(reconnectRest)
 
         page.request("SH", "SCRIPTED PEER")
         page.paragraphs(scriptedPeer)
@@ -244,45 +251,105 @@ public enum ManPageRenderer {
             + "least once: a message the server read but had not acknowledged yet arrives twice. A message its TCP "
             + "acknowledged is not sent again; if the server dies before its application reads it, it is lost. "
             + "Only --ack guarantees delivery to the application.",
-        "So a message counts as confirmed only when the server showed it had it. A message from the server, or "
-            + "a pong to no ping of wspipe's, confirms what the server's TCP had acknowledged before it was sent, "
-            + "not what wspipe had written. The moment it was sent cannot be asked, so wspipe uses a bound below "
-            + "it: what the kernel said was acknowledged (SIOCOUTQ) just before wspipe last saw nothing left to "
-            + "read (nothing in the kernel, in TLS, or half a frame). wspipe looks whenever it stops writing and "
-            + "reading, after every 64 KiB written, and every 5 ms while bytes are in flight (up to 80 ms while the "
-            + "server's TCP acknowledges nothing new), so a message confirms what was acknowledged a few "
-            + "milliseconds before it was sent, even when it is read late on a busy machine; in a "
-            + "request/response exchange a request is confirmed by its answer or, at the latest, by the next "
-            + "one. A pong to one of wspipe's pings (--ping-interval, /ping) confirms every message sent before "
+        "So a message counts as confirmed only when the server showed it had read it. On Linux the kernel stamps "
+            + "the moment the server's TCP acknowledged each write and the moment each of its segments arrived "
+            + "(SO_TIMESTAMPING): a message from the server, a pong to no ping of wspipe's, or its Close with 1000 "
+            + "or 1001, confirms exactly what its TCP had acknowledged before that message arrived (or with the "
+            + "segment that brought it). What its TCP acknowledged may still wait unread in its receive buffer: "
+            + "the window it advertises, against the largest it advertised (TCP_INFO), bounds that, taken twice "
+            + "for safety, and those messages are unread rather than confirmed. A message the server sent back "
+            + "as it was (an echo, among the first 8 of a connection) is confirmed, and so is everything before "
+            + "it. A pong to one of wspipe's pings (--ping-interval, /ping) confirms every message sent before "
             + "that ping: the server read them before it. A closing handshake the server answers confirms "
-            + "everything. Two limits no client can see past: what the server's TCP acknowledged and its "
-            + "application had not read when it last sent something (its receive buffer) is lost unreported if "
-            + "it dies then; and a server that sends nothing confirms nothing (give it --ping-interval).",
-        "Everything else a connection took is unconfirmed, and reported when it ends: the count and the stdin "
-            + "lines in a warning (1032 message(s) (stdin:15259-16290) unconfirmed: ...), in the disconnected "
-            + "event (unconfirmed, unconfirmed_lines) and in --stats (unconfirmed, unconfirmed_lines). Those the "
-            + "server's TCP acknowledged leave the exit status alone. When no connection follows (the close "
-            + "timeout ran out, a signal, --no-reconnect, giving up), a message written and never acknowledged "
-            + "by the server's TCP is unconfirmed too and makes the exit status 6: it may never have arrived. "
-            + "Not sent means never written to the socket: such lines are named (N input line(s) (stdin:A-B) not "
-            + "sent), counted as not_sent in --stats, and make the exit status 6.",
+            + "everything.",
+        "Where the kernel gives no stamps (macOS and other systems, a connection through a proxy, whose TCP "
+            + "acknowledges for the server, WSPIPE_KERNEL_TIMESTAMPS=0, and the segments of a run's first "
+            + "moments, before Linux has turned arrival stamps on), the moment a message was sent cannot be "
+            + "asked, and wspipe uses a bound below it: what the kernel said was acknowledged (SIOCOUTQ) just "
+            + "before wspipe last saw nothing left to read (nothing in the kernel, in TLS, or half a frame). "
+            + "wspipe then looks whenever it stops writing and reading, after every 64 KiB written, and every "
+            + "5 ms while bytes are in flight (up to 80 ms while the server's TCP acknowledges nothing new), so "
+            + "a message confirms what was acknowledged a few milliseconds before it was sent; in a "
+            + "request/response exchange a request is confirmed by its answer or, at the latest, by the next "
+            + "one. The window's bound applies there too, where TCP_INFO exists (Linux).",
+        "Limits no client can see past: a server whose receive buffer is still growing (its first hundred "
+            + "kilobytes or so) may hold more than its window shows; through a proxy, its TCP acknowledges what "
+            + "the server may never get; and a server that sends nothing confirms nothing (give it "
+            + "--ping-interval).",
+        "Everything else a connection took is unconfirmed (its TCP acknowledged it after the server last spoke, "
+            + "or never) or unread, and reported when the connection ends: the count and the stdin lines in a "
+            + "warning (1032 message(s) (stdin:15259-16290) unconfirmed: ..., 12 message(s) (stdin:15247-15258) "
+            + "unread: ...), in the disconnected event (unconfirmed, unconfirmed_lines, and unread, unread_lines "
+            + "when there are some) and in --stats (unconfirmed, unconfirmed_lines, unread, unread_lines). The "
+            + "warning appears when the connection ended in a way that can lose them (a drop, a reset, a "
+            + "timeout, an error Close); after a clean closing handshake they are said with -v only, and still "
+            + "counted. Those the server's TCP acknowledged leave the exit status alone. When no connection "
+            + "follows (the close timeout ran out, a signal, --no-reconnect, giving up), a message written and "
+            + "never acknowledged by the server's TCP is unconfirmed too, always said, and makes the exit status "
+            + "6: it may never have arrived. Not sent means never written to the socket: such lines are named "
+            + "(N input line(s) (stdin:A-B) not sent), counted as not_sent in --stats, and make the exit status 6.",
         "Each ping from the server is answered with its own pong, at once; only while more than 256 KiB of "
             + "wspipe's output waits to be written (a peer that pings and does not read) is just the latest "
-            + "one answered, once the output is written.",
+            + "one answered, once the output is written. wspipe's own ping goes ahead of the frames it has not "
+            + "written yet, and --ping-timeout counts from the peer's last progress (bytes its TCP "
+            + "acknowledged), as --close-timeout does: a slow server reading megabytes queued before the pong "
+            + "it owes is not dropped.",
+    ]
+
+    /// The fates of RECONNECT AND REPLAY, row by row as `Redelivery` decides them.
+    static let fates: [(String, String)] = [
+        ("The server answered wspipe's Close", "Delivered: it read every message before it. Nothing is sent again."),
+        ("Confirmed", "Delivered to the server's application, as far as it showed. Settled."),
+        ("Unread", "Its TCP took it before the server last spoke; its application may not have read it. Reported, "
+            + "not sent again."),
+        ("Unconfirmed", "Its TCP acknowledged it after the server last spoke. Reported, not sent again."),
+        ("Written, not acknowledged", "Sent again on the next connection (at least once); when none follows, "
+            + "reported unconfirmed, exit status 6."),
+        ("Never written", "Sent on the next connection; when none follows, reported not sent, exit status 6."),
+        ("Refused (1009 or 1003)", "Reported with its line and the code, not sent again, exit status 6; the "
+            + "messages after it, and those before it not confirmed, are sent again."),
+        ("After a completed closing handshake", "What was written counts as acknowledged (everything written "
+            + "reached the server's TCP ahead of the last Close): only messages never written make wspipe "
+            + "connect again."),
+        ("Held for --ack, or the connection's own (--on-connect, an answer, a heartbeat)", "Sent again by the "
+            + "--ack replay, or not at all; never counted here."),
+    ]
+
+    static let reconnectRest = [
         "A message the server refuses, closing with 1009 (too big) or 1003 (unsupported data) right after it, "
             + "is reported with its stdin line and the code, counted as not sent (exit status 6) and not sent "
             + "again; the lines after it still go out. When several were in flight, wspipe takes the largest "
-            + "(1009) or the first binary one (1003) since the server last sent anything.",
+            + "(1009) or the first binary one (1003) written since the server last sent anything; a refusal "
+            + "on a connection that carried no message blames none.",
         "A server that closes first, with the closing handshake completed, had every message wspipe wrote "
             + "before its Close reach its TCP ahead of wspipe's answer. So with stdin over, only lines never "
-            + "written make wspipe connect again, to send them; the written ones are confirmed or unconfirmed as "
-            + "above (when a connection follows anyway, those the server's TCP had not acknowledged go again on "
-            + "it, as after a drop). A "
-            + "connection the server refuses (it closes within 5 seconds with a code that counts toward the three "
-            + "refusals) confirms nothing: every line written to it is reported unconfirmed (N message(s) "
-            + "(stdin:A-B) unconfirmed: written to a connection the server refused (CODE) ...), even after a "
-            + "message from the server, since a greeting is no receipt. So echo LINE | wspipe URL against a server "
-            + "that refuses at once makes one attempt, reports the line unconfirmed and exits 7, every time.",
+            + "written make wspipe connect again, to send them; the written ones are confirmed, unread or "
+            + "unconfirmed as above (when a connection follows anyway, those the server's TCP had not "
+            + "acknowledged go again on it, as after a drop). A connection the server refuses (it closes within "
+            + "5 seconds with a code that counts toward the three refusals) confirms nothing: every line written "
+            + "to it is reported unconfirmed (N message(s) (stdin:A-B) unconfirmed: written to a connection the "
+            + "server refused (CODE) ...), after the refusal's reason, even after a message from the server, "
+            + "since a greeting is no receipt. So echo LINE | wspipe URL against a server that refuses at once "
+            + "makes one attempt, reports the line unconfirmed and exits 7, every time.",
+    ]
+
+    static let oneShot = "At stdin EOF wspipe gives the replies still owed a chance before its Close (--linger, "
+        + "at most 1s by default, counted from the moment everything is sent), so that echo REQUEST | wspipe URL "
+        + "prints the reply of a request/response server. What the server's messages look like decides what "
+        + "to give; four shapes:"
+
+    static let oneShotShapes: [(String, String)] = [
+        ("An echo", "Nothing: the Close goes out as soon as every message came back as it was."),
+        ("A greeting, then the answer", "Nothing on Linux, where the kernel stamps arrivals: a message that "
+            + "arrived before the server's TCP had the request cannot be its reply, so the greeting pays for "
+            + "nothing and the answer is waited for, up to --linger. A greeting sent only after the server's TCP "
+            + "took the request (a server slow to greet) looks like a reply to any client, as does every "
+            + "greeting where there are no stamps: give --reply KEYPATH when requests carry a key, --until for "
+            + "the one message that ends the exchange, or -n with --idle-timeout."),
+        ("An ack, then the result", "Both carry the request's key: --reply id --reply-match type=result waits "
+            + "for the result, and prints both."),
+        ("No answer", "wspipe waits --linger, then closes with exit status 0 (-v says a reply was still owed); "
+            + "with --reply a missing reply is exit status 1."),
     ]
 
     static func interactiveMode(_ page: inout RoffPage) {

@@ -135,6 +135,8 @@ public struct Options: Sendable {
     public var ackTimeoutNanos: Int64 = 0
     /// `--reply KEYPATH` split at the dots: the value that pairs a reply with its request.
     public var replyPath: [String]? = nil
+    /// `--reply-match KEYPATH=VALUE`, split: what a reply must carry besides its key.
+    public var replyMatch: (path: [String], value: String)? = nil
     /// `--until KEYPATH=VALUE`, split: the message that ends a scripted check.
     public var until: (path: [String], value: String)? = nil
     /// `--idle-timeout`: nil = off.

@@ -30,7 +30,8 @@ JSON object; every key is optional:
   burst              [BYTES, SECONDS]: read BYTES, then nothing for SECONDS
                      (a healthy but slow reader)
   stall_after        after this many data messages, read nothing for
-                     stall_for seconds (default 2), then read on to the end:
+                     stall_for seconds (default 2; "cue": until the file
+                     DIR/cue-I-resume exists), then read on to the end:
                      afterwards the log holds exactly what the client wrote
   pongs              answer pings (default true)
   progress_every     note {"ev":"progress"} every this many data messages
@@ -326,7 +327,10 @@ class Connection(threading.Thread):
             if stall_after is not None and self.frames.messages >= stall_after:
                 stall_after = None
                 self.note("stall")
-                time.sleep(b.get("stall_for", 2))
+                if b.get("stall_for") == "cue":
+                    self.wait_for_cue("resume")
+                else:
+                    time.sleep(b.get("stall_for", 2))
                 self.note("resume")
             if pending:
                 data, pending = pending, b""
