@@ -5,7 +5,7 @@
 # Usage:  Tests/interop/autobahn.sh [WSPIPE] [-- extra wspipe flags...]
 #   WSPIPE   the binary (default .build/release/wspipe; build it first with
 #            `swift build -c release --product wspipe`)
-# Env:    PYTHON2=...     a Python 2.7 (default: python2.7 on PATH, else pyenv's 2.7.18)
+# Env:    PYTHON2=...     a Python 2.7 (default: python2.7 if it runs, else pyenv's 2.7.x)
 #         AB_VENV=DIR     the venv (default /tmp/wspipe-autobahn-venv)
 #         AB_OUT=DIR      spec, reports, per-case stderr (default /tmp/wspipe-autobahn)
 #         AB_CASES='"1.*","2.*"'   the case patterns (default cases 1-7 and 10)
@@ -33,7 +33,12 @@ FLAGS=(--no-reconnect "$@")
 WSPIPE=$(cd "$(dirname "$WSPIPE")" && pwd)/$(basename "$WSPIPE")
 [[ -x $WSPIPE ]] || { echo "autobahn.sh: no binary at $WSPIPE (build it first)" >&2; exit 2; }
 
-PYTHON2=${PYTHON2:-$(command -v python2.7 || echo /root/.pyenv/versions/2.7.18/bin/python)}
+if [[ -z ${PYTHON2:-} ]]; then   # a pyenv shim may exist without the version active
+    for candidate in python2.7 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/2.7*/bin/python; do
+        if "$candidate" -c '' 2>/dev/null; then PYTHON2=$candidate; break; fi
+    done
+fi
+[[ -n ${PYTHON2:-} ]] || { echo "autobahn.sh: no Python 2.7 (set PYTHON2)" >&2; exit 2; }
 AB_VENV=${AB_VENV:-/tmp/wspipe-autobahn-venv}
 AB_OUT=${AB_OUT:-/tmp/wspipe-autobahn}
 AB_CASES=${AB_CASES:-'"1.*","2.*","3.*","4.*","5.*","6.*","7.*","10.*"'}
