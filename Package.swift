@@ -66,11 +66,16 @@ let package = Package(
         .target(name: "WSTerminal", swiftSettings: releaseSettings),
         // Layer 3: Socket.IO over Engine.IO v4 without I/O (packets, lines, the handshakes).
         .target(name: "WSSocketIO", dependencies: ["WSCore", "WSJSON"], swiftSettings: releaseSettings),
+        // Layer 4a: the line, envelope and template vocabulary (stdin lines to messages, templates), diagnostics.
+        .target(name: "WSMessages", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO"],
+                swiftSettings: releaseSettings),
         // Layer 4: JSON lines, base64 framing, client and server sessions.
-        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO"],
+        .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO",
+                                                 "WSMessages"],
                 swiftSettings: releaseSettings),
         // Layer 5: the flag table, option parsing, help and the program's entry.
-        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSCodecs", "WSSocketIO", "WSBridge", "BuildInfo"],
+        .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSCodecs", "WSSocketIO", "WSMessages", "WSBridge",
+                                              "BuildInfo"],
                 swiftSettings: releaseSettings),
         // The commit `wspipe --version` names, stamped at build time by the
         // CommitStamp plugin (a source file in the build directory, never committed).
@@ -85,7 +90,8 @@ let package = Package(
         .testTarget(name: "WSCodecsTests", dependencies: ["WSCodecs", "WSJSON"]),
         .testTarget(name: "WSTerminalTests", dependencies: ["WSTerminal"]),
         .testTarget(name: "WSSocketIOTests", dependencies: ["WSSocketIO", "WSJSON"]),
-        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge", "WSJSON", "WSTerminal"]),
+        .testTarget(name: "WSMessagesTests", dependencies: ["WSMessages", "WSJSON"]),
+        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge", "WSMessages", "WSJSON", "WSTerminal"]),
         .testTarget(name: "WSCLITests", dependencies: ["WSCLI"]),
     ]
 )

@@ -1,6 +1,7 @@
 import WSCore
 import WSJSON
 import WSCodecs
+import WSMessages
 
 /// How the bridge moves lines and messages and when it stops (wspipe(1): LINES AND MESSAGES; OPTIONS, Ending),
 /// shared by the client and the server.

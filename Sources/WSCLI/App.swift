@@ -1,6 +1,7 @@
 import WSBridge
 import WSTransport
 import WSTerminal
+import WSMessages
 
 /// The program: read the config files and the flags, plan the run (files,
 /// environment), then print or run the client or the server, and exit with

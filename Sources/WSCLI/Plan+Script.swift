@@ -1,5 +1,6 @@
 import WSBridge
 import WSTransport
+import WSMessages
 
 /// The scripted peer's part of the plan (wspipe(1): SCRIPTED PEER,
 /// TEMPLATES): every template parsed and checked (a usage error with its

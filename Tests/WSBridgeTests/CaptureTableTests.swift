@@ -1,6 +1,7 @@
 import XCTest
 @testable import WSBridge
 import WSJSON
+@testable import WSMessages
 
 /// --capture NAME=KEYPATH and its ${NAME} in templates (wspipe(1): TEMPLATES).
 final class CaptureTableTests: XCTestCase {

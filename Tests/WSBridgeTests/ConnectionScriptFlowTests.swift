@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSMessages
 
 /// Answers and heartbeats behind back-pressure (wspipe(1): SCRIPTED PEER),
 /// on a hand-driven clock and a connection whose "behind" the test sets:

@@ -1,6 +1,7 @@
 import XCTest
 import WSTransport
 @testable import WSBridge
+@testable import WSMessages
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

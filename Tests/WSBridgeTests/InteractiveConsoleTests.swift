@@ -1,6 +1,7 @@
 import XCTest
 @testable import WSBridge
 import WSTransport
+@testable import WSMessages
 
 final class InteractiveConsoleTests: XCTestCase {
     private let esc = "\u{1B}"

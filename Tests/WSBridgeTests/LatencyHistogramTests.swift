@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSMessages
 
 /// Reply latencies (--stats reply_ms, -w time_reply_*): percentiles within
 /// 1% from microseconds to days, in memory that does not grow with the count.

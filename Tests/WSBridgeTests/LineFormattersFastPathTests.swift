@@ -1,6 +1,7 @@
 import XCTest
 import WSJSON
 @testable import WSBridge
+@testable import WSMessages
 
 /// `LineFormatters.appendText` writes compact valid JSON (verdict 0) into a
 /// destination without the formatter: for random texts, valid or not,

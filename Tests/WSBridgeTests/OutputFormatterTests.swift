@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSMessages
 
 final class OutputFormatterTests: XCTestCase {
     private func text(_ s: String, _ f: OutputFormatter = OutputFormatter(format: .json, binaryOutput: .raw, separator: 10)) -> String {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSMessages
 
 /// --record lines and --replay's reading of them (wspipe(1): SCRIPTED PEER):
 /// every message comes back byte for byte, and the schedule keeps the

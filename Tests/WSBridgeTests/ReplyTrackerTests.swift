@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSMessages
 
 /// The one-shot rule (wspipe(1): OPTIONS, Ending, --linger and --reply):
 /// what is owed, for how long, and what still closes early.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSMessages
 
 /// The timed and matching parts of the scripted peer on a hand-driven
 /// clock: --heartbeat and its timeout, the --replay player, --answer's

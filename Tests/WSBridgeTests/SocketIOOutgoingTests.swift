@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSMessages
 
 /// Lines to packets as they are written (--socketio), the stdin check, and the URL rule.
 final class SocketIOOutgoingTests: XCTestCase {
@@ -64,7 +65,7 @@ final class SocketIOOutgoingTests: XCTestCase {
 
     func testTheStdinCheckSaysWhereTheLineIsWrong() {
         func check(_ line: String) -> String? {
-            Array(line.utf8).withUnsafeBytes { SocketIOOutgoing.check($0).map { "\($0.offset): \($0.reason)" } }
+            Array(line.utf8).withUnsafeBytes { SocketIOLineCheck.check($0).map { "\($0.offset): \($0.reason)" } }
         }
         XCTAssertNil(check(#"{"event":"m","data":[1,{"$binary":"AAE="}]}"#))
         XCTAssertNil(check(#"{"$client":2,"event":"m"}"#), "a server's addressed line")

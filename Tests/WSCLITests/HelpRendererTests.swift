@@ -1,6 +1,7 @@
 import BuildInfo
 import XCTest
 @testable import WSCLI
+@testable import WSMessages
 
 final class HelpRendererTests: XCTestCase {
     /// `--help all`: every option (the short `--help` is tested at the end).

@@ -16,8 +16,9 @@ final class LayerTests: XCTestCase {
         "WSCodecs": ["_Builtin_intrinsics.intel"],
         "WSTerminal": [],
         "WSSocketIO": ["WSCore", "WSJSON"],
-        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO"],
-        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO", "WSBridge", "BuildInfo"],
+        "WSMessages": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO"],
+        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO", "WSMessages"],
+        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO", "WSMessages", "WSBridge", "BuildInfo"],
         "wspipe": ["WSCLI"],
         // The commit `--version` names; written at build time by CommitStamp.
         "BuildInfo": [],

@@ -1,6 +1,7 @@
 import WSJSON
 import WSCodecs
 import WSSocketIO
+import WSMessages
 
 /// A recording made ready for --check (wspipe(1): CHECKING A SERVER): each
 /// recorded connection as a list of steps, messages to send and messages to
@@ -131,7 +132,7 @@ public struct CheckScript: Sendable {
         }
         guard template.form == .line, template.substitutions.isEmpty else { return nil }
         return template.bytes.withUnsafeBytes { line in
-            if socketIO { return SocketIOOutgoing.check(line).map { "not a Socket.IO event line (--socketio): \($0)" } }
+            if socketIO { return SocketIOLineCheck.check(line).map { "not a Socket.IO event line (--socketio): \($0)" } }
             guard let codec else { return nil }
             do throws(CodecError) {
                 _ = try Transcoder(codec, maxJSONBytes: Int.max / 2).encode(line)

@@ -2,6 +2,7 @@ import WSCore
 import WSTransport
 import WSTerminal
 import WSSocketIO
+import WSMessages
 
 /// --check with --socketio (wspipe(1): CHECKING A SERVER, SOCKET.IO): a
 /// recording made with `--socketio --record` holds event lines, so each

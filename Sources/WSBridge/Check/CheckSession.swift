@@ -2,6 +2,7 @@ import WSCore
 import WSTransport
 import WSTerminal
 import WSCodecs
+import WSMessages
 
 /// --check (wspipe(1): CHECKING A SERVER): each recording, each of its
 /// connections on a fresh connection of its own, one after the other, N
@@ -295,7 +296,7 @@ public final class CheckSession: SessionDriver {
                 channel.send(.text(raw))
             case .text, .line:
                 if let socketIOOutgoing {
-                    if let error = SocketIOOutgoing.check(raw) { return "not a Socket.IO event line (--socketio): \(error)" }
+                    if let error = SocketIOLineCheck.check(raw) { return "not a Socket.IO event line (--socketio): \(error)" }
                     guard let packets = socketIOOutgoing.prepare(.text(raw), tag: MessageTag.uncounted, what: "the message")
                     else { return "not a Socket.IO event line (--socketio)" }
                     packets.forEach(.text(raw)) { message, _ in channel.send(message) }

@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSCodecs
+import WSMessages
 
 /// The client's outgoing path (wspipe(1): RECONNECT AND REPLAY): a message
 /// goes straight into the open connection when nothing waits before it and

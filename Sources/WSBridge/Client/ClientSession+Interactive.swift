@@ -1,4 +1,5 @@
 import WSCore
+import WSMessages
 
 /// The interactive mode's hold on the client session (wspipe(1): INTERACTIVE
 /// MODE): what the person at the terminal asks for becomes lifecycle events,

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSMessages
 
 /// The client as a scripted peer (wspipe(1): SCRIPTED PEER): what
 /// `PeerScript` does on each connection, the --wrap of stdin lines, and

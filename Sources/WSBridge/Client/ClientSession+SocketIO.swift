@@ -2,6 +2,7 @@ import WSCore
 import WSTransport
 import WSTerminal
 import WSSocketIO
+import WSMessages
 
 /// The client speaking Socket.IO (wspipe(1): SOCKET.IO). Each connection
 /// starts with Engine.IO's open packet and the namespaces' connects

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSMessages
 
 /// The client mode (wspipe(1): SYNOPSIS; RECONNECT AND REPLAY; OPTIONS,
 /// Ending): connect, pump stdin lines to the server and its messages to

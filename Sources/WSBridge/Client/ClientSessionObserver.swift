@@ -1,3 +1,4 @@
+import WSMessages
 /// What a client session tells about its lifecycle as it goes, for the
 /// interactive mode's transcript (`InteractiveFrontend`). Called on the loop,
 /// before the lifecycle handles the event.

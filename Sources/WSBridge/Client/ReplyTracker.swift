@@ -1,5 +1,6 @@
 import WSJSON
 import WSTransport
+import WSMessages
 /// How long the Close waits at stdin EOF for the replies of what was sent
 /// (wspipe(1): OPTIONS, Ending, --linger and --reply): a request/response
 /// server stops answering once it has a Close, so `echo REQUEST | wspipe URL`

@@ -1,5 +1,6 @@
 import WSTransport
 import WSJSON
+import WSMessages
 
 /// The endings a scripted check asks for (wspipe(1): OPTIONS, Ending):
 /// `--until` (the first incoming message with a value at a key path) and

@@ -1,4 +1,5 @@
 import WSTerminal
+import WSMessages
 /// Where `--events` lines go (wspipe(1): OPTIONS, Diagnostics): stderr, one JSON line each, written
 /// at once so they interleave correctly with `wspipe: ...` notices.
 /// Events quote peers (reasons, peers' addresses): what a terminal would act

@@ -1,3 +1,4 @@
+import WSMessages
 /// --max-reply-p99 DURATION (wspipe(1): CHECKING A SERVER): a latency budget
 /// for CI. The run fails with exit status 8 when the 99th percentile of the
 /// reply latencies measured is above it, and says so; a run that measured

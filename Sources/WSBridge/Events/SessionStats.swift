@@ -1,3 +1,4 @@
+import WSMessages
 /// --stats: counters and the final one-line summary (wspipe(1): OPTIONS, Diagnostics), written on stderr.
 public struct SessionStats: Equatable, Sendable {
     /// Messages and payload bytes sent to the peer(s).

@@ -1,4 +1,5 @@
 import WSTerminal
+import WSMessages
 
 /// -w/--write-out FORMAT (wspipe(1): OPTIONS, Diagnostics): what the run
 /// says about itself at exit, in curl's syntax. `%{name}` is a value,

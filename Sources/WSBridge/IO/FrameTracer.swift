@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSTerminal
+import WSMessages
 
 /// --trace: every frame both ways on stderr, one line each, as `curl
 /// --trace` shows a transfer (wspipe(1): OPTIONS, Diagnostics):

@@ -1,5 +1,6 @@
 import WSTransport
 import WSJSON
+import WSMessages
 
 /// Where the lines of incoming messages go (wspipe(1): LINES AND MESSAGES; ROUTING), shared by the
 /// client and the server: the route table, the formatters, and what a failed

@@ -2,6 +2,7 @@ import WSCore
 import WSTransport
 import WSJSON
 import WSSocketIO
+import WSMessages
 
 /// One open WebSocket over a byte stream, driven by the event loop: reads go
 /// through the sans-I/O `Connection`, whose events are handed to the owner;

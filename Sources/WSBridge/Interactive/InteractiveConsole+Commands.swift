@@ -1,6 +1,7 @@
 import WSCore
 import WSJSON
 import WSTerminal
+import WSMessages
 
 /// The slash commands (wspipe(1): INTERACTIVE MODE; InteractiveHelp lists
 /// them): what each does to the transcript, the filter, the saved messages,

@@ -3,6 +3,7 @@ import WSJSON
 import WSCodecs
 import WSTerminal
 import WSTransport
+import WSMessages
 
 /// The interactive mode's terminal side (wspipe(1): INTERACTIVE MODE), for
 /// the client session to drive: a line editor with history, a transcript of
@@ -473,7 +474,7 @@ public final class InteractiveConsole {
                                       + (options.socketIO ? "not sent" : "not sent (/text sends text as is)"),
                                       offset: error.offset))
         }
-        if options.socketIO, let error = bytes.withUnsafeBytes({ SocketIOOutgoing.check($0) }) {
+        if options.socketIO, let error = bytes.withUnsafeBytes({ SocketIOLineCheck.check($0) }) {
             return .failure(Rejection(message: "not a Socket.IO event line: \(error.reason); not sent",
                                       offset: error.offset))
         }

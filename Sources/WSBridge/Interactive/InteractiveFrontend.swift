@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSMessages
 
 /// What the interactive mode asks of the client session
 /// (ClientSession+Interactive.swift).

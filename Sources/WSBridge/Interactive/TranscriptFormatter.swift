@@ -2,6 +2,7 @@ import WSCore
 import WSJSON
 import WSTerminal
 import WSTransport
+import WSMessages
 
 /// Which way a message in the transcript went.
 public enum TranscriptDirection: Sendable { case sent, received }

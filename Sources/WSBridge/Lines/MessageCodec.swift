@@ -1,4 +1,5 @@
 import WSCodecs
+import WSMessages
 
 /// --codec (wspipe(1): BINARY CODECS) on the way in: a binary message that
 /// arrives becomes the JSON line of its value, and from then on is handled

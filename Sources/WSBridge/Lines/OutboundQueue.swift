@@ -1,3 +1,4 @@
+import WSMessages
 /// Messages waiting for a connection (wspipe(1): RECONNECT AND REPLAY "Queue"): stdin lines read while
 /// disconnected, and messages recovered from a dropped connection. FIFO, with
 /// a byte count the session compares with --queue-limit to stop reading stdin.

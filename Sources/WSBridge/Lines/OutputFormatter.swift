@@ -1,6 +1,7 @@
 import WSCore
 import WSJSON
 import WSTerminal
+import WSMessages
 
 /// Turns incoming messages into stdout bytes (wspipe(1): LINES AND MESSAGES, "Incoming"): in JSON
 /// mode exactly one NDJSON line per message; in raw mode the payload and the

@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSCodecs
+import WSMessages
 
 /// Reads a line source on the event loop (wspipe's stdin, or an --exec
 /// program's stdout), cuts it into lines and hands the messages they

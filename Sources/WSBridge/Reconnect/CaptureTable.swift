@@ -1,4 +1,5 @@
 import WSJSON
+import WSMessages
 /// --capture NAME=KEYPATH: remembers the latest raw JSON value seen at each path.
 ///
 /// wspipe(1): TEMPLATES: `${NAME}` in a template (--on-connect, --on-reconnect,

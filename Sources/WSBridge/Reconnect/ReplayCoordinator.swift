@@ -1,5 +1,6 @@
 import WSJSON
 import WSCodecs
+import WSMessages
 /// What makes a new connection carry on where the last one stopped
 /// (wspipe(1): RECONNECT AND REPLAY): the --on-connect / --on-reconnect
 /// messages with their `${NAME}` captures, then the messages still held for

@@ -1,3 +1,4 @@
+import WSMessages
 /// How a client session survives the network (wspipe(1): RECONNECT AND REPLAY): reconnection,
 /// keepalive, the queue, replay on connect and acknowledgements.
 ///

@@ -1,4 +1,5 @@
 import WSJSON
+import WSMessages
 
 /// --answer TYPE=TEMPLATE (wspipe(1): SCRIPTED PEER): which templates answer
 /// an incoming message. TYPE is, as --route reads it:

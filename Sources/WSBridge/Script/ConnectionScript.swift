@@ -1,5 +1,6 @@
 import WSJSON
 import WSTransport
+import WSMessages
 
 /// The scripted peer on one connection (wspipe(1): SCRIPTED PEER): it
 /// records what arrives, answers by type, sends the heartbeat and watches

@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSMessages
 
 /// --record FILE (wspipe(1): SCRIPTED PEER): every message sent and
 /// received and every lifecycle event, appended to FILE as `RecordLine`s,

@@ -1,4 +1,5 @@
 import WSTransport
+import WSMessages
 
 /// What --answer, --heartbeat, --wrap, --record and --replay (and a
 /// server's --on-connect) make a session do (wspipe(1): SCRIPTED PEER),

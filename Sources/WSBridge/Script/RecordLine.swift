@@ -1,5 +1,6 @@
 import WSJSON
 import WSCore
+import WSMessages
 
 /// One line of a --record file (wspipe(1): SCRIPTED PEER):
 /// `{"t_ms":T,"dir":"out"|"in"|"event","conn":C,"msg":M}` and, for a

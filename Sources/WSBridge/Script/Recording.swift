@@ -1,6 +1,7 @@
 import WSJSON
 import WSCore
 import WSCodecs
+import WSMessages
 
 /// A --record file read back for --replay and --check (wspipe(1): SCRIPTED
 /// PEER, CHECKING A SERVER): its messages and the connection starts, in file

@@ -1,4 +1,5 @@
 import WSTransport
+import WSMessages
 
 /// Plays a `ReplaySchedule` on the event loop: each message when its offset
 /// from the start has passed. A timer that fires late keeps the schedule

@@ -1,3 +1,4 @@
+import WSMessages
 /// What makes wspipe a scripted peer (wspipe(1): SCRIPTED PEER): answers,
 /// an application heartbeat, wrapped stdin lines, a recording and a replay.
 /// Shared by the client and the server; empty unless one of the flags is given.

@@ -1,5 +1,6 @@
 import WSCodecs
 import WSTransport
+import WSMessages
 
 /// Turns a template into the message it stands for: rendered with its
 /// values, then taken like a stdin line (a `{"$text":...}` or

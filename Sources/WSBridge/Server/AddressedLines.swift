@@ -1,3 +1,4 @@
+import WSMessages
 /// stdin lines addressed with --tag (wspipe(1): OPTIONS, Server mode): a
 /// line with a `"$client":N` member goes to client N only, with the member
 /// removed byte-exactly. What remains may be a `$text`/`$binary` envelope

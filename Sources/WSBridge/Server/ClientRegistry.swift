@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSMessages
 
 /// The server's upgraded clients (wspipe(1): OPTIONS, Server mode) in the
 /// order they arrived, which is the broadcast order, and by id for lines

@@ -1,6 +1,7 @@
 import WSJSON
 import WSCore
 import WSTransport
+import WSMessages
 
 /// The server as a scripted peer (wspipe(1): SCRIPTED PEER): each client
 /// gets its own `ConnectionScript` (greeted with --on-connect, answered,

@@ -2,6 +2,7 @@ import WSCore
 import WSTransport
 import WSTerminal
 import WSSocketIO
+import WSMessages
 
 /// The server speaking Socket.IO (wspipe(1): SOCKET.IO): a mock Socket.IO
 /// server. Each client gets the open packet and the Engine.IO heartbeat

@@ -2,6 +2,7 @@ import WSCore
 import WSTransport
 import WSJSON
 import WSTerminal
+import WSMessages
 
 /// What the server needs (wspipe(1): OPTIONS, Server mode).
 public struct ServerOptions: Sendable {

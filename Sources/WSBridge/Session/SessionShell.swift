@@ -1,4 +1,5 @@
 import WSTransport
+import WSMessages
 
 /// The decisions a session makes about what happens to the shell it runs in.
 protocol SessionDriver: AnyObject {

@@ -1,3 +1,4 @@
+import WSMessages
 /// --socketio, --namespace, --sio-auth (wspipe(1): SOCKET.IO): what the
 /// bridge speaks over the WebSocket when it speaks Socket.IO.
 public struct SocketIOOptions: Sendable {

@@ -1,6 +1,7 @@
 import WSCore
 import WSJSON
 import WSSocketIO
+import WSMessages
 
 /// Lines to Socket.IO packets on their way out (wspipe(1): SOCKET.IO), for
 /// the client's sender and the server's clients alike. A line becomes its
@@ -117,24 +118,6 @@ final class SocketIOOutgoing {
         guard refusedLines > 0 else { return }
         stats.invalidLines += refusedLines
         status = status.combined(with: .inputRejected)
-    }
-
-    /// Whether a stdin line can be sent as a Socket.IO packet: nil, or what
-    /// is wrong and where (`InputTranslator` rejects it with its position).
-    static func check(_ line: UnsafeRawBufferPointer) -> SocketIOError? {
-        do {
-            // A server's stdin line may name its client (--tag), which is taken off before it is sent.
-            let parts = try SocketIOLine.parse(line, ignoring: ["$client"])
-            // Attachments are decoded to check their base64 only when there may be some.
-            if let data = parts.data ?? parts.args, line[data].contains(UInt8(ascii: "$")) {
-                _ = try SocketIOLine.encode(parts, of: line, ackID: 0)
-            }
-            return nil
-        } catch let error as SocketIOError {
-            return error
-        } catch {
-            return SocketIOError("\(error)")
-        }
     }
 }
 

@@ -2,6 +2,7 @@ import WSBridge
 import WSCore
 import WSTransport
 import WSTerminal
+import WSMessages
 
 /// `wspipe curl [--print] CURL_ARGUMENTS... [-- OPTIONS]` (wspipe(1): FROM
 /// THE BROWSER): a curl command as the browser's DevTools copy it ("Copy as

@@ -1,3 +1,4 @@
+import WSMessages
 /// Where a flag is listed in `--help` and the man page.
 public enum FlagCategory: String, CaseIterable, Sendable {
     // The order of the sections in `--help` and the man page.

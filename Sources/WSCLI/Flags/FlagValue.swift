@@ -1,5 +1,6 @@
 import WSBridge
 import WSCore
+import WSMessages
 
 /// Value checks shared by the flag table's `apply` closures. Each returns the
 /// parsed value or throws the usage error naming the flag.

@@ -1,6 +1,7 @@
 import WSBridge
 import WSCodecs
 import WSTransport
+import WSMessages
 
 /// `--route-errors`: what happens when a route destination fails (wspipe(1): ROUTING).
 public enum RouteErrors: String, CaseIterable, Sendable {

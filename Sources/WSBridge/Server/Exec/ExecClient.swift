@@ -1,5 +1,6 @@
 import WSCore
 import WSTransport
+import WSMessages
 
 /// One --exec client and its own `sh -c CMD` (wspipe(1): OPTIONS, Server
 /// mode): the client's messages become lines on the program's stdin, the

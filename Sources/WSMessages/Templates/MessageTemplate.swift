@@ -103,7 +103,7 @@ public struct MessageTemplate: Sendable, Equatable {
         out.append(contentsOf: "null".utf8)
     }
 
-    static func appendDecimal(_ value: Int64, into out: inout [UInt8]) {
+    package static func appendDecimal(_ value: Int64, into out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         let start = out.count
@@ -197,7 +197,7 @@ public struct MessageTemplate: Sendable, Equatable {
     }
 
     /// [A-Za-z_][A-Za-z0-9_]*, what a --capture name may be.
-    static func isIdentifier(_ text: String) -> Bool {
+    package static func isIdentifier(_ text: String) -> Bool {
         guard let first = text.utf8.first, !(first >= 0x30 && first <= 0x39) else { return false }
         return text.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x5F

@@ -4,7 +4,7 @@ import WSTerminal
 /// NO_COLOR: only when stdout is a TTY, never with NO_COLOR, never into a pipe). The input is one
 /// valid, compact-or-not JSON line; every byte is kept, escapes are only
 /// inserted around tokens, so copying from the terminal gives the same JSON.
-enum JSONColorizer {
+package enum JSONColorizer {
     // The one palette of JSON at a terminal, shared with the transcript's layout.
     private static let key = RowWriter.Style.key.sgr                  // bold blue, as jq
     private static let string = RowWriter.Style.string.sgr            // green
@@ -14,7 +14,7 @@ enum JSONColorizer {
     private static let reset = Array("\u{1B}[0m".utf8)
 
     /// Appends `line` (ending in "\n") to `out` with colours.
-    static func append(_ line: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    package static func append(_ line: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         var i = 0
         // A string is a key when the next non-blank byte after it is ':'.
         while i < line.count {

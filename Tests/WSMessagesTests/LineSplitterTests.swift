@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSMessages
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -69,19 +69,6 @@ public struct LatencyHistogram: Equatable, Sendable {
         return ((top + 1) << Int64(shift)) - 1
     }
 
-    /// `{"count":N,"p50":1.234,"p90":...,"p99":...,"max":...}` in milliseconds.
-    func jsonObject() -> [UInt8] {
-        var out = Array(#"{"count":"#.utf8)
-        out.append(contentsOf: String(count).utf8)
-        for (name, value) in [("p50", percentileNanos(50)), ("p90", percentileNanos(90)),
-                              ("p99", percentileNanos(99)), ("max", maxNanos)] {
-            out.append(contentsOf: ",\"\(name)\":".utf8)
-            out.append(contentsOf: EventLine.milliseconds(value))
-        }
-        out.append(UInt8(ascii: "}"))
-        return out
-    }
-
     /// "p50 1.2 ms, p90 3.4 ms, p99 8.0 ms, max 9.1 ms" for a person.
     public var summary: String {
         [("p50", percentileNanos(50)), ("p90", percentileNanos(90)), ("p99", percentileNanos(99)), ("max", maxNanos)]

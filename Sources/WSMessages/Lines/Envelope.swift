@@ -5,8 +5,8 @@ import WSJSON
 /// MESSAGES): a JSON object whose only member is one of those keys stands for
 /// a text or binary message rather than for itself. One decoder for stdin
 /// lines and for lines addressed to one client with `--tag`.
-struct EnvelopeDecoder {
-    enum Outcome {
+package struct EnvelopeDecoder {
+    package enum Outcome {
         /// Not an envelope: send the JSON itself.
         case notEnvelope
         /// The message the envelope stands for; bytes valid until the next call.
@@ -25,9 +25,11 @@ struct EnvelopeDecoder {
     private var unescaped: [UInt8] = []
     private var decoded: [UInt8] = []
 
+    package init() {}
+
     /// Decodes `json` (valid JSON) if it is an envelope and hands the outcome
     /// to `body`, whose buffers point into this decoder's storage.
-    mutating func decode<R>(_ json: UnsafeRawBufferPointer, _ body: (Outcome) -> R) -> R {
+    package mutating func decode<R>(_ json: UnsafeRawBufferPointer, _ body: (Outcome) -> R) -> R {
         guard Self.mayBeEnvelope(json), let member = JSONScanner.soleStringMember(json) else {
             return body(.notEnvelope)
         }
@@ -61,13 +63,13 @@ struct EnvelopeDecoder {
     /// surrogate included: stdin would refuse them rather than send them as
     /// they are). A text message of that shape is written in a `$text`
     /// envelope of its own, so the line gives it back (`wspipe A | wspipe B`).
-    static func isEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
+    package static func isEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
         guard mayBeEnvelope(json), let member = JSONScanner.soleStringMember(json) else { return false }
         return member.key.elementsEqual("$text".utf8) || member.key.elementsEqual("$binary".utf8)
     }
 
     /// Cheap test before the full member scan: `{`, blanks, `"$`.
-    static func mayBeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
+    package static func mayBeEnvelope(_ json: UnsafeRawBufferPointer) -> Bool {
         // Compact JSON (most lines) starts `{"`: the third byte decides.
         if json.count >= 3, let p = json.baseAddress, p.load(as: UInt8.self) == UInt8(ascii: "{"),
            p.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "\"") {

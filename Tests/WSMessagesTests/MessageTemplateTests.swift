@@ -1,6 +1,6 @@
 import XCTest
-@testable import WSBridge
 @testable import WSJSON
+@testable import WSMessages
 
 /// Templates (wspipe(1): TEMPLATES): variables put in as JSON, and the
 /// start-up check that refuses, with its position, a template that would not

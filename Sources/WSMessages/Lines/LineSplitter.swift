@@ -5,27 +5,27 @@ import WSTransport
 /// appended as they are read, and complete lines are handed out as views into
 /// the buffer. A long line arriving in many reads is scanned once, not once
 /// per read (`scanned` remembers how far we already looked).
-struct LineSplitter {
+package struct LineSplitter {
     private var buffer = ByteBuffer(capacity: 256 << 10)
     /// Readable bytes already known to hold no separator.
     private var scanned = 0
     /// nil with --no-line: the whole input is one "line", handed out at EOF.
-    let separator: UInt8?
+    package let separator: UInt8?
     /// In LF mode a CR before the LF is part of the line ending (CRLF input).
     let stripsCR: Bool
 
-    init(separator: UInt8?) {
+    package init(separator: UInt8?) {
         self.separator = separator
         self.stripsCR = separator == UInt8(ascii: "\n")
     }
 
-    var bufferedBytes: Int { buffer.readableBytes }
+    package var bufferedBytes: Int { buffer.readableBytes }
 
     /// Read from `fd` straight into the buffer, up to its whole free space.
     /// At least a quarter of `chunk` must be free: asking for all of it would
     /// double the buffer as soon as a partial line sits in it (a 256 KiB
     /// buffer became 512 KiB on the second read of small lines).
-    mutating func read(from fd: Int32, chunk: Int) -> IOResult {
+    package mutating func read(from fd: Int32, chunk: Int) -> IOResult {
         var outcome = IOResult.wouldBlock
         _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: chunk / 4) { space in
             outcome = FD.read(fd, into: space)
@@ -37,7 +37,7 @@ struct LineSplitter {
 
     /// Hands each complete line (without its terminator) to `body`, in order,
     /// until `body` returns false or no complete line is left.
-    mutating func forEachLine(_ body: (UnsafeRawBufferPointer) -> Bool) {
+    package mutating func forEachLine(_ body: (UnsafeRawBufferPointer) -> Bool) {
         guard let sep = separator else { return }
         var consumed = 0
         var keepGoing = true
@@ -63,7 +63,7 @@ struct LineSplitter {
     }
 
     /// At end of input: the last line had no terminator but still counts.
-    mutating func finish(_ body: (UnsafeRawBufferPointer) -> Void) {
+    package mutating func finish(_ body: (UnsafeRawBufferPointer) -> Void) {
         guard !buffer.isEmpty else { return }
         buffer.withReadableBytes { all in
             var n = all.count

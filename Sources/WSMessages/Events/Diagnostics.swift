@@ -22,7 +22,7 @@ public final class Diagnostics {
     public let threshold: Level
     /// Interactive mode: messages go here, to be shown above the prompt,
     /// instead of to stderr, where they would break the edit area.
-    var divert: ((Level, String) -> Void)?
+    package var divert: ((Level, String) -> Void)?
 
     /// -q keeps only fatal errors; each -v adds a level.
     public init(verbosity: Int, quiet: Bool) {

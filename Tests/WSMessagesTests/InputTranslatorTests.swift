@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSMessages
 
 final class InputTranslatorTests: XCTestCase {
     enum Sent: Equatable { case text(String), binary([UInt8]) }

@@ -6,15 +6,15 @@ import WSCodecs
 /// JSON, unwraps `{"$text":…}` / `{"$binary":…}`, joins a pretty-printed value
 /// spread over several lines, and reports every line it cannot send with its
 /// position, so that no line is ever dropped silently.
-struct InputTranslator {
-    struct Rejection {
-        var line: Int
-        var column: Int
-        var reason: String
-        var message: String { "stdin:\(line):\(column): \(reason)" }
+package struct InputTranslator {
+    package struct Rejection {
+        package var line: Int
+        package var column: Int
+        package var reason: String
+        package var message: String { "stdin:\(line):\(column): \(reason)" }
     }
 
-    enum Outcome {
+    package enum Outcome {
         case sent, skipped, pending, rejected(Rejection)
         /// The line could not continue a pending multi-line value: that value
         /// was reported at its first line, and the lines after it were
@@ -22,7 +22,7 @@ struct InputTranslator {
         case several([Outcome])
 
         /// Calls `body` with every rejection this outcome holds, in order.
-        func forEachRejection(_ body: (Rejection) -> Void) {
+        package func forEachRejection(_ body: (Rejection) -> Void) {
             switch self {
             case .rejected(let rejection): body(rejection)
             case .several(let outcomes): for outcome in outcomes { outcome.forEachRejection(body) }
@@ -36,10 +36,10 @@ struct InputTranslator {
     /// Largest value accepted while joining lines; beyond it the value is rejected.
     let maxPendingBytes: Int
     /// What the report of a text line that is not UTF-8 suggests.
-    var invalidTextHint = "-b sends lines as binary"
+    package var invalidTextHint = "-b sends lines as binary"
     /// --socketio: a JSON line is sent only if it is a Socket.IO event (or
     /// an ack's answer); envelopes are no lines of its (wspipe(1): SOCKET.IO).
-    var socketIOLines = false
+    package var socketIOLines = false
 
     private(set) var lineNumber = 0
     /// A JSON value not finished yet.
@@ -54,9 +54,9 @@ struct InputTranslator {
     /// --codec: a JSON line this says yes to is sent as the JSON text itself,
     /// for its owner to look into first (a server's `"$client"` lines, which
     /// it encodes once the member is removed).
-    var keepsAsJSON: ((UnsafeRawBufferPointer) -> Bool)?
+    package var keepsAsJSON: ((UnsafeRawBufferPointer) -> Bool)?
 
-    init(format: LineFormat, lenient: Bool, maxPendingBytes: Int, codec: BinaryFormat? = nil) {
+    package init(format: LineFormat, lenient: Bool, maxPendingBytes: Int, codec: BinaryFormat? = nil) {
         self.format = format
         self.lenient = lenient
         self.maxPendingBytes = maxPendingBytes
@@ -65,7 +65,7 @@ struct InputTranslator {
 
     var hasPendingValue: Bool { !pending.isEmpty }
 
-    mutating func translate(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
+    package mutating func translate(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
         lineNumber += 1
         switch format {
         case .text:
@@ -90,7 +90,7 @@ struct InputTranslator {
     /// stdin ended: a value still unfinished is reported, never dropped. When
     /// a later line of it is a complete value on its own, the first line was
     /// a stray one: it alone is reported and the rest translated again.
-    mutating func finish(_ send: (OutgoingMessage) -> Void) -> Outcome? {
+    package mutating func finish(_ send: (OutgoingMessage) -> Void) -> Outcome? {
         guard !pending.isEmpty else { return nil }
         var laterLineIsValue = false
         pending.forEachLaterLine { _, line in
@@ -221,7 +221,7 @@ struct InputTranslator {
 
     private mutating func sendJSON(_ json: UnsafeRawBufferPointer, needsCompaction: Bool, firstLine: Int,
                                    _ send: (OutgoingMessage) -> Void) -> Outcome {
-        if socketIOLines, let error = SocketIOOutgoing.check(json) {
+        if socketIOLines, let error = SocketIOLineCheck.check(json) {
             return .rejected(Rejection(line: firstLine, column: error.offset + 1, reason: error.reason))
         }
         if encoder != nil, let keepsAsJSON, keepsAsJSON(json) { return sendAsIs(json, needsCompaction: needsCompaction, send) }

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSMessages
 
 /// `EnvelopeDecoder.mayBeEnvelope` (blanks, `{`, blanks, `"$`) has a shortcut
 /// for lines that start `{"`; every string of up to six bytes over the
