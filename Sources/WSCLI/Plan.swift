@@ -1,5 +1,6 @@
 import WSBridge
 import WSCore
+import WSConsole
 
 /// What one run of wspipe does: the end of the options pipeline, argv →
 /// `Options` (the flag table, defaults included) → `Plan` (files read, the

@@ -1,6 +1,7 @@
 import WSBridge
 import XCTest
 @testable import WSCLI
+@testable import WSConsole
 
 /// When the client is interactive (wspipe(1): INTERACTIVE MODE), and where
 /// it draws: decided from the terminals and -i, never in a pipe.

@@ -17,8 +17,10 @@ final class LayerTests: XCTestCase {
         "WSTerminal": [],
         "WSSocketIO": ["WSCore", "WSJSON"],
         "WSMessages": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO"],
-        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO", "WSMessages"],
-        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO", "WSMessages", "WSBridge", "BuildInfo"],
+        "WSConsole": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSMessages"],
+        "WSBridge": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO", "WSMessages", "WSConsole"],
+        "WSCLI": ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO", "WSMessages", "WSConsole", "WSBridge",
+                  "BuildInfo"],
         "wspipe": ["WSCLI"],
         // The commit `--version` names; written at build time by CommitStamp.
         "BuildInfo": [],

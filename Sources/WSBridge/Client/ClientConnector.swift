@@ -2,6 +2,7 @@ import WSCore
 import WSTransport
 import WSTerminal
 import WSMessages
+import WSConsole
 
 /// What the client needs to open a connection (wspipe(1): OPTIONS, Connection).
 /// The defaults of the flags are the flag table's, which `Plan` sets here.

@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSMessages
+import WSConsole
 
 /// What the interactive mode asks of the client session
 /// (ClientSession+Interactive.swift).

@@ -1,4 +1,5 @@
 import WSBridge
+import WSConsole
 /// The content of `man/wspipe.1`, written with `RoffPage`: the sections
 /// from NAME to SEE ALSO. OPTIONS walks `flagTable` with the same categories,
 /// order, help and defaults as `--help`, and adds each flag's rules and long

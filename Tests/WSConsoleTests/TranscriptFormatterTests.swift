@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSConsole
 import WSTerminal
 import WSTransport
 

@@ -178,7 +178,7 @@ public final class InteractiveConsole {
     var filter: MessageFilter?
     var status = StatusLine()
     /// The status row changed since it was drawn (see `refreshStatus`).
-    private(set) var statusIsStale = false
+    package private(set) var statusIsStale = false
     /// The last text message received that was JSON, for ${.KEYPATH}.
     var lastReceived: [UInt8]?
     /// The last message sent, for /save NAME.

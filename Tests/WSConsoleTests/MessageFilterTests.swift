@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSConsole
 
 final class MessageFilterTests: XCTestCase {
     private func filter(_ expression: String, typeKey: [String] = ["type"]) -> MessageFilter {

@@ -4,7 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import WSBridge
+@testable import WSConsole
 import WSTerminal
 import WSTransport
 

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSConsole
 
 final class SlashCommandTests: XCTestCase {
     private func parse(_ s: String) -> SlashCommand.Parsed { SlashCommand.parse(s) }

@@ -5,7 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import WSBridge
+@testable import WSConsole
 
 final class SavedMessagesTests: XCTestCase {
     func testLinesAndTheirReading() {
