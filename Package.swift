@@ -72,13 +72,16 @@ let package = Package(
         // Layer 4a: the interactive mode's terminal side (line editor, transcript, slash commands), without I/O.
         .target(name: "WSConsole", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSMessages"],
                 swiftSettings: releaseSettings),
+        // Layer 4a: reaching the server: the connector and its phases, URL, headers, cookies, redirects, the handshake read.
+        .target(name: "WSConnect", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSMessages"],
+                swiftSettings: releaseSettings),
         // Layer 4: JSON lines, base64 framing, client and server sessions.
         .target(name: "WSBridge", dependencies: ["WSCore", "WSTransport", "WSJSON", "WSCodecs", "WSTerminal", "WSSocketIO",
-                                                 "WSMessages", "WSConsole"],
+                                                 "WSMessages", "WSConsole", "WSConnect"],
                 swiftSettings: releaseSettings),
         // Layer 5: the flag table, option parsing, help and the program's entry.
         .target(name: "WSCLI", dependencies: ["WSCore", "WSTransport", "WSTerminal", "WSCodecs", "WSSocketIO", "WSMessages", "WSConsole",
-                                              "WSBridge", "BuildInfo"],
+                                              "WSConnect", "WSBridge", "BuildInfo"],
                 swiftSettings: releaseSettings),
         // The commit `wspipe --version` names, stamped at build time by the
         // CommitStamp plugin (a source file in the build directory, never committed).
@@ -95,7 +98,8 @@ let package = Package(
         .testTarget(name: "WSSocketIOTests", dependencies: ["WSSocketIO", "WSJSON"]),
         .testTarget(name: "WSMessagesTests", dependencies: ["WSMessages", "WSJSON"]),
         .testTarget(name: "WSConsoleTests", dependencies: ["WSConsole", "WSMessages", "WSTerminal", "WSTransport"]),
-        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge", "WSMessages", "WSConsole", "WSJSON", "WSTerminal"]),
+        .testTarget(name: "WSConnectTests", dependencies: ["WSConnect", "WSCore"]),
+        .testTarget(name: "WSBridgeTests", dependencies: ["WSBridge", "WSMessages", "WSConsole", "WSConnect", "WSJSON", "WSTerminal"]),
         .testTarget(name: "WSCLITests", dependencies: ["WSCLI"]),
     ]
 )

@@ -1,5 +1,6 @@
 import WSBridge
 import WSTransport
+import WSConnect
 
 /// The --check part of the plan (wspipe(1): CHECKING A SERVER): the patterns
 /// expanded, every recording read and prepared (a usage error naming the
@@ -30,7 +31,7 @@ extension Plan {
         for script in c.scripts where o.url == nil && script.requests.contains(where: { $0?.url == nil }) {
             throw UsageError("--check \(script.path): the recording holds no URL (no connected event); give the server's URL")
         }
-        // One cookie jar and one -w for the run: the options of the first
+        // One cookie jar for the run: the options of the first
         // connection, made again for every other one's URL and request.
         let base = try clientOptions(o, environment, recorded: c.scripts.first?.requests.first ?? nil)
         for script in c.scripts {
@@ -38,6 +39,7 @@ extension Plan {
             for request in script.requests { connections.append(try retarget(base, to: request, o, environment)) }
             c.connections.append(connections)
         }
+        if let format = o.writeOut { c.writeOut = try writeOutFormat(format) }
         c.timeoutNanos = o.checkTimeoutNanos
         c.settleNanos = o.checkSettleNanos
         c.anyOrder = o.checkOrderAny

@@ -1,6 +1,7 @@
 import WSBridge
 import WSCore
 import WSConsole
+import WSConnect
 
 /// What one run of wspipe does: the end of the options pipeline, argv →
 /// `Options` (the flag table, defaults included) → `Plan` (files read, the
@@ -37,9 +38,10 @@ enum Plan {
         }
         if !o.checks.isEmpty { return .check(try checkOptions(o, environment), bridge) }
         var client = try clientOptions(o, environment, recorded: try replayedRequest(o, bridge.script.replay))
-        client.interactive = try interactiveSettings(o, environment)
-        if client.interactive != nil { interactiveOnly(&bridge) }
-        return .client(client, try sessionPolicy(o), bridge)
+        var policy = try sessionPolicy(o)
+        policy.interactive = try interactiveSettings(o, environment)
+        if policy.interactive != nil { interactiveOnly(&bridge) }
+        return .client(client, policy, bridge)
     }
 
     /// What the line editor does not read (it takes typed lines in place of
@@ -203,7 +205,7 @@ enum Plan {
         return o.proxyUser
     }
 
-    /// -L, cookies, --user, -4/-6 and -w (wspipe(1): OPTIONS, Connection and
+    /// -L, cookies, --user and -4/-6 (wspipe(1): OPTIONS, Connection and
     /// Diagnostics): the files they name are read here.
     static func curlHabits(_ o: Options, _ environment: Environment, _ c: inout ClientOptions) throws(UsageError) {
         c.redirects.follow = o.location
@@ -228,7 +230,6 @@ enum Plan {
             c.cookies = CookieJar(fileText: text, url: c.url, savePath: o.cookieJar)
         }
         c.family = o.family ?? .any
-        if let format = o.writeOut { c.writeOut = try writeOutFormat(format) }
     }
 
     /// -w FORMAT, or @FILE's content.
@@ -249,6 +250,7 @@ enum Plan {
 
     static func sessionPolicy(_ o: Options) throws(UsageError) -> SessionPolicy {
         var p = SessionPolicy()
+        if let format = o.writeOut { p.writeOut = try writeOutFormat(format) }
         p.reconnect = !o.noReconnect
         p.waitForFirstConnection = o.wait
         p.backoff.minNanos = o.backoffMinNanos

@@ -1,5 +1,6 @@
 import WSBridge
 import WSTransport
+import WSConnect
 
 /// How a client reaches its server (wspipe(1): ENVIRONMENT): `--unix-socket`,
 /// `--proxy`, or the proxy variables read the way curl reads them.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSConnect
 
 /// Recordings made ready for --check, from --record's lines or a HAR file
 /// (wspipe(1): CHECKING A SERVER).

@@ -1,6 +1,7 @@
 import XCTest
 import WSCore
 @testable import WSBridge
+@testable import WSConnect
 
 /// Every transition of the client's lifecycle: events in, phase and actions out.
 final class ClientLifecycleTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 import WSCore
 @testable import WSBridge
+@testable import WSConnect
 
 /// The lifecycle's events for a person at the terminal (wspipe(1):
 /// INTERACTIVE MODE): /close and /quit as a stop with a code and reason, and

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSConnect
 
 /// How a rejected handshake reads on stderr: the status once, then what the
 /// body says (wspipe(1): EXIT STATUS, 4).

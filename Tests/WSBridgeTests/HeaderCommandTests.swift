@@ -1,6 +1,7 @@
 import XCTest
 import WSTransport
 @testable import WSBridge
+@testable import WSConnect
 
 /// --header-command: its output parsed as headers, and the command run on a
 /// real loop without blocking it.

@@ -1,6 +1,7 @@
 import XCTest
 import WSCore
 @testable import WSBridge
+@testable import WSConnect
 
 /// RetryPolicy.verdict for every kind of Disconnect (wspipe(1): RECONNECT AND REPLAY; EXIT STATUS).
 final class RetryPolicyTests: XCTestCase {

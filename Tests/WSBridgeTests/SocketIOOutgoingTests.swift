@@ -1,6 +1,7 @@
 import XCTest
 @testable import WSBridge
 @testable import WSMessages
+@testable import WSConnect
 
 /// Lines to packets as they are written (--socketio), the stdin check, and the URL rule.
 final class SocketIOOutgoingTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSBridge
+@testable import WSConnect
 
 final class WebSocketURLTests: XCTestCase {
     func testPlainURLWithDefaults() throws {

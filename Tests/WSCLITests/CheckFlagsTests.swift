@@ -2,6 +2,7 @@ import Foundation
 import WSBridge
 import XCTest
 @testable import WSCLI
+@testable import WSConnect
 
 /// --check and its flags (wspipe(1): CHECKING A SERVER): the mode, the
 /// files and patterns, where each connection goes, what a HAR file lends.
@@ -66,7 +67,7 @@ final class CheckFlagsTests: XCTestCase {
         let options = try check(["--check", path, "--check-timeout", "2s", "--check-settle", "1s", "--ignore", "a.*.b",
                                  "--check-order", "any", "--allow-extra", "heartbeat", "--junit", "r.xml", "--repeat", "3",
                                  "--max-reply-p99", "250ms", "--wait", "--backoff", "2s:1m:3", "--jitter", "0.5",
-                                 "--max-retries", "4", url])
+                                 "--max-retries", "4", "-w", "%{http_code}\n", url])
         let initial = Mirror(reflecting: CheckOptions()).children.map { ($0.label!, String(describing: $0.value)) }
         let planned = Dictionary(uniqueKeysWithValues: Mirror(reflecting: options).children.map {
             ($0.label!, String(describing: $0.value))

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WSCLI
+@testable import WSConnect
 
 /// `wspipe curl`: a DevTools "Copy as cURL" command cut into words as bash
 /// or cmd would (`CommandText`), then read with curl's meanings

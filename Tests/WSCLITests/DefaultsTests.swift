@@ -2,6 +2,7 @@ import WSBridge
 import XCTest
 @testable import WSCLI
 @testable import WSConsole
+@testable import WSConnect
 
 /// Every default lives in the flag table: the parser applies it, `Options()`
 /// holds none of its own, and each default `--help` shows is a value its flag

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WSCLI
+@testable import WSConnect
 
 /// Each flag's `modes` are the truth (wspipe(1): OPTIONS): in every mode it
 /// names, giving it changes what the run does (the plan, or what App reads

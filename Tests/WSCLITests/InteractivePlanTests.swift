@@ -16,12 +16,12 @@ final class InteractivePlanTests: XCTestCase {
 
     private func settings(_ args: [String], _ environment: Environment,
                           file: StaticString = #filePath, line: UInt = #line) throws -> InteractiveSettings? {
-        guard case .client(let client, _, _) = try Plan.resolve(parseOK(args + [url], file: file, line: line), environment)
+        guard case .client(_, let policy, _) = try Plan.resolve(parseOK(args + [url], file: file, line: line), environment)
         else {
             XCTFail("not a client plan", file: file, line: line)
             return nil
         }
-        return client.interactive
+        return policy.interactive
     }
 
     private func assertPlanError(_ args: [String], _ environment: Environment, _ message: String,

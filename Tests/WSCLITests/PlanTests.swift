@@ -2,6 +2,7 @@ import Foundation
 import WSBridge
 import XCTest
 @testable import WSCLI
+@testable import WSConnect
 
 /// The last step of the options pipeline: `Options` (and the files and
 /// environment they point at) to the bridge's option structs.
@@ -133,9 +134,9 @@ final class PlanTests: XCTestCase {
         var policy = SessionPolicy()
         policy.queueLimit = 1
         XCTAssertEqual(unchanged(SessionPolicy(), [policy], exempt: ["backoff", "captures", "onConnect"]),
-                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "lingerNanos", "maxReplyP99Nanos", "maxRetries",
-                        "onReconnect", "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyMatch", "replyPath",
-                        "until", "waitForFirstConnection"])
+                       ["ackPath", "ackTimeoutNanos", "idleTimeoutNanos", "interactive", "lingerNanos", "maxReplyP99Nanos",
+                        "maxRetries", "onReconnect", "pingIntervalNanos", "pingTimeoutNanos", "reconnect", "replyMatch",
+                        "replyPath", "until", "waitForFirstConnection", "writeOut"])
         XCTAssertEqual(Set(fields(policy).keys).isSuperset(of: ["backoff.minNanos", "backoff.jitter"]), true)
     }
 

@@ -2,6 +2,7 @@ import XCTest
 import WSBridge
 import WSTransport
 @testable import WSCLI
+@testable import WSConnect
 
 /// Which route a client takes: flags first, then the environment as curl reads it.
 final class ProxySelectionTests: XCTestCase {

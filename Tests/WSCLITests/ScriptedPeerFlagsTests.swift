@@ -110,11 +110,11 @@ final class ScriptedPeerFlagsTests: XCTestCase {
     /// At a terminal, --wrap and --replay take the place of the line editor.
     func testWrapAndReplayAreNeverInteractive() throws {
         for args in [["--wrap", "${line}", url], ["--replay", "/dev/null", url]] {
-            guard case .client(let client, _, _) = try plan(args, terminal) else { return XCTFail("not a client") }
-            XCTAssertNil(client.interactive, "\(args)")
+            guard case .client(_, let policy, _) = try plan(args, terminal) else { return XCTFail("not a client") }
+            XCTAssertNil(policy.interactive, "\(args)")
         }
-        guard case .client(let client, _, _) = try plan([url], terminal) else { return XCTFail("not a client") }
-        XCTAssertNotNil(client.interactive)
+        guard case .client(_, let policy, _) = try plan([url], terminal) else { return XCTFail("not a client") }
+        XCTAssertNotNil(policy.interactive)
     }
 
     func testReplayFileIsReadAndCheckedWhenTheRunIsPlanned() {

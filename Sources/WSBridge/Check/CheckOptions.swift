@@ -1,3 +1,4 @@
+import WSConnect
 /// What --check does (wspipe(1): CHECKING A SERVER): the recordings, read
 /// and prepared at start-up, and how each of their connections is opened;
 /// the flags' defaults are the flag table's, which `Plan` sets here.
@@ -28,6 +29,8 @@ public struct CheckOptions {
     public var waitForFirstConnection = false
     public var backoff = BackoffPolicy()
     public var maxRetries: Int? = nil
+    /// -w/--write-out: what to write about the run at its end.
+    public var writeOut: WriteOutFormat? = nil
 
     public init() {}
 }

@@ -3,6 +3,7 @@ import WSTransport
 import WSTerminal
 import WSSocketIO
 import WSMessages
+import WSConnect
 
 /// --check with --socketio (wspipe(1): CHECKING A SERVER, SOCKET.IO): a
 /// recording made with `--socketio --record` holds event lines, so each

@@ -3,6 +3,7 @@ import WSTransport
 import WSTerminal
 import WSCodecs
 import WSMessages
+import WSConnect
 
 /// --check (wspipe(1): CHECKING A SERVER): each recording, each of its
 /// connections on a fresh connection of its own, one after the other, N
@@ -121,7 +122,8 @@ public final class CheckSession: SessionDriver {
         shell.events.emit(EventLine.connecting(url: client.url.display, attempt: attempts))
         log.info("\(place): connecting to \(client.url.display)")
         let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log,
-                                        childErrors: { [unowned self] in try? self.shell.output.routes.inheritedDestination(.stderr) })
+                                        childErrors: { [unowned self] in
+            ChildOutput.errorCopy(of: $0, to: try? self.shell.output.routes.inheritedDestination(.stderr), loop: self.loop) })
         connector.onResponse = { [unowned self] status in self.metrics.httpCode = status }
         phase = .connecting(connector)
         connector.start { [unowned self] result in
@@ -520,7 +522,7 @@ public final class CheckSession: SessionDriver {
 
     func finalReport() {
         if let problem = options.connections.first?.first?.cookies?.save(now: wallClockSeconds()) { log.warning(problem) }
-        guard let format = options.connections.first?.first?.writeOut, let url = options.connections.first?.first?.url
+        guard let format = options.writeOut, let url = options.connections.first?.first?.url
         else { return }
         let values = metrics.values(url: url, stats: shell.stats, exitStatus: shell.status.rawValue)
         for (fd, bytes) in format.render(values, escapes: { $0 == 2 || StdioMode.isTerminal($0) }) {

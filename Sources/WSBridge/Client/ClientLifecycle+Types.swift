@@ -1,4 +1,5 @@
 import WSCore
+import WSConnect
 
 /// The values `ClientLifecycle` takes and gives: what the session knows,
 /// what it asks for, how a session ends, and the options that decide.

@@ -1,4 +1,5 @@
 import WSCore
+import WSConnect
 
 /// The client's lifecycle as a pure state machine: events in, actions out;
 /// no I/O, no timers, no clock of its own. `ClientSession` feeds it and

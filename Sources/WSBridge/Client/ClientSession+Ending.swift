@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSTerminal
+import WSConnect
 
 /// How a client session ends: its last words, the exit status, and what was
 /// not sent, refused, unconfirmed or unacknowledged.

@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSJSON
+import WSConnect
 
 /// Socket to stdout: each incoming message goes through the acks and captures
 /// to its destination, and the end of a connection becomes a lifecycle event

@@ -1,4 +1,5 @@
 import WSTransport
+import WSConnect
 
 /// What a client session measures and reports about itself (wspipe(1):
 /// OPTIONS, Diagnostics): redirects and HTTP statuses as they come, pong
@@ -39,7 +40,7 @@ extension ClientSession {
     /// and everything routed have been written out already).
     func reportMetrics() {
         if let problem = client.cookies?.save(now: wallClockSeconds()) { log.warning(problem) }
-        guard let format = client.writeOut else { return }
+        guard let format = policy.writeOut else { return }
         let values = metrics.values(url: client.url, stats: shell.stats, exitStatus: shell.status.rawValue)
         // Peer text reaches stderr escaped always, stdout when it is a terminal.
         for (fd, bytes) in format.render(values, escapes: { $0 == 2 || StdioMode.isTerminal($0) }) {

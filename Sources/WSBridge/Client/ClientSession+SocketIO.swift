@@ -3,6 +3,7 @@ import WSTransport
 import WSTerminal
 import WSSocketIO
 import WSMessages
+import WSConnect
 
 /// The client speaking Socket.IO (wspipe(1): SOCKET.IO). Each connection
 /// starts with Engine.IO's open packet and the namespaces' connects

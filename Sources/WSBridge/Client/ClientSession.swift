@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSMessages
+import WSConnect
 
 /// The client mode (wspipe(1): SYNOPSIS; RECONNECT AND REPLAY; OPTIONS,
 /// Ending): connect, pump stdin lines to the server and its messages to
@@ -83,7 +84,7 @@ public final class ClientSession: SessionDriver {
                                       lingerNanos: policy.lingerNanos, readsJSON: bridge.format == .json,
                                       socketIO: bridge.socketIO != nil)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
-        interactive = client.interactive.map { [shell, replay] in
+        interactive = policy.interactive.map { [shell, replay] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
                                 templates: .init(captureNames: policy.captures.map(\.name),
                                                  captures: { replay.captureValues }, nextSequence: sequence.next,
@@ -219,7 +220,8 @@ public final class ClientSession: SessionDriver {
         observer?.connecting(url: client.url.display, attempt: attempt)
         log.info("connecting to \(client.url.display)" + (attempt > 1 ? " (attempt \(attempt))" : ""))
         let connector = ClientConnector(options: client, tls: tls, loop: loop, log: log,
-                                        childErrors: { [unowned self] in try? self.shell.output.routes.inheritedDestination(.stderr) })
+                                        childErrors: { [unowned self] in
+            ChildOutput.errorCopy(of: $0, to: try? self.shell.output.routes.inheritedDestination(.stderr), loop: self.loop) })
         self.connector = connector
         watchHandshakes(connector)
         connector.start { [unowned self, connector] result in

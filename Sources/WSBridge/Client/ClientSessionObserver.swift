@@ -1,4 +1,5 @@
 import WSMessages
+import WSConnect
 /// What a client session tells about its lifecycle as it goes, for the
 /// interactive mode's transcript (`InteractiveFrontend`). Called on the loop,
 /// before the lifecycle handles the event.

@@ -1,4 +1,5 @@
 import WSTerminal
+import WSConnect
 
 /// The likely fix for a failed connection, where there is one
 /// (wspipe(1): OPTIONS, Connection): the mistakes people make in their first

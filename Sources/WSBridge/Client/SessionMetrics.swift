@@ -1,4 +1,5 @@
 import WSTransport
+import WSConnect
 
 /// What -w/--write-out and --stats report about a client run beyond the
 /// counters (wspipe(1): OPTIONS, Diagnostics), collected as it goes: the

@@ -2,6 +2,7 @@ import WSCore
 import WSTransport
 import WSMessages
 import WSConsole
+import WSConnect
 
 /// What the interactive mode asks of the client session
 /// (ClientSession+Interactive.swift).

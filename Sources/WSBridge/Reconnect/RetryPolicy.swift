@@ -1,3 +1,4 @@
+import WSConnect
 /// The one place that decides retryable vs fatal (wspipe(1): RECONNECT AND REPLAY; EXIT STATUS).
 public enum RetryPolicy {
     /// unreachable, dropped, pingTimeout -> retry; closedByServer 1000 or no code -> finished,

@@ -1,4 +1,5 @@
 import WSMessages
+import WSConsole
 /// How a client session survives the network (wspipe(1): RECONNECT AND REPLAY): reconnection,
 /// keepalive, the queue, replay on connect and acknowledgements.
 ///
@@ -37,6 +38,10 @@ public struct SessionPolicy {
     /// --max-reply-p99: the run fails (exit 8) when the 99th percentile of
     /// the reply latencies is above this.
     public var maxReplyP99Nanos: Int64? = nil
+    /// The interactive mode's settings; nil when the client is not interactive.
+    public var interactive: InteractiveSettings? = nil
+    /// -w/--write-out: what to write about the run at its end.
+    public var writeOut: WriteOutFormat? = nil
 
     public init() {}
 }

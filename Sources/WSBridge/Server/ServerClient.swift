@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSTerminal
+import WSConnect
 
 /// One accepted client of the server: TLS and HTTP upgrade first, then a
 /// WebSocketChannel. The session decides what to do with its messages.

@@ -1,6 +1,7 @@
 import WSCore
 import WSTransport
 import WSSocketIO
+import WSConnect
 
 /// One connection's Socket.IO client side (wspipe(1): SOCKET.IO), between
 /// its channel and the session. It feeds `SocketIOClientState`, writes what

@@ -1,4 +1,5 @@
 import WSMessages
+import WSConnect
 /// --socketio, --namespace, --sio-auth (wspipe(1): SOCKET.IO): what the
 /// bridge speaks over the WebSocket when it speaks Socket.IO.
 public struct SocketIOOptions: Sendable {

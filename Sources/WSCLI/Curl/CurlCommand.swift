@@ -3,6 +3,7 @@ import WSCore
 import WSTransport
 import WSTerminal
 import WSMessages
+import WSConnect
 
 /// `wspipe curl [--print] CURL_ARGUMENTS... [-- OPTIONS]` (wspipe(1): FROM
 /// THE BROWSER): a curl command as the browser's DevTools copy it ("Copy as

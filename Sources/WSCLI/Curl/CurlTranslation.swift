@@ -1,3 +1,4 @@
+import WSConnect
 /// A curl command's words read with curl's meanings (curl(1)) and said as
 /// wspipe's flags: what `wspipe curl` runs, or prints with --print.
 ///

@@ -2,6 +2,7 @@ import WSBridge
 import WSCodecs
 import WSTransport
 import WSMessages
+import WSConnect
 
 /// Every flag wspipe accepts, in the order `--help` lists them within each
 /// category. This list is the single source of the parser, `--help`, the man

@@ -1,3 +1,4 @@
+import WSConnect
 /// The man page's FROM THE BROWSER, CONFIG FILES and FILES sections, and
 /// its ENVIRONMENT: `wspipe curl`, the config files and profiles, and the
 /// files and variables wspipe reads.

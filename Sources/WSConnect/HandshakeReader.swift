@@ -5,8 +5,8 @@ import WSTransport
 /// server's response) and the server (reading a client's request): read
 /// until the HTTP head parser decides, the stream would block, or it ends.
 /// The parsers cap the head at 16 KiB, so the reads are bounded too.
-struct HandshakeReader {
-    enum Step {
+package struct HandshakeReader {
+    package enum Step {
         /// `feed` returned true: the handshake is decided.
         case decided
         /// Nothing more to read now: wait for `interest(of:)`.
@@ -23,14 +23,14 @@ struct HandshakeReader {
     /// every connection; only the bytes a read reports are looked at.
     private var chunk = ByteBuffer()
 
-    init(chunkSize: Int) {
+    package init(chunkSize: Int) {
         self.chunkSize = chunkSize
     }
 
     /// Reads and hands each piece to `feed`, which returns true once it has
     /// decided. TLS may hold decrypted bytes poll(2) cannot see, so reading
     /// goes on until the stream says it would block.
-    mutating func read(from stream: ByteStream, _ feed: (UnsafeRawBufferPointer) -> Bool) -> Step {
+    package mutating func read(from stream: ByteStream, _ feed: (UnsafeRawBufferPointer) -> Bool) -> Step {
         if chunk.capacity == 0 { chunk = ByteBuffer(capacity: chunkSize) }
         let step = readUntilStopped(from: stream, feed)
         if case .wouldBlock = step { return step }
@@ -58,7 +58,7 @@ struct HandshakeReader {
     }
 
     /// What to wait for after `.wouldBlock` (TLS may need to write first).
-    static func interest(of stream: ByteStream) -> EventLoop.Interest {
+    package static func interest(of stream: ByteStream) -> EventLoop.Interest {
         stream.wants.isEmpty ? .read : stream.wants
     }
 }

@@ -2,7 +2,6 @@ import WSCore
 import WSTransport
 import WSTerminal
 import WSMessages
-import WSConsole
 
 /// What the client needs to open a connection (wspipe(1): OPTIONS, Connection).
 /// The defaults of the flags are the flag table's, which `Plan` sets here.
@@ -18,8 +17,6 @@ public struct ClientOptions {
     public var route = DialRoute.direct
     /// --compress: offer permessage-deflate (RFC 7692).
     public var compress = false
-    /// The interactive mode's settings; nil when the client is not interactive.
-    public var interactive: InteractiveSettings? = nil
     /// --header-command: run before each attempt; its output lines are more headers.
     public var headerCommand: String? = nil
     /// -L, --max-redirs, --location-downgrade.
@@ -35,8 +32,6 @@ public struct ClientOptions {
     public var cookies: CookieJar? = nil
     /// -4, -6: one address family only; otherwise both, raced.
     public var family = AddressFamily.any
-    /// -w/--write-out: what to write about the run at its end.
-    public var writeOut: WriteOutFormat? = nil
 
     public init(url: WebSocketURL) { self.url = url }
 }
@@ -70,7 +65,7 @@ public enum ConnectFailure: Error, CustomStringConvertible {
         }
     }
 
-    var disconnect: Disconnect {
+    package var disconnect: Disconnect {
         switch self {
         case .unreachable(let text): return .unreachable(text)
         case .tls(let text): return .tlsFailed(text)
@@ -82,23 +77,23 @@ public enum ConnectFailure: Error, CustomStringConvertible {
 }
 
 /// The result of a successful opening handshake.
-struct OpenedConnection {
-    var stream: ByteStream
-    var leftover: [UInt8]
-    var subprotocol: String?
+package struct OpenedConnection {
+    package var stream: ByteStream
+    package var leftover: [UInt8]
+    package var subprotocol: String?
     /// The 101 response, for -v and the interactive mode.
-    var response: HTTPHead
+    package var response: HTTPHead
     /// From the request's last byte to the response's: the server's
     /// round trip, which says how soon a reply can come (`ReplyTracker`).
-    var roundTripNanos: Int64
+    package var roundTripNanos: Int64
     /// permessage-deflate as the server accepted it; nil: not in use.
-    var compression: DeflateParameters?
+    package var compression: DeflateParameters?
     /// Through a proxy (its TCP, not the server's, acknowledges what is sent).
-    var tunneled = false
+    package var tunneled = false
     /// Where the connection is: the URL given, or where redirects led.
-    var url: WebSocketURL
-    var redirects: Int
-    var timings: HandshakeTimings
+    package var url: WebSocketURL
+    package var redirects: Int
+    package var timings: HandshakeTimings
 }
 
 /// Opens one connection: TCP connect (or a proxy tunnel, or a Unix socket),
@@ -109,7 +104,7 @@ struct OpenedConnection {
 /// Where the attempt is, is one enum (`ConnectorPhases`), which this class
 /// feeds with what its dialer, streams and timer report and whose actions it
 /// performs.
-final class ClientConnector {
+package final class ClientConnector {
     private let options: ClientOptions
     private let tls: TLSContextSource
     private let loop: EventLoop
@@ -142,14 +137,14 @@ final class ClientConnector {
     private let log: Diagnostics
     private var headerCommand: HeaderCommand?
     /// Each redirect followed: its status, from where, to where.
-    var onRedirect: ((Int, WebSocketURL, WebSocketURL) -> Void)?
+    package var onRedirect: ((Int, WebSocketURL, WebSocketURL) -> Void)?
     /// The status of each HTTP response, as it comes (-w's http_code).
-    var onResponse: ((Int) -> Void)?
-    /// Where --header-command's stderr goes when it cannot share wspipe's.
-    private let childErrors: () -> Destination?
+    package var onResponse: ((Int) -> Void)?
+    /// Copies --header-command's stderr when it cannot share wspipe's.
+    private let childErrors: (Subprocess) -> ChildErrorCopy?
 
-    init(options: ClientOptions, tls: TLSContextSource, loop: EventLoop, log: Diagnostics,
-         childErrors: @escaping () -> Destination? = { nil }) {
+    package init(options: ClientOptions, tls: TLSContextSource, loop: EventLoop, log: Diagnostics,
+         childErrors: @escaping (Subprocess) -> ChildErrorCopy? = { _ in nil }) {
         self.options = options
         self.tls = tls
         self.loop = loop
@@ -185,7 +180,7 @@ final class ClientConnector {
 
     var phase: ConnectorPhases.Phase { phases.phase }
 
-    func start(_ completion: @escaping (Result<OpenedConnection, ConnectFailure>) -> Void) {
+    package func start(_ completion: @escaping (Result<OpenedConnection, ConnectFailure>) -> Void) {
         self.completion = completion
         timings.requestStarted = monotonicNanos()
         handle(.start(headerCommand: options.headerCommand != nil))
@@ -264,7 +259,7 @@ final class ClientConnector {
     }
 
     /// Abandon the attempt (SIGINT while connecting); completion is not called.
-    func cancel() {
+    package func cancel() {
         completion = nil
         handle(.cancel)
     }
@@ -426,14 +421,14 @@ final class ClientConnector {
 
     /// The WWW-Authenticate header of the last refusal, for the hint of a
     /// 401 (RFC 9110 §11.6.1): Basic asks for --user, Bearer for a token.
-    private(set) var challenge: String?
+    package private(set) var challenge: String?
 
     /// Whether this attempt's request carried a credential (-H, --header-file,
     /// --header-command, --user, the URL's user): a 401 then says it was refused.
     /// (Asked after every attempt. A byte search: lowercasing the request as
     /// a String and `contains` cost 200,000 instructions, an eighth of a
     /// one-echo run, callgrind.)
-    var sentAuthorization: Bool {
+    package var sentAuthorization: Bool {
         let head = handshake.requestBytes
         let needle = Self.authorizationLine
         guard head.count >= needle.count else { return false }
@@ -489,7 +484,7 @@ final class ClientConnector {
     private func closeFD(_ fd: Int32) { TCPStream(fd: fd).close() }
 
     /// "10s", "250ms", "1.5s": whole milliseconds, seconds from 1 s on.
-    static func seconds(_ nanos: Int64) -> String {
+    package static func seconds(_ nanos: Int64) -> String {
         let ms = nanos / 1_000_000
         if ms < 1000 { return "\(ms)ms" }
         if ms % 1000 == 0 { return "\(ms / 1000)s" }

@@ -5,14 +5,14 @@ import WSTransport
 /// time_connect, time_appconnect and time_upgrade (wspipe(1): OPTIONS,
 /// Diagnostics). After redirects, the steps are the last request's, and
 /// `requestStarted` says when it began (time_redirect).
-struct HandshakeTimings: Equatable {
-    var requestStarted: Int64 = 0
-    var resolved: Int64 = 0
-    var connected: Int64 = 0
+package struct HandshakeTimings: Equatable {
+    package var requestStarted: Int64 = 0
+    package var resolved: Int64 = 0
+    package var connected: Int64 = 0
     /// nil without TLS.
-    var tlsDone: Int64?
-    var upgraded: Int64 = 0
+    package var tlsDone: Int64?
+    package var upgraded: Int64 = 0
     /// The first hop's address: the server's, or the proxy's.
-    var remoteHost = ""
-    var remotePort = 0
+    package var remoteHost = ""
+    package var remotePort = 0
 }

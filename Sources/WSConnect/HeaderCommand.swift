@@ -20,9 +20,9 @@ final class HeaderCommand {
 
     private let command: String
     private let loop: EventLoop
-    private let errors: () -> Destination?
+    private let errors: (Subprocess) -> ChildErrorCopy?
     private var process: Subprocess?
-    private var errorCopy: ChildOutput?
+    private var errorCopy: ChildErrorCopy?
     private var output: [UInt8] = []
     private var watching = false
     private var pollTimer: EventLoop.TimerID?
@@ -34,9 +34,9 @@ final class HeaderCommand {
         var description: String { "--header-command: \(reason)" }
     }
 
-    /// `errors`: where what the command writes to stderr goes when it
+    /// `errors`: starts copying what the command writes to stderr when it
     /// cannot share wspipe's (nil: dropped).
-    init(command: String, loop: EventLoop, errors: @escaping () -> Destination? = { nil }) {
+    init(command: String, loop: EventLoop, errors: @escaping (Subprocess) -> ChildErrorCopy? = { _ in nil }) {
         self.command = command
         self.loop = loop
         self.errors = errors
@@ -48,8 +48,8 @@ final class HeaderCommand {
             let process = try Subprocess.spawn(command, .init(input: .null, output: .pipe))
             self.process = process
             if process.errorFD >= 0 {
-                if let destination = errors() {
-                    errorCopy = ChildOutput(.errors, of: process, to: destination, loop: loop)
+                if let copy = errors(process) {
+                    errorCopy = copy
                 } else {
                     process.closeErrors()
                 }
@@ -168,4 +168,10 @@ final class HeaderCommand {
         return .success(headers)
     }
 
+}
+
+/// What copies a child's stderr for it when it cannot share wspipe's (the
+/// bridge's `ChildOutput`, to a `Destination`): told when the child is gone.
+package protocol ChildErrorCopy: AnyObject {
+    func finishAfterExit()
 }

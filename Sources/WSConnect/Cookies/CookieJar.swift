@@ -83,7 +83,7 @@ public final class CookieJar {
 
     /// Writes the jar file when something is not in it yet; nil when done
     /// (or nothing to do), else what failed.
-    func save(now: Int64) -> String? {
+    package func save(now: Int64) -> String? {
         guard let savePath, unsaved else { return nil }
         let live = cookies.filter { !$0.expired(at: now) }
         if let error = PrivateFile.replace(savePath, with: Array(CookieFile.render(live).utf8)) {

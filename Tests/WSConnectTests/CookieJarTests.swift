@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSConnect
 
 /// The cookie engine (wspipe(1): --cookie, --cookie-jar): RFC 6265's
 /// reading of Set-Cookie, curl's cookie files, and which cookies a request gets.

@@ -63,7 +63,7 @@ extension Disconnect: CustomStringConvertible {
 
     /// The final report of the run's last failure: a headline, and lines to
     /// show below it (a rejection's body of several lines, as lines).
-    var report: (headline: String, details: [String]) {
+    package var report: (headline: String, details: [String]) {
         guard case .handshakeRejected(_, let line, let full) = self else { return (description, []) }
         let body = Self.withoutStatus(full, of: line)
         guard body.contains("\n") else { return (description, []) }
@@ -88,7 +88,7 @@ extension Disconnect: CustomStringConvertible {
     }
 
     /// The connection went without a Close (EOF or reset, a dead peer).
-    var isDrop: Bool {
+    package var isDrop: Bool {
         switch self {
         case .dropped, .pingTimeout: return true
         default: return false
@@ -98,7 +98,7 @@ extension Disconnect: CustomStringConvertible {
     /// The `disconnected` event's reason: a Close frame's own reason, exact
     /// (the event is JSON, escaped as JSON, like `client_disconnected`'s;
     /// code and `by` say the rest), else what happened, as a user reads it.
-    var eventReason: String {
+    package var eventReason: String {
         switch self {
         case .closedByServer(_, let reason), .closedByClient(_, let reason): return reason
         default: return description
@@ -107,7 +107,7 @@ extension Disconnect: CustomStringConvertible {
 
     /// The code of a server's Close that is an error (wspipe(1): EXIT
     /// STATUS, 7): anything but 1000, 1001 and no code at all.
-    var errorCloseCode: CloseCode? {
+    package var errorCloseCode: CloseCode? {
         guard case .closedByServer(let code?, _) = self, code != .normal, code != .goingAway else { return nil }
         return code
     }
@@ -115,14 +115,14 @@ extension Disconnect: CustomStringConvertible {
     /// A server's Close that refuses the connection rather than ending it
     /// for now: an error code other than 1012 (service restart) and 1013
     /// (try again later), which ask the client to come back.
-    var isRefusal: Bool {
+    package var isRefusal: Bool {
         guard let code = errorCloseCode else { return false }
         return code.rawValue != 1012 && code.rawValue != 1013
     }
 
     /// The close code and wasClean of the `disconnected` event (RFC 6455
     /// §7.1.5: 1006 when no Close frame was received).
-    var closeCode: (code: CloseCode, clean: Bool) {
+    package var closeCode: (code: CloseCode, clean: Bool) {
         switch self {
         case .closedByServer(let code, _), .closedByClient(let code, _): return (code ?? .noStatus, true)
         case .protocolViolation(let code, _): return (code, false)

@@ -1,6 +1,6 @@
 import XCTest
 import WSCore
-@testable import WSBridge
+@testable import WSConnect
 
 /// -L's decisions (wspipe(1): --location): where a Location leads, and when
 /// a redirect is not followed.

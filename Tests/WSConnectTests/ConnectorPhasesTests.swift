@@ -1,5 +1,5 @@
 import XCTest
-@testable import WSBridge
+@testable import WSConnect
 
 /// Every transition of the connector's phase machine: headerCommand →
 /// dialing → tls → upgrading, redirects, and the endings from each phase.
