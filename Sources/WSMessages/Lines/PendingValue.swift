@@ -3,7 +3,7 @@
 /// joined text is the value), where each line starts, and the number of its
 /// first line, so that it can be reported where it began, or taken apart
 /// again when it turns out to be a stray line swallowing the ones after it.
-package struct PendingValue {
+struct PendingValue {
     private(set) var bytes: [UInt8] = []
     /// Offset in `bytes` of each line's first byte.
     private var lineStarts: [Int] = []

@@ -11,7 +11,7 @@ import WSJSON
 /// the string, a number's or a string's inside takes only the number. So a
 /// template that passes stays JSON for every value. The error is reported
 /// where the template has it: a stand-in's error at its variable.
-package enum TemplateCheck {
+enum TemplateCheck {
     static func check(_ text: [UInt8], _ parts: [MessageTemplate.Part]) throws(TemplateError) {
         try validate(text, parts, anyValue: Array("\"\"".utf8))
         try validate(text, parts, anyValue: Array("0".utf8))
