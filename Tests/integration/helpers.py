@@ -10,6 +10,7 @@ import asyncio
 import os
 import queue
 import re
+import shutil
 import signal
 import socket
 import ssl
@@ -447,6 +448,27 @@ def wait_events(proc: "WsProc", name: str, count: int = 1, timeout: float = EVEN
     assert ok, (f"expected {count} {name!r} event(s) within {timeout}s; stderr={text[-2000:]!r} "
                 f"alive={proc.proc.poll() is None}")
     return events(text)
+
+
+# What `@pytest.mark.needs(...)` can name besides a tool on PATH
+# (conftest.py: pytest_runtest_setup): a probe, and why a test is skipped
+# when it fails. A port without /proc (Sources/README.md, Porting) skips the
+# tests that read process trees, memory and descriptors there.
+CAPABILITIES = {
+    "proc": (lambda: os.path.isfile("/proc/self/status") and os.path.isdir("/proc/self/fd"),
+             "needs /proc (Linux): the test reads processes, memory or descriptors there"),
+    "root": (lambda: os.geteuid() == 0, "needs root"),
+}
+
+
+def missing_capability(name: str) -> str | None:
+    """Why a test that needs `name` cannot run here, or None when it can."""
+    if name in CAPABILITIES:
+        probe, reason = CAPABILITIES[name]
+        return None if probe() else reason
+    if shutil.which(name) is None:
+        return f"{name} is not installed (Tests/run installs it with apt-get when it can)"
+    return None
 
 
 def vm_rss_kib(pid: int) -> int:
