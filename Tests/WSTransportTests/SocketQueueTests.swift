@@ -59,7 +59,7 @@ final class SocketQueueTests: XCTestCase {
         XCTAssertNil(SocketQueue.unreadBytes(-1), "not told of a descriptor that is none")
     }
 
-    /// The fact the replay of unconfirmed messages rests on: after the peer
+    /// The fact the redelivery of unconfirmed messages rests on: after the peer
     /// resets the connection, the kernel still says how many bytes it never
     /// acknowledged (the peer's receive window was full, so they never left).
     func testUnacknowledgedBytesAreStillToldAfterAReset() throws {
