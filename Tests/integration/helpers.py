@@ -385,6 +385,7 @@ def server_ssl_context(certdir) -> ssl.SSLContext:
 
 def make_cert(directory: str, name: str) -> str:
     """A self-signed certificate made with the openssl CLI; returns the dir."""
+    require("openssl")
     os.makedirs(directory, exist_ok=True)
     san = f"subjectAltName=DNS:{name},IP:127.0.0.1" if name == "localhost" else f"subjectAltName=DNS:{name}"
     subprocess.run(
@@ -471,6 +472,15 @@ def missing_capability(name: str) -> str | None:
     return None
 
 
+def require(name: str) -> None:
+    """Skips the test (or the fixture's tests) with the reason where `name`
+    is missing: for what a helper needs, where a mark cannot say it."""
+    reason = missing_capability(name)
+    if reason:
+        import pytest
+        pytest.skip(reason)
+
+
 def vm_rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -492,6 +502,7 @@ def write_lines(proc: "WsProc", *lines) -> None:
 
 def make_ca(directory: str, name: str) -> str:
     """A CA (ca.pem, ca.key) made with the openssl CLI, for client certificates."""
+    require("openssl")
     os.makedirs(directory, exist_ok=True)
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
