@@ -362,6 +362,7 @@ struct DeliveryAccount {
         confirmableAtRead = confirmableRecords
         spoke = false
         spokeLast = false
+        failedLast = false
     }
 
     /// A message, a pong to no ping of ours, or a normal Close is in the
@@ -378,6 +379,18 @@ struct DeliveryAccount {
     mutating func otherEvent() {
         spokeLast = false
     }
+
+    /// The peer's bytes broke the protocol: they were written by its
+    /// application as a message is, so they are a sign of life, and the
+    /// connection reads nothing after them, so they end the read.
+    mutating func brokeProtocol() {
+        signOfLife()
+        failedLast = true
+    }
+
+    /// The read ended in bytes that broke the protocol (`brokeProtocol`): no
+    /// frame is under way that the read's last byte may belong to.
+    private var failedLast = false
 
     /// The peer's Close came. One that says all is well (no code, 1000,
     /// 1001) is a sign of life where the peer's window tells what it read:
@@ -420,7 +433,7 @@ struct DeliveryAccount {
         // read, else after everything read before it.
         let others = arrivalFloor.map { max(records(upTo: timeline.acknowledged(before: $0)), confirmedRecords) }
         var last = others
-        if spokeLast && endsBetweenMessages, let readArrival {
+        if spokeLast && (endsBetweenMessages || failedLast), let readArrival {
             last = max(records(upTo: timeline.acknowledged(arrivingAt: readArrival)), confirmedRecords)
         }
         readCredit = ReadCredit(last: last ?? confirmedRecords, others: others ?? confirmedRecords)
