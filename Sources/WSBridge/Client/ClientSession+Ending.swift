@@ -163,7 +163,7 @@ extension ClientSession {
     }
 
     func reportUnacked() {
-        let count = replay.reportUnacked(log: log, events: shell.events)
+        let count = resume.reportUnacked(log: log, events: shell.events)
         guard count > 0 else { return }
         shell.stats.unacked = count
         shell.status = shell.status.combined(with: .inputRejected)

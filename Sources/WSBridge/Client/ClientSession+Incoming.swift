@@ -17,7 +17,7 @@ extension ClientSession {
             shell.output.routes.flushAll()
             channel?.setReadPaused(readsPaused)
             // Acks release held messages: stdin may read on.
-            if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
+            if resume.tracksAcks { sender.updateFlow(of: shell.stdin) }
             sender.replies.processed(now: monotonicNanos(), credit: channel?.readCredit)
             reportProgress()
         case .ended(let reason):
@@ -77,7 +77,7 @@ extension ClientSession {
         // Unretained (UnretainedReferences.swift): a retain/release pair per
         // message is measurable.
         let plain = shell.unretainedOutput
-        guard replay.watchesIncoming || plain.use({ $0.classifiesText }) else {
+        guard resume.watchesIncoming || plain.use({ $0.classifiesText }) else {
             if shell.admit(bytes: payload.count) { plain.use { $0.appendToFallback(payload, verdict: verdict) } }
             return
         }
@@ -85,7 +85,7 @@ extension ClientSession {
         var known = -1
         if case .valid(let needsCompaction) = JSONScanner.validate(payload, verdict: verdict) {
             known = needsCompaction ? 1 : 0
-            if let key = replay.received(json: payload) {
+            if let key = resume.received(json: payload) {
                 shell.events.emit(EventLine.acked(key: key))
                 log.debug("acknowledged: \(String(decoding: key, as: UTF8.self))")
             }

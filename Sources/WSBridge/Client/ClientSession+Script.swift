@@ -59,7 +59,7 @@ extension ClientSession {
     func scriptEnded() {
         script?.connection?.stop()
         script?.connection = nil
-        replay.restartSequence()
+        resume.restartSequence()
     }
 
     /// An answer or a heartbeat goes straight into the open connection, ahead

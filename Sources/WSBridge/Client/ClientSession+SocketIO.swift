@@ -34,7 +34,7 @@ extension ClientSession {
     private func renderAuth(_ options: SocketIOOptions) -> [UInt8]? {
         guard let template = options.auth else { return nil }
         var values = TemplateValues(seq: lifecycle.attempts, nowMs: TemplateRenderer.nowMillis())
-        values.captures = replay.captureValues
+        values.captures = resume.captureValues
         var renderer = TemplateRenderer()
         var auth: [UInt8]?
         if let reason = renderer.render(template, values, { message in

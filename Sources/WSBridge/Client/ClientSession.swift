@@ -13,7 +13,7 @@ public final class ClientSession: SessionDriver {
     private(set) var lifecycle: ClientLifecycle
     /// The timer of the current phase (`ClientLifecycle.timerNanos`).
     private var phaseTimer: EventLoop.TimerID?
-    let replay: ReplayCoordinator
+    let resume: ResumeCoordinator
     let sender: ClientSender
     private lazy var tls = TLSContextSource(options: client.tls)
     private var connector: ClientConnector?
@@ -23,7 +23,7 @@ public final class ClientSession: SessionDriver {
     var keepAlive: KeepAlive?
     /// Why the current connection is ending, once known.
     var disconnect: Disconnect?
-    /// `opened` is sending the replay and the queue; a channel that ends
+    /// `opened` is sending the resume and the queue; a channel that ends
     /// meanwhile is handled once the lifecycle knows the connection opened.
     var opening = false
     var endedWhileOpening: WebSocketChannel.EndReason?
@@ -74,18 +74,18 @@ public final class ClientSession: SessionDriver {
                             codec: shell.codec)
         watchesMessages = endingWatchesMessages || script != nil
         let sequence = script?.sequence ?? SequenceCounter()
-        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence,
+        resume = ResumeCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence,
                                    codec: bridge.codec)
-        script?.captures = { [replay] in replay.captureValues }
-        sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
+        script?.captures = { [resume] in resume.captureValues }
+        sender = ClientSender(shell: shell, resume: resume, queueLimit: policy.queueLimit)
         sender.replies = ReplyTracker(replyPath: policy.replyPath, match: policy.replyMatch,
                                       lingerNanos: policy.lingerNanos, readsJSON: bridge.format == .json,
                                       socketIO: bridge.socketIO != nil)
         lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
-        interactive = client.interactive.map { [shell, replay] in
+        interactive = client.interactive.map { [shell, resume] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
                                 templates: .init(captureNames: policy.captures.map(\.name),
-                                                 captures: { replay.captureValues }, nextSequence: sequence.next,
+                                                 captures: { resume.captureValues }, nextSequence: sequence.next,
                                                  environment: ProcessEnvironment.variable))
         }
         observer = interactive
@@ -155,7 +155,7 @@ public final class ClientSession: SessionDriver {
     /// What the lifecycle needs to know about delivery. Replies owed matter
     /// only once the input is over and everything is out.
     func progress() -> ClientLifecycle.Progress {
-        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending,
+        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: resume.acksPending,
                                                 inputOver: inputOver)
         if progress.queueEmpty && !progress.acksPending && inputOver && channel != nil {
             progress.replyWaitNanos = sender.replies.wait(now: monotonicNanos())
@@ -268,13 +268,13 @@ public final class ClientSession: SessionDriver {
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pumpSoon() }
-        // The replay and the queue go out before the frames that came with the
+        // The resume and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
         // A peer that resets the connection while they go out ends the
         // channel before the lifecycle knows it is open: that end waits.
         opening = true
         sender.source = .onConnect
-        replay.replay(isReconnect: isReconnect, log: log,
+        resume.resume(isReconnect: isReconnect, log: log,
                       send: { sender.transmit($0, line: MessageTag.uncounted, on: channel); observer?.sent($0) })
         sender.source = .input
         sender.pump()
