@@ -13,15 +13,15 @@ extension ClientSession {
             incoming(message)
         case .processed:
             socketIO?.processed()
-            script?.connection?.processed()
+            connection?.script?.processed()
             shell.output.routes.flushAll()
             channel?.setReadPaused(readsPaused)
             // Acks release held messages: stdin may read on.
             if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
-            sender.replies.processed(now: monotonicNanos(), credit: channel?.readCredit)
+            sender.replies.processed(now: clock.nowNanos, credit: channel?.readCredit)
             reportProgress()
         case .ended(let reason):
-            if opening { endedWhileOpening = reason; return }
+            if connection?.channelEnded(reason) == false { return }   // while opening: it waits
             channelEnded(reason)
         }
     }
@@ -46,17 +46,17 @@ extension ClientSession {
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
-            keepAlive?.pongReceived(payload)
+            connection?.keepAlive?.pongReceived(payload)
             observer?.pong(payload)
         case .closeReceived(let code, let reason):
-            disconnect = .closedByServer(code: code, reason: reason)
+            connection?.disconnect = .closedByServer(code: code, reason: reason)
         case .failed(let code, let reason):
             if code == .abnormal {
-                if disconnect == nil { disconnect = .dropped(reason) }
+                if connection?.disconnect == nil { connection?.disconnect = .dropped(reason) }
                 return
             }
             log.fatal("protocol error from the server: \(reason) (closing with \(code.rawValue))")
-            disconnect = .protocolViolation(code: code, reason: reason)
+            connection?.disconnect = .protocolViolation(code: code, reason: reason)
             handle(.peerFailed)
         }
     }
@@ -97,18 +97,18 @@ extension ClientSession {
 
     /// What --until, --idle-timeout and the scripted peer see of a message.
     private func watch(text payload: UnsafeRawBufferPointer, verdict: Int, decoded: Bool) {
-        if let script { script.connection?.received(text: payload, verdict: verdict, decoded: decoded) }
+        if script != nil { connection?.script?.received(text: payload, verdict: verdict, decoded: decoded) }
         if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
     }
 
     func watch(binary payload: UnsafeRawBufferPointer) {
-        if let script { script.connection?.received(binary: payload) }
+        if script != nil { connection?.script?.received(binary: payload) }
         if endingWatchesMessages { ending.received() }
     }
 
     func channelEnded(_ reason: WebSocketChannel.EndReason) {
-        keepAlive?.stop()
-        keepAlive = nil
+        connection?.end()
+        let disconnect = connection?.disconnect
         socketIOEnded()
         // wspipe started the ending when it was closing (its Close, a
         // violation it detected) or had ended, or the peer went silent.
@@ -125,9 +125,9 @@ extension ClientSession {
         if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
         var closeReceived = false
         if case .closedByServer? = disconnect { closeReceived = true }
-        let confirmed = byClient && serverAnsweredClose
+        let confirmed = byClient && serverAnsweredClose(disconnect)
         let reachedPeer = ended(reason, withHandshake: channel)
-        let now = monotonicNanos()
+        let now = clock.nowNanos
         // A server that refuses the connection (wspipe(1): RECONNECT AND
         // REPLAY) says nothing of what it read before: a greeting is no
         // receipt, and one that came with the 101 was sent before any line
@@ -149,7 +149,6 @@ extension ClientSession {
             recovery.unconfirmed = sender.carried.droppingLast(recovery.requeuedLines)
             recovery.unread = LineTally()
         }
-        channel = nil
         // Clean only when the server's Close came (RFC 6455 §7.1.5: 1006 otherwise).
         var (code, clean) = cause.closeCode
         if !closeReceived && clean { (code, clean) = (.abnormal, false) }
@@ -158,6 +157,7 @@ extension ClientSession {
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed,
                                                  unread: recovery.unread))
         scriptEnded()
+        connection = nil
         observer?.disconnected(cause, byClient: byClient)
         let say = report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil,
                          canLose: !reachedPeer || cause.errorCloseCode != nil)
@@ -168,7 +168,7 @@ extension ClientSession {
 
     /// The server's Close answered wspipe's: it had read every frame before
     /// it. Not one with an error code of its own, which crossed ours.
-    private var serverAnsweredClose: Bool {
+    private func serverAnsweredClose(_ disconnect: Disconnect?) -> Bool {
         guard case .closedByServer(let code, let reason)? = disconnect else { return false }
         return code == lifecycle.closeSent || Disconnect.closedByServer(code: code, reason: reason).errorCloseCode == nil
     }
