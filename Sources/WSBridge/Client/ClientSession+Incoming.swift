@@ -108,25 +108,14 @@ extension ClientSession {
 
     func channelEnded(_ reason: WebSocketChannel.EndReason) {
         connection?.end()
-        let disconnect = connection?.disconnect
         socketIOEnded()
-        // wspipe started the ending when it was closing (its Close, a
-        // violation it detected) or had ended, or the peer went silent.
-        let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
-            || lifecycle.phase == .ended || disconnect == .pingTimeout || disconnect == .heartbeatTimeout
-        var cause = disconnect ?? {
-            switch reason {
-            case .lost(let text): return .dropped(text)
-            case .closed: return byClient ? .closedByClient(code: nil) : .dropped("connection closed")
-            }
-        }()
-        if byClient, case .closedByServer(let echo, let reason) = cause { cause = .closedByClient(code: echo, reason: reason) }
-        var refusal: CloseCode?
-        if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
-        var closeReceived = false
-        if case .closedByServer? = disconnect { closeReceived = true }
-        let confirmed = byClient && serverAnsweredClose(disconnect)
-        let reachedPeer = ended(reason, withHandshake: channel)
+        // wspipe was closing (its Close, a violation it detected) or had ended.
+        let clientClosing = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
+            || lifecycle.phase == .ended
+        let end = connection?.ending(reason, clientClosing: clientClosing, closeSent: lifecycle.closeSent)
+            ?? ClientConnection.ending(reason, disconnect: nil, closingHandshakeDone: false,
+                                       clientClosing: clientClosing, closeSent: lifecycle.closeSent)
+        let (cause, byClient, refusal) = (end.cause, end.byClient, end.refusal)
         let now = clock.nowNanos
         // A server that refuses the connection (wspipe(1): RECONNECT AND
         // REPLAY) says nothing of what it read before: a greeting is no
@@ -142,7 +131,7 @@ extension ClientSession {
             return !lifecycle.reconnects(after: cause, now: now, progress: ahead)
         }
         var recovery = channel.map {
-            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, reachedPeer: reachedPeer,
+            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: end.confirmed, reachedPeer: end.reachedPeer,
                                  isLast: isLast)
         } ?? .init()
         if refused && channel != nil {
@@ -151,7 +140,7 @@ extension ClientSession {
         }
         // Clean only when the server's Close came (RFC 6455 §7.1.5: 1006 otherwise).
         var (code, clean) = cause.closeCode
-        if !closeReceived && clean { (code, clean) = (.abnormal, false) }
+        if !end.closeReceived && clean { (code, clean) = (.abnormal, false) }
         metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed,
@@ -160,23 +149,9 @@ extension ClientSession {
         connection = nil
         observer?.disconnected(cause, byClient: byClient)
         let say = report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil,
-                         canLose: !reachedPeer || cause.errorCloseCode != nil)
+                         canLose: !end.reachedPeer || cause.errorCloseCode != nil)
         sender.channel = nil
         handle(.connectionEnded(cause, now: now, progress: progress()))
         say()
-    }
-
-    /// The server's Close answered wspipe's: it had read every frame before
-    /// it. Not one with an error code of its own, which crossed ours.
-    private func serverAnsweredClose(_ disconnect: Disconnect?) -> Bool {
-        guard case .closedByServer(let code, let reason)? = disconnect else { return false }
-        return code == lifecycle.closeSent || Disconnect.closedByServer(code: code, reason: reason).errorCloseCode == nil
-    }
-
-    /// The channel ended with its closing handshake complete (both Closes
-    /// went, whoever sent the first), not by a drop or a timeout.
-    private func ended(_ reason: WebSocketChannel.EndReason, withHandshake channel: WebSocketChannel?) -> Bool {
-        guard case .closed = reason, let channel else { return false }
-        return channel.peerClosedFirst || channel.peerAnsweredClose
     }
 }
