@@ -1,4 +1,5 @@
 import WSCore
+import WSTransport
 
 /// The client's lifecycle as a pure state machine: events in, actions out;
 /// no I/O, no timers, no clock of its own. `ClientSession` feeds it and
@@ -23,7 +24,7 @@ import WSCore
 /// /reconnect) closes an open connection and, from closingToReconnect, connects
 /// again at once, without a backoff delay. The retry decisions (RetryPolicy, the
 /// backoff, --max-retries, --wait, --no-reconnect) are made here too.
-struct ClientLifecycle {
+struct ClientLifecycle: PhaseMachine {
     enum Phase: Equatable {
         case idle
         /// One attempt in flight: TCP, TLS and the upgrade.

@@ -94,9 +94,9 @@ final class ClientSender {
         carried.add(tag: tag)
         let record = channel.queuedRecords - 1
         if let view = packets?.replyView {
-            view.withUnsafeBytes { replies.sent(.text($0), now: monotonicNanos(), record: record) }
+            view.withUnsafeBytes { replies.sent(.text($0), now: shell.loop.nowNanos, record: record) }
         } else {
-            replies.sent(json.map { .text($0) } ?? message, now: monotonicNanos(), record: record)
+            replies.sent(json.map { .text($0) } ?? message, now: shell.loop.nowNanos, record: record)
         }
         if recording { onSent?(message, source) }
     }
@@ -135,7 +135,7 @@ final class ClientSender {
             shell.sent(bytes: text.count)
         }
         if recording { onSent?(.text(text), .input) }
-        replies.sent(.text(text), now: monotonicNanos(), record: channel.queuedRecords - 1)
+        replies.sent(.text(text), now: shell.loop.nowNanos, record: channel.queuedRecords - 1)
     }
 
     // MARK: --codec

@@ -28,7 +28,7 @@ extension ClientSession {
             hint(cause)
         }
         if let status = outcome.exitStatus { shell.status = shell.status.combined(with: status) }
-        keepAlive?.stop()
+        connection?.keepAlive?.stop()
         channel?.terminate()
         reportUnsent()
         reportUnacked()
