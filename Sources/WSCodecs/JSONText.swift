@@ -79,42 +79,6 @@ enum JSONNumber {
         return x | 0x3030_3030_3030_3030
     }
 
-    /// The number of decimal digits of `value` (1 to 20).
-    @inline(__always)
-    static func decimalDigits(_ value: UInt64) -> Int {
-        // log10 from the bit length (x 1233 / 4096), then one compare.
-        let bits = 64 &- (value | 1).leadingZeroBitCount
-        let guess = (bits &* 1233) &>> 12
-        return guess &+ (value >= powerOfTen(guess) ? 1 : 0)
-    }
-
-    /// 10^k for k in 0...19 (a jump table, no memory to copy).
-    @inline(__always)
-    private static func powerOfTen(_ k: Int) -> UInt64 {
-        switch k {
-        case 0: return 1
-        case 1: return 10
-        case 2: return 100
-        case 3: return 1000
-        case 4: return 10_000
-        case 5: return 100_000
-        case 6: return 1_000_000
-        case 7: return 10_000_000
-        case 8: return 100_000_000
-        case 9: return 1_000_000_000
-        case 10: return 10_000_000_000
-        case 11: return 100_000_000_000
-        case 12: return 1_000_000_000_000
-        case 13: return 10_000_000_000_000
-        case 14: return 100_000_000_000_000
-        case 15: return 1_000_000_000_000_000
-        case 16: return 10_000_000_000_000_000
-        case 17: return 100_000_000_000_000_000
-        case 18: return 1_000_000_000_000_000_000
-        default: return 10_000_000_000_000_000_000
-        }
-    }
-
     /// An integer given as sign and magnitude (magnitude up to 2^64, the
     /// most negative CBOR integer being -2^64 = -1 - (2^64 - 1)): a plain
     /// JSON number while JSON readers hold it exactly (|v| <= 2^53),
@@ -257,22 +221,9 @@ enum JSONNumber {
 /// strings checked as UTF-8 on the way, and base64. Each function reserves
 /// what it writes and answers false when the buffer's limit is reached.
 extension OutputBuffer {
-    /// Room a number or a small envelope may take.
-    static let scalarRoom = JSONNumber.room
-
-    /// `value` in decimal (within a reservation of 20 bytes).
-    mutating func putDecimal(_ value: UInt64) {
-        count = JSONNumber.decimal(value, at: base + count) - base
-    }
-
-    /// `JSONNumber.integer`, within a reservation of `scalarRoom` bytes.
+    /// `JSONNumber.integer`, within a reservation of `JSONNumber.room` bytes.
     mutating func putInteger(negative: Bool, magnitude: UInt64, plusOne: Bool = false) {
         count = JSONNumber.integer(negative: negative, magnitude: magnitude, plusOne: plusOne, at: base + count) - base
-    }
-
-    /// `JSONNumber.double`, within a reservation of `scalarRoom` bytes.
-    mutating func putDouble(_ value: Double) {
-        count = JSONNumber.double(value, at: base + count) - base
     }
 
     /// `n` bytes at `p` (text of a string in the binary format) as a JSON

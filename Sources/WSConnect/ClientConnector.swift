@@ -182,7 +182,7 @@ package final class ClientConnector {
 
     package func start(_ completion: @escaping (Result<OpenedConnection, ConnectFailure>) -> Void) {
         self.completion = completion
-        timings.requestStarted = monotonicNanos()
+        timings.requestStarted = loop.nowNanos
         handle(.start(headerCommand: options.headerCommand != nil))
     }
 
@@ -247,8 +247,8 @@ package final class ClientConnector {
         self.dialer = dialer
         dialer.start { [weak self] result in
             guard let self else { return }
-            self.timings.resolved = dialer.resolvedAt ?? monotonicNanos()
-            self.timings.connected = dialer.connectedAt ?? monotonicNanos()
+            self.timings.resolved = dialer.resolvedAt ?? self.loop.nowNanos
+            self.timings.connected = dialer.connectedAt ?? self.loop.nowNanos
             self.timings.remoteHost = dialer.connectedAddress?.host ?? ""
             self.timings.remotePort = Int(dialer.connectedAddress?.port ?? 0)
             switch result {
@@ -284,7 +284,7 @@ package final class ClientConnector {
         guard let tls = stream as? TLSStream else { return }
         switch tls.handshake() {
         case .done:
-            timings.tlsDone = monotonicNanos()
+            timings.tlsDone = loop.nowNanos
             log.debug("TLS handshake with \(hop.host) done")
             handle(.tlsDone)
         case .wantRead:
@@ -320,7 +320,7 @@ package final class ClientConnector {
             case .error(let error): fail(.unreachable("sending the handshake to \(hop.hostHeader): \(error)")); return
             }
         }
-        requestSentAt = monotonicNanos()
+        requestSentAt = loop.nowNanos
         handle(.requestSent)
     }
 
@@ -345,10 +345,10 @@ package final class ClientConnector {
         case .accepted(let subprotocol, _, let headers, let leftover):
             onResponse?(101)
             keepCookies(headers)
-            timings.upgraded = monotonicNanos()
+            timings.upgraded = loop.nowNanos
             let head = handshake.response?.head ?? HTTPHead(startLine: "HTTP/1.1 101", headers: [])
             let opened = OpenedConnection(stream: stream, leftover: leftover, subprotocol: subprotocol, response: head,
-                                          roundTripNanos: monotonicNanos() - (requestSentAt ?? monotonicNanos()),
+                                          roundTripNanos: loop.nowNanos - (requestSentAt ?? loop.nowNanos),
                                           compression: handshake.compression, tunneled: tunneled, url: hop,
                                           redirects: redirects, timings: timings)
             handle(.accepted, opened: opened)
@@ -384,7 +384,7 @@ package final class ClientConnector {
             onRedirect?(status, hop, next)
             redirects += 1
             hop = next
-            timings = HandshakeTimings(requestStarted: monotonicNanos())
+            timings = HandshakeTimings(requestStarted: loop.nowNanos)
             requestSentAt = nil
             (handshake, request) = Self.request(options, to: next, extraHeaders: commandHeaders)
             handle(.redirect)

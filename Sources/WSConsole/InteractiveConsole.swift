@@ -39,7 +39,7 @@ import WSMessages
 /// - After either, and after a hidden message: if `console.statusIsStale`,
 ///   arm a timer (~100 ms) whose expiry writes `console.refreshStatus()`:
 ///   the status row is drawn again at most that often.
-///   A message the session sends on its own (--on-connect, replay, the file of
+///   A message the session sends on its own (--on-connect, --replay, the file of
 ///   `.sendFile`): `direction: .sent`. Messages typed by the user are echoed
 ///   by `feed` itself.
 /// - Lifecycle: write `console.show(.connected(...))`, `.disconnected`,

@@ -57,9 +57,6 @@ struct JSONLayout {
         tokens = Self.tokenize(json)
     }
 
-    /// Columns of the compact form: every token, no blanks.
-    var compactColumns: Int { tokens.reduce(0) { $0 + $1.columns } }
-
     // MARK: one row
 
     /// The compact form on the writer's current row, cut with "…" where the

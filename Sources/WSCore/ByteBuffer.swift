@@ -156,11 +156,6 @@ public struct ByteBuffer: Sendable {
         withReadableBytes { Array($0) }
     }
 
-    /// Makes room for `count` more bytes at the end without another allocation.
-    public mutating func reserveWritableBytes(_ count: Int) {
-        _ = reserveWritable(max(count, 0), limit: .max)
-    }
-
     // MARK: - Space management
 
     /// Makes sure `count` bytes can be written after `writerIndex` in storage

@@ -40,8 +40,6 @@ struct SocketIOEventDecoder {
 
     init(maxBytes: Int) { self.maxBytes = maxBytes }
 
-    /// Attachments are awaited: the next binary messages are theirs.
-    var awaitsAttachments: Bool { pending != nil }
     /// What the binary event waiting for its attachments holds.
     var heldBytes: Int { pending.map { $0.text.count + $0.bytes } ?? 0 }
 

@@ -96,11 +96,6 @@ public struct LineEditor {
         replace(0..<cursor, with: completed)
     }
 
-    /// Shows (or with nil removes) a message under the edit area.
-    public mutating func setStatus(_ message: String?) {
-        status = message
-    }
-
     // MARK: keys
 
     public mutating func handle(_ key: Key) -> Action {

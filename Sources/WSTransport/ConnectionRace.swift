@@ -10,7 +10,7 @@
 /// beside it; an attempt that fails starts the next one at once; the first
 /// to connect wins and the others are abandoned. The caller's deadline
 /// (--connect-timeout) bounds the whole race.
-struct ConnectionRace {
+struct ConnectionRace: PhaseMachine {
     static let attemptDelayNanos: Int64 = 250_000_000
 
     enum Event: Equatable {
@@ -48,6 +48,10 @@ struct ConnectionRace {
     private(set) var phase = Phase.idle
 
     init(count: Int) { self.count = count }
+
+    /// The head start's delay is an action (`armDelay`), restarted within a
+    /// phase, not a timer of the phase.
+    var timerNanos: Int64? { nil }
 
     mutating func handle(_ event: Event) -> [Action] {
         switch (phase, event) {

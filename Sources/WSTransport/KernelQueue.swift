@@ -32,4 +32,8 @@ public protocol KernelQueue: AnyObject {
     /// TCP_INFO: transport bytes the peer's TCP acknowledged since `start`,
     /// and the receive window it advertises now; nil where not known.
     func receiveWindow() -> (acknowledged: Int, window: Int)?
+    /// TCP_INFO: the kernel's smoothed round trip to the peer (tcpi_rtt),
+    /// measured on its segments, so a busy peer's slow answers do not
+    /// lengthen it; nil where not known.
+    func roundTripNanos() -> Int64?
 }

@@ -11,8 +11,6 @@ public enum ProcessEnvironment {
         getenv(name).map { String(cString: $0) }
     }
 
-    public static var processID: Int32 { getpid() }
-
     /// Overwrites argument `index` (0 is the program) from its byte `offset`
     /// to its end with spaces, in the process's own argument vector, which
     /// is what ps(1) and /proc/PID/cmdline show (curl does this to -u's

@@ -161,22 +161,28 @@ struct SocketKernel {
         return (max(0, info.acknowledged - writtenBefore), info.window)
     }
 
+    /// The kernel's smoothed round trip, in nanoseconds.
+    func roundTripNanos() -> Int64? {
+        Self.tcpInfo(fd).map { Int64($0.roundTripMicros) * 1000 }
+    }
+
     #if os(Linux)
-    /// tcpi_bytes_acked and tcpi_snd_wnd (Linux 5.4): offsets 120 and 228
-    /// of struct tcp_info in linux/tcp.h, an ABI that only grows.
-    private static func tcpInfo(_ fd: Int32) -> (acknowledged: Int, window: Int)? {
+    /// tcpi_bytes_acked, tcpi_snd_wnd (Linux 5.4) and tcpi_rtt (µs): offsets
+    /// 120, 228 and 68 of struct tcp_info in linux/tcp.h, an ABI that only grows.
+    private static func tcpInfo(_ fd: Int32) -> (acknowledged: Int, window: Int, roundTripMicros: UInt32)? {
         var info = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
                     UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
                     UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
                     UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        return withUnsafeMutableBytes(of: &info) { bytes -> (Int, Int)? in
+        return withUnsafeMutableBytes(of: &info) { bytes -> (Int, Int, UInt32)? in
             var length = socklen_t(bytes.count)
             guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, bytes.baseAddress, &length) == 0, length >= 232 else {
                 return nil
             }
             let acknowledged = bytes.loadUnaligned(fromByteOffset: 120, as: UInt64.self)
             let window = bytes.loadUnaligned(fromByteOffset: 228, as: UInt32.self)
-            return (Int(clamping: acknowledged), Int(window))
+            let roundTrip = bytes.loadUnaligned(fromByteOffset: 68, as: UInt32.self)
+            return (Int(clamping: acknowledged), Int(window), roundTrip)
         }
     }
 
@@ -242,6 +248,6 @@ struct SocketKernel {
         return data.loadUnaligned(fromByteOffset: 12, as: UInt32.self)
     }
     #else
-    private static func tcpInfo(_ fd: Int32) -> (acknowledged: Int, window: Int)? { nil }
+    private static func tcpInfo(_ fd: Int32) -> (acknowledged: Int, window: Int, roundTripMicros: UInt32)? { nil }
     #endif
 }

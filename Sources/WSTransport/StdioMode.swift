@@ -34,10 +34,6 @@ public enum StdioMode {
         savedFlags.removeAll()
     }
 
-    public static func isRegularFile(_ fd: Int32) -> Bool {
-        fileType(fd) == S_IFREG
-    }
-
     public static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1
     }

@@ -22,17 +22,14 @@ public final class TCPConnector {
     private var completion: ((Result<Int32, TransportError>) -> Void)?
     /// The addresses in the order the race tries them.
     private var addresses: [SocketAddress] = []
-    private var race = ConnectionRace(count: 0)
+    /// The race, fed by the driver (which queues the event an attempt's
+    /// immediate outcome raises while the race's actions are performed).
+    private var racer: PhaseDriver<ConnectionRace>?
     /// The sockets still connecting, by their position in `addresses` (-1:
     /// none). An array, not a dictionary: the first Dictionary a run makes
     /// costs its start-up ~130,000 instructions (metadata and a seeded hasher).
     private var attempts: [Int32] = []
     private var delay: EventLoop.TimerID?
-    /// An event raised while the race's actions are performed waits its
-    /// turn. There is at most one: only starting an attempt raises one (its
-    /// immediate outcome), and an action list starts at most one attempt.
-    private var pendingEvent: ConnectionRace.Event?
-    private var handling = false
     private var lookup: NameLookup?
     private var lastError: TransportError?
 
@@ -80,7 +77,7 @@ public final class TCPConnector {
         self.lookup = lookup
         lookup.start { result in
             self.lookup = nil
-            self.resolvedAt = monotonicNanos()
+            self.resolvedAt = self.loop.nowNanos
             switch result {
             case .success(let addresses): self.race(addresses)
             case .failure(let error): self.finish(.failure(error))
@@ -101,24 +98,14 @@ public final class TCPConnector {
     private func race(_ resolved: [SocketAddress]) {
         addresses = ConnectionRace.order(resolved.map { $0.family }).map { resolved[$0] }
         attempts = Array(repeating: -1, count: addresses.count)
-        race = ConnectionRace(count: addresses.count)
-        handle(.start)
+        let racer = PhaseDriver(ConnectionRace(count: addresses.count), clock: loop) { .delayElapsed }
+        racer.perform = { [unowned self] action in self.perform(action) }
+        self.racer = racer
+        racer.handle(.start)
     }
 
     private func handle(_ event: ConnectionRace.Event) {
-        guard !handling else {
-            precondition(pendingEvent == nil, "TCPConnector: two events raised by one list of actions")
-            pendingEvent = event
-            return
-        }
-        handling = true
-        defer { handling = false }
-        var next: ConnectionRace.Event? = event
-        while let current = next {
-            for action in race.handle(current) { perform(action) }
-            next = pendingEvent
-            pendingEvent = nil
-        }
+        racer?.handle(event)
     }
 
     private func perform(_ action: ConnectionRace.Action) {

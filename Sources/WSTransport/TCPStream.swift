@@ -47,6 +47,8 @@ public final class TCPStream: ByteStream {
 
     public func receiveWindow() -> (acknowledged: Int, window: Int)? { kernel.receiveWindow() }
 
+    public func roundTripNanos() -> Int64? { kernel.roundTripNanos() }
+
     /// send(2) rather than write(2): MSG_NOSIGNAL turns a reset peer into EPIPE.
     public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         wants = .write

@@ -190,6 +190,8 @@ public final class TLSStream: ByteStream {
 
     public func receiveWindow() -> (acknowledged: Int, window: Int)? { io.kernel.receiveWindow() }
 
+    public func roundTripNanos() -> Int64? { io.kernel.roundTripNanos() }
+
     public func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         guard let ssl = ssl, !failed else { return .error(Self.peerGone) }
         if bytes.isEmpty { return .bytes(0) }   // SSL_write(0) is an error, not a no-op

@@ -29,6 +29,8 @@ final class ScriptedKernel: KernelQueue {
     }
 
     func receiveWindow() -> (acknowledged: Int, window: Int)? { window }
+
+    func roundTripNanos() -> Int64? { nil }
 }
 
 /// `DeliveryMonitor` on a scripted kernel and a manual clock: when it asks

@@ -43,115 +43,45 @@ final class FlagModesTests: XCTestCase {
     private static let configFlags: Set<String> = ["config", "no-config", "profile"]
 
     /// A value other than the default for each flag, and what it needs
-    /// given first (`before`) in the modes where it works.
+    /// given first (`before`) in the modes where it works: the table's
+    /// `example` (`tableSample`), or here where the value is a file the test
+    /// makes or depends on the mode.
     private func sample(_ long: String, _ mode: RunMode) -> (before: [String], args: [String])? {
         let server = mode == .server || mode == .exec
         let pem = files["pem"]!, pem2 = files["pem2"]!
         switch long {
-        case "header": return ([], ["-H", "X-A: 1"])
         case "header-file": return ([], ["--header-file", files["headers"]!])
-        case "header-command": return ([], ["--header-command", "echo X-T: 1"])
-        case "origin": return ([], ["--origin", "http://o.example"])
-        case "user-agent": return ([], ["--user-agent", "ua/2"])
-        case "protocol": return ([], ["--protocol", "chat"])
-        case "connect-timeout": return ([], ["--connect-timeout", "3s"])
-        case "proxy": return ([], ["--proxy", "socks5h://127.0.0.1:1080"])
         case "proxy-user": return (["--proxy", "http://proxy.example:3128"], ["--proxy-user", "u:p"])
         case "proxy-user-file": return (["--proxy", "http://proxy.example:3128"], ["--proxy-user-file", files["proxyuser"]!])
-        case "max-programs": return ([], ["--max-programs", "3"])
-        case "location": return ([], ["-L"])
-        case "max-redirs": return (["-L"], ["--max-redirs", "3"])
-        case "location-downgrade": return (["-L"], ["--location-downgrade"])
-        case "cookie": return ([], ["--cookie", "sid=1"])
         case "cookie-jar": return ([], ["-c", files["jar"]!])
-        case "user": return ([], ["--user", "ann:pw"])
         case "user-file": return ([], ["--user-file", files["proxyuser"]!])
-        case "ipv4": return ([], ["-4"])
-        case "ipv6": return ([], ["-6"])
-        case "write-out": return ([], ["-w", "%{json}"])
         case "noproxy": return (["--proxy", "http://proxy.example:3128"], ["--noproxy", "example.com"])
-        case "unix-socket": return ([], ["--unix-socket", "/run/app.sock"])
-        case "max-message-size": return ([], ["--max-message-size", "1K"])
-        case "compress": return ([], ["--compress"])
-        case "insecure": return ([], ["-k"])
-        case "keylog": return ([], ["--keylog", "keys.log"])
         case "cacert": return (server ? ["--cert", pem, "--key", pem] : [], ["--cacert", pem2])
         case "cert": return ([], server ? ["--cert", pem, "--key", pem2] : ["--cert", pem])
         case "key": return (server ? ["--cert", pem, "--key", pem] : ["--cert", pem], ["--key", pem2])
-        case "text": return ([], ["-t"])
-        case "binary": return ([], ["-b"])
-        case "nul": return ([], ["-0"])
-        case "no-line": return ([], ["--no-line"])
-        case "binary-output": return ([], ["--binary-output", "base64"])
-        case "codec": return ([], ["--codec", "msgpack"])
-        case "lenient": return ([], ["--lenient"])
-        case "strict": return ([], ["--strict"])
-        case "type-key": return ([], ["--type-key", "kind"])
-        case "route": return ([], ["--route", "$event=stdout"])
-        case "route-errors": return ([], ["--route-errors", "ignore"])
-        case "no-close": return ([], ["-n"])
-        case "one-message": return ([], ["-1"])
-        case "max-messages": return ([], ["--max-messages", "3"])
-        case "unidirectional": return ([], ["-u"])
-        case "unidirectional-reverse": return ([], ["-U"])
-        case "close-timeout": return ([], ["--close-timeout", "5s"])
-        case "linger": return ([], ["--linger", "3s"])
-        case "reply": return ([], ["--reply", "id"])
-        case "reply-match": return (["--reply", "id"], ["--reply-match", "type=result"])
-        case "until": return ([], ["--until", "type=done"])
-        case "idle-timeout": return ([], ["--idle-timeout", "5s"])
-        case "rate": return ([], ["--rate", "10/s"])
-        case "close-code": return ([], ["--close-code", "4000:bye"])
-        case "ping-interval": return ([], ["--ping-interval", "5s"])
-        case "ping-timeout": return (["--ping-interval", "5s"], ["--ping-timeout", "2s"])
-        case "backoff": return ([], ["--backoff", "2s:1m:3"])
-        case "jitter": return ([], ["--jitter", "0.5"])
-        case "max-retries": return ([], ["--max-retries", "4"])
-        case "no-reconnect": return ([], ["--no-reconnect"])
-        case "wait": return ([], ["--wait"])
-        case "queue-limit": return ([], ["--queue-limit", "1K"])
-        case "on-connect": return ([], ["--on-connect", "{\"a\":1}"])
         case "on-connect-file": return ([], ["--on-connect-file", files["messages"]!])
-        case "on-reconnect": return ([], ["--on-reconnect", "{\"b\":2}"])
-        case "capture": return ([], ["--capture", "SID=session.id"])
-        case "ack": return ([], ["--ack", "seq"])
-        case "ack-timeout": return (["--ack", "seq"], ["--ack-timeout", "1s"])
-        case "once": return ([], ["--once"])
-        case "relay": return ([], ["--relay"])
-        case "tag": return ([], ["--tag"])
-        case "send-timeout": return ([], ["--send-timeout", "2s"])
-        case "max-clients": return ([], ["--max-clients", "3"])
-        case "allow-origin": return ([], ["--allow-origin", "https://o.example"])
-        case "events": return ([], ["--events"])
-        case "stats": return ([], ["--stats"])
-        case "trace": return ([], ["--trace"])
-        case "answer": return ([], ["--answer", #"ping={"type":"pong"}"#])
-        case "heartbeat": return ([], ["--heartbeat", "{}"])
-        case "heartbeat-interval": return (["--heartbeat", "{}"], ["--heartbeat-interval", "5s"])
-        case "heartbeat-timeout": return ([], ["--heartbeat-timeout", "5s"])
-        case "wrap": return ([], ["--wrap", #"{"t":${line}}"#])
-        case "record": return ([], ["--record", "r.ndjson"])
         case "replay": return ([], ["--replay", files["recording"]!])
-        case "replay-speed": return (["--replay", files["recording"]!], ["--replay-speed", "2"])
-        case "verbose": return ([], ["-v"])
-        case "quiet": return ([], ["-q"])
-        case "history-size": return ([], ["--history-size", "1M"])
-        case "check-timeout": return ([], ["--check-timeout", "2s"])
-        case "check-settle": return ([], ["--check-settle", "1s"])
-        case "ignore": return ([], ["--ignore", "items.*.ts"])
-        case "check-order": return ([], ["--check-order", "any"])
-        case "allow-extra": return ([], ["--allow-extra", "heartbeat"])
-        case "junit": return ([], ["--junit", "report.xml"])
-        case "repeat": return ([], ["--repeat", "3"])
-        case "max-reply-p99": return ([], ["--max-reply-p99", "250ms"])
         case "har-credentials": return (mode == .check ? ["--check", files["har"]!] : ["--replay", files["har"]!],
                                         ["--har-credentials"])
-        case "no-status-line": return ([], ["--no-status-line"])
-        case "socketio": return ([], ["--socketio"])
-        case "namespace": return (["--socketio"], ["--namespace", "/chat"])
-        case "sio-auth": return (["--socketio"], ["--sio-auth", #"{"token":"t"}"#])
-        default: return nil
+        default: return tableSample(long, mode)
         }
+    }
+
+    /// The flag's own example from its entry (`Flag.example`; a switch is
+    /// itself), given after the samples of the flags it requires.
+    private func tableSample(_ long: String, _ mode: RunMode) -> (before: [String], args: [String])? {
+        guard let flag = FlagTable.flag(long: long) else { return nil }
+        var args = ["--" + long]
+        if flag.takesValue {
+            guard let example = flag.example else { return nil }
+            args.append(example)
+        }
+        var before: [String] = []
+        for case .requires(let other) in flag.rules where !Self.modeSwitches.contains(other) {
+            guard let required = sample(other, mode) else { return nil }
+            before += required.before + required.args
+        }
+        return (before, args)
     }
 
     /// The command line and environment of each mode, before any flag under test.

@@ -16,32 +16,6 @@ private let noSignal: Int32 = 0   // SIGPIPE is ignored (ignoreSIGPIPE)
 /// delivery promise rests on (Sources/README.md, Porting): each test states
 /// one, so a port finds out which of them its kernel keeps.
 final class SocketQueueTests: XCTestCase {
-    /// A connected loopback TCP pair (client, accepted server side).
-    private func connectedPair() throws -> (client: Int32, server: Int32) {
-        let listener = socket(AF_INET, sockStream, 0)
-        XCTAssertGreaterThanOrEqual(listener, 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(listener, pointer, length) == 0 && listen(listener, 1) == 0
-                    && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw XCTSkip("no loopback TCP here") }
-        let client = socket(AF_INET, sockStream, 0)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
-        }
-        XCTAssertTrue(connected)
-        let server = accept(listener, nil, nil)
-        XCTAssertGreaterThanOrEqual(server, 0)
-        return (client, server)
-    }
-
     /// Linux doubles the SO_SNDBUF it is given; `setSendBuffer(counting:)`
     /// gets the size it asks for as the kernel counts it either way.
     func testTheSendBufferIsCountedAsAsked() throws {
@@ -58,12 +32,39 @@ final class SocketQueueTests: XCTestCase {
         XCTAssertNil(SocketQueue.setSendBuffer(-1, counting: 96 << 10), "refused")
     }
 
-    /// The fact the replay of unconfirmed messages rests on: after the peer
+    /// What a sign of life confirms rests on FIONREAD (`unreadBytes`,
+    /// `holdsUnreadInput`): it answers 0 only when nothing the peer sent
+    /// waits to be read, counts each byte that does until it is read, and
+    /// counts no byte for the peer's FIN (the read that finds the end is the
+    /// stream's, not the account's).
+    func testUnreadBytesAreWhatWaitsAndOnlyThat() throws {
+        let (client, server) = try loopbackTCPPair()
+        defer { close(client); close(server) }
+        XCTAssertEqual(SocketQueue.unreadBytes(client), 0, "nothing sent yet")
+        let hello = Array("hello".utf8)
+        XCTAssertEqual(hello.withUnsafeBytes { send(server, $0.baseAddress, $0.count, noSignal) }, 5)
+        var entry = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&entry, 1, 10_000), 1, "the bytes arrive")
+        XCTAssertEqual(SocketQueue.unreadBytes(client), 5, "every byte that arrived and waits")
+        var buffer = [UInt8](repeating: 0, count: 8)
+        XCTAssertEqual(recv(client, &buffer, 2, 0), 2)
+        XCTAssertEqual(SocketQueue.unreadBytes(client), 3, "what was read is no longer counted")
+        XCTAssertEqual(recv(client, &buffer, 8, 0), 3)
+        XCTAssertEqual(SocketQueue.unreadBytes(client), 0, "all read: 0")
+        XCTAssertEqual(shutdown(server, Int32(SHUT_WR)), 0)
+        entry.revents = 0
+        XCTAssertEqual(poll(&entry, 1, 10_000), 1, "the FIN makes the socket readable")
+        XCTAssertEqual(SocketQueue.unreadBytes(client), 0, "the FIN is no byte waiting")
+        XCTAssertEqual(recv(client, &buffer, 8, 0), 0, "the end of the stream")
+        XCTAssertNil(SocketQueue.unreadBytes(-1), "not told of a descriptor that is none")
+    }
+
+    /// The fact the redelivery of unconfirmed messages rests on: after the peer
     /// resets the connection, the kernel still says how many bytes it never
     /// acknowledged (the peer's receive window was full, so they never left).
     func testUnacknowledgedBytesAreStillToldAfterAReset() throws {
         ignoreSIGPIPE()
-        let (client, server) = try connectedPair()
+        let (client, server) = try loopbackTCPPair()
         defer { close(client) }
         var small: Int32 = 4096
         _ = setsockopt(server, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))

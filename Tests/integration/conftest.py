@@ -39,6 +39,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_runtest_setup(item):
+    """@pytest.mark.needs("proc", "tmux", ...): the test is skipped, with the
+    reason, where a capability or a tool it needs is missing, instead of
+    failing there (helpers.missing_capability)."""
+    for mark in item.iter_markers("needs"):
+        for name in mark.args:
+            reason = helpers.missing_capability(name)
+            if reason:
+                pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def wspipe_bin() -> str:
     path = os.environ.get("WSPIPE", "")

@@ -10,6 +10,7 @@ import asyncio
 import os
 import queue
 import re
+import shutil
 import signal
 import socket
 import ssl
@@ -384,6 +385,7 @@ def server_ssl_context(certdir) -> ssl.SSLContext:
 
 def make_cert(directory: str, name: str) -> str:
     """A self-signed certificate made with the openssl CLI; returns the dir."""
+    require("openssl")
     os.makedirs(directory, exist_ok=True)
     san = f"subjectAltName=DNS:{name},IP:127.0.0.1" if name == "localhost" else f"subjectAltName=DNS:{name}"
     subprocess.run(
@@ -449,6 +451,36 @@ def wait_events(proc: "WsProc", name: str, count: int = 1, timeout: float = EVEN
     return events(text)
 
 
+# What `@pytest.mark.needs(...)` can name besides a tool on PATH
+# (conftest.py: pytest_runtest_setup): a probe, and why a test is skipped
+# when it fails. A port without /proc (Sources/README.md, Porting) skips the
+# tests that read process trees, memory and descriptors there.
+CAPABILITIES = {
+    "proc": (lambda: os.path.isfile("/proc/self/status") and os.path.isdir("/proc/self/fd"),
+             "needs /proc (Linux): the test reads processes, memory or descriptors there"),
+    "root": (lambda: os.geteuid() == 0, "needs root"),
+}
+
+
+def missing_capability(name: str) -> str | None:
+    """Why a test that needs `name` cannot run here, or None when it can."""
+    if name in CAPABILITIES:
+        probe, reason = CAPABILITIES[name]
+        return None if probe() else reason
+    if shutil.which(name) is None:
+        return f"{name} is not installed (Tests/run installs it with apt-get when it can)"
+    return None
+
+
+def require(name: str) -> None:
+    """Skips the test (or the fixture's tests) with the reason where `name`
+    is missing: for what a helper needs, where a mark cannot say it."""
+    reason = missing_capability(name)
+    if reason:
+        import pytest
+        pytest.skip(reason)
+
+
 def vm_rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -470,6 +502,7 @@ def write_lines(proc: "WsProc", *lines) -> None:
 
 def make_ca(directory: str, name: str) -> str:
     """A CA (ca.pem, ca.key) made with the openssl CLI, for client certificates."""
+    require("openssl")
     os.makedirs(directory, exist_ok=True)
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",

@@ -13,6 +13,8 @@ import os
 import signal
 import time
 
+import pytest
+
 import helpers
 from test_exec import wait_until
 from test_server_mode import Receiver, listen, ws_client
@@ -113,6 +115,7 @@ def test_header_command_writes_a_mebibyte_to_our_stderr(run, ws_server):
 # --- process groups ---------------------------------------------------------------
 
 
+@pytest.mark.needs("proc")
 def test_header_command_output_ends_at_its_exit(run, ws_server):
     """A background process holding the command's stdout used to hold up
     every attempt until --connect-timeout; it is killed with the command's
@@ -131,6 +134,7 @@ def test_header_command_output_ends_at_its_exit(run, ws_server):
     wait_until(lambda: not sleeping("31.4159"), what="the background process killed")
 
 
+@pytest.mark.needs("proc")
 def test_route_command_stopped_with_its_whole_group(run, ws_server):
     """A route command still running --close-timeout after its input ended
     gets SIGTERM, and so does everything it started (the shell's children)."""
@@ -141,6 +145,7 @@ def test_route_command_stopped_with_its_whole_group(run, ws_server):
     wait_until(lambda: not sleeping("41.71", "41.72"), what="the command's process group stopped")
 
 
+@pytest.mark.needs("proc")
 def test_exec_programs_background_children_end_with_it(spawn):
     server, port = listen(spawn, ["--exec", "sleep 52.61 & echo '{\"hi\":1}'; read -r line"])
     with ws_client(port) as ws:
@@ -150,6 +155,7 @@ def test_exec_programs_background_children_end_with_it(spawn):
     assert server.proc.poll() is None, "the server serves on"
 
 
+@pytest.mark.needs("proc")
 def test_nothing_outlives_wspipe_killed_with_sigkill(spawn, ws_server):
     """kill -9 gives wspipe no chance to clean up: its route commands, its
     --exec programs and what they started in the background still end."""

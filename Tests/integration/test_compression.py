@@ -198,6 +198,7 @@ def test_compressed_fragmented_message_from_the_server(spawn, raw_peer):
     assert proc.finish().code == 0
 
 
+@pytest.mark.needs("proc")
 def test_decompression_bomb_closes_1009_with_bounded_memory(spawn, raw_peer):
     # 64 MiB of zeroes in about 64 KiB of deflate data, in 16 fragments,
     # against a 1 MiB limit; a 1 KiB bomb of 1 MiB + 1 is the small case.

@@ -214,9 +214,19 @@ def test_a_server_that_refuses_at_once_ends_the_run_once_with_the_lines_unconfir
         # One connection: the lines went out on it, nothing is owed again.
         assert [e["attempt"] for e in events(res.stderr, "connecting")] == [1], run
         dis = events(res.stderr, "disconnected")
+        said = [l for l in res.stderr.split("\n") if l.startswith("wspipe: ")]
+        if after == "greeting" and dis and dis[0]["by"] == "client":
+            # A loaded machine can delay the server's greeting until its TCP
+            # has taken the line: it then confirms the line and is its reply
+            # (the man page's one-shot rule), and wspipe's Close crosses the
+            # server's. Nothing is in doubt, and the refusal still says so.
+            assert dis == [{"$event": "disconnected", "code": 4004, "reason": "not allowed", "clean": True,
+                            "by": "client", "unconfirmed": 0}], run
+            assert said == ["wspipe: closed by the server with 4004: not allowed"], run
+            assert res.stdout == b'{"hello":1}\n', run
+            continue
         assert dis == [{"$event": "disconnected", "code": 4004, "reason": "not allowed", "clean": True,
                         "by": "server", "unconfirmed": lines, "unconfirmed_lines": [1, lines]}], run
-        said = [l for l in res.stderr.split("\n") if l.startswith("wspipe: ")]
         where = "stdin:1" if lines == 1 else f"stdin:1-{lines}"
         # The refusal says its reason first (issue 30).
         assert said == ["wspipe: closed by the server with 4004: not allowed",

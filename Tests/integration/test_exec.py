@@ -49,6 +49,7 @@ def wait_until(predicate, timeout: float = helpers.EVENT_TIMEOUT, what: str = "c
         time.sleep(0.02)
 
 
+@pytest.mark.needs("proc")
 def test_three_clients_each_talk_to_their_own_program(spawn):
     server, port = listen(spawn, ["--events", "--exec", ECHO_WITH_PORT])
     with ws_client(port) as a, ws_client(port) as b:
@@ -97,6 +98,7 @@ def test_cgi_environment(spawn):
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1000
 
 
+@pytest.mark.needs("proc")
 def test_program_that_exits_early_closes_its_client_1000_or_1011(spawn):
     program = ('read -r first; echo "{\\"first\\":$first}"; '
                'case "$QUERY_STRING" in fail) exit 3;; esac; echo \'{"$text":"bye"}\'')
@@ -131,6 +133,7 @@ def big_messages() -> list[str]:
     return [json.dumps({"n": i, "pad": pad}, separators=(",", ":")) for i in range(BIG)]
 
 
+@pytest.mark.needs("proc")
 def test_program_that_does_not_read_holds_its_client_back_without_loss(spawn, tmp_path):
     go = tmp_path / "go"
     program = f'while [ ! -e {go} ]; do sleep 0.05; done; exec cat'
@@ -194,6 +197,7 @@ def written_bytes(pid: int) -> int:
     raise AssertionError(f"no wchar in /proc/{pid}/io")
 
 
+@pytest.mark.needs("proc")
 def test_client_that_does_not_read_holds_its_program_back_without_loss(spawn):
     count = 100_000   # 100000 x 1 KiB = ~100 MiB: far more than pipes, socket buffers and the high water
     program = ("exec awk 'BEGIN { p = sprintf(\"%1000s\", \"\"); gsub(/ /, \"x\", p); "
@@ -252,6 +256,7 @@ def parse_frame(data) -> tuple[int, bytes, int]:
     return data[0] & 0x0F, bytes(data[start:start + n]), start + n
 
 
+@pytest.mark.needs("proc")
 def test_program_gets_eof_then_sigterm_then_sigkill_and_is_always_reaped(spawn, tmp_path):
     log = tmp_path / "log"
     # Ignores stdin EOF; on SIGTERM notes it and exits, unless told to ignore that too.
@@ -285,6 +290,7 @@ def test_once_with_exec_exits_after_the_program_is_reaped(spawn):
     assert res.stdout == b""
 
 
+@pytest.mark.needs("proc")
 def test_program_that_cannot_start_is_1011_and_sigint_reaps_running_ones(spawn):
     server, port = listen(spawn, ["--events", "--exec", "while read -r l; do echo \"$l\"; done"])
     with ws_client(port) as a:

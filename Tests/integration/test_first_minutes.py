@@ -316,6 +316,7 @@ def test_no_line_input_over_the_limit_is_refused(run, ws_server):
 # -- --listen binds 127.0.0.1 and says where ----------------------------------------------
 
 
+@pytest.mark.needs("ss")
 def test_listen_port_binds_loopback_and_says_its_url(spawn):
     port = helpers.free_port()
     proc = spawn(["--listen", str(port)], stdin=None, close_stdin=False)

@@ -137,6 +137,7 @@ def test_a_client_that_pings_and_never_reads_does_not_grow_the_server(spawn):
 # before; with the budget (64 MiB for --max-message-size 4M) the peak is ~70 MiB.
 
 
+@pytest.mark.needs("proc")
 def test_many_clients_holding_half_sent_messages_stay_within_the_budget(spawn):
     server, port = listen(spawn, ["--events", "--max-message-size", "4M"])
     piece = b"a" * (3900 << 10)
@@ -178,6 +179,7 @@ def test_many_clients_holding_half_sent_messages_stay_within_the_budget(spawn):
 # before; 0.00 s after, and one warning.
 
 
+@pytest.mark.needs("proc")
 @pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs prlimit (util-linux)")
 def test_running_out_of_descriptors_pauses_accepting_without_spinning(wspipe_bin):
     # prlimit execs wspipe: same pid, 64 descriptors.
@@ -249,6 +251,7 @@ def drain_socket(sock: socket.socket, counter: list) -> threading.Thread:
     return t
 
 
+@pytest.mark.needs("proc")
 def test_messages_held_for_their_ack_count_against_the_queue_limit(spawn, raw_peer):
     peer = raw_peer(timeout=30)
     proc = spawn(["--ack", "seq", "--queue-limit", "4M", "-u", peer.url()], stdin=None, close_stdin=False)
@@ -340,6 +343,7 @@ class BigFeeder(threading.Thread):
             pass
 
 
+@pytest.mark.needs("proc")
 def test_compressed_messages_kept_for_a_resend_count_against_the_queue_limit(spawn, raw_peer):
     peer = raw_peer(timeout=30)
     proc = spawn(["--compress", "-u", "--max-message-size", "16M", peer.url()], stdin=None, close_stdin=False)

@@ -21,6 +21,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 
+import pytest
+
 import helpers
 from helpers import events, wait_events
 from peers.raw_peer import OP_TEXT, frame
@@ -197,6 +199,7 @@ def test_200_connections_against_max_programs_5(spawn):
     assert status == "HTTP/1.1 101 Switching Protocols"
 
 
+@pytest.mark.needs("proc")
 def test_a_program_that_cannot_start_is_a_503_not_a_101(spawn):
     """Out of descriptors (RLIMIT_NOFILE lowered under wspipe's feet): the
     client's socket is accepted, the program's pipes cannot be made."""

@@ -462,6 +462,7 @@ def test_dash_i_with_stdout_redirected_draws_on_stderr(terminal, ws_server, tmp_
     assert out.read_text() == '{"hello":"there"}\n'
 
 
+@pytest.mark.needs("proc")
 def test_a_resize_redraws_the_line(terminal, ws_server):
     srv = ws_server(recorder)
     run = terminal([srv.url()])
@@ -510,6 +511,7 @@ def test_colours_unless_no_color(terminal, ws_server, no_color):
 # The terminal is restored ----------------------------------------------------------------
 
 
+@pytest.mark.needs("proc")
 @pytest.mark.parametrize("ending,status", [("ctrl-d", 0), ("ctrl-c", 130), ("sigterm", 143)])
 def test_the_terminal_is_restored(terminal, ws_server, ending, status):
     srv = ws_server(recorder)

@@ -256,7 +256,7 @@ def opened_elsewhere(path) -> bool:
     return False
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="needs /proc (Linux)")
+@pytest.mark.needs("proc")
 def test_two_saves_at_the_same_moment_keep_both(terminal, ws_server, tmp_path):
     saved = tmp_path / "config" / "wspipe" / "messages.ndjson"
     saved.parent.mkdir(parents=True, mode=0o700)

@@ -28,6 +28,7 @@ def auth_server(ws_server):
     return ws_server(handler)
 
 
+@pytest.mark.needs("proc")
 @pytest.mark.parametrize("form", [["--user", "alice:s3cret"], ["--user=alice:s3cret"]])
 def test_the_user_password_is_blanked_once_read(spawn, ws_server, form):
     srv = auth_server(ws_server)
@@ -46,6 +47,7 @@ def test_the_user_password_is_blanked_once_read(spawn, ws_server, form):
     assert proc.finish().code == 0
 
 
+@pytest.mark.needs("proc")
 def test_the_proxy_password_is_blanked_once_read(spawn):
     """A proxy that never answers keeps wspipe waiting in its handshake, long enough to look."""
     listener = socket.socket()
@@ -75,6 +77,7 @@ def test_the_proxy_password_is_blanked_once_read(spawn):
         listener.close()
 
 
+@pytest.mark.needs("proc")
 @pytest.mark.parametrize("form", [["-u", "alice:s3cret"], ["-ualice:s3cret"], ["--user=alice:s3cret"]])
 def test_a_pasted_curl_command_has_its_password_blanked_too(spawn, ws_server, form):
     """`wspipe curl URL -u user:pass` reads curl's -u: the same password in argv."""

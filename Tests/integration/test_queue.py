@@ -14,6 +14,8 @@ import os
 import threading
 import time
 
+import pytest
+
 from helpers import events, vm_rss_kib, wait_events, write_lines
 
 LINE_SIZE = 100
@@ -56,6 +58,7 @@ class Feeder:
         return False
 
 
+@pytest.mark.needs("proc")
 def test_queue_limit_back_pressure_then_every_line_exactly_once(spawn, fault_server):
     srv = fault_server()
     proc = spawn(["--events", "--queue-limit", "4K", "--backoff", "50ms:200ms", "--jitter", "0", srv.url()],

@@ -163,6 +163,7 @@ def _params():
     return [pytest.param(b, id=f"line{b.line}") for b in blocks]
 
 
+@pytest.mark.needs("proc")
 @pytest.mark.parametrize("block", _params())
 def test_readme_block(block, wspipe_bin, tmp_path):
     if isinstance(block, ValueError):
@@ -244,12 +245,14 @@ def test_parser_without_markers():
     assert parse_readme("```markdown\n<!-- test: run -->\n```sh\n```\n") == []
 
 
+@pytest.mark.needs("proc")
 def test_runner_puts_wspipe_first_on_path(wspipe_bin, tmp_path):
     code, out, err, _ = run_block('command -v wspipe\n[ "$PWD" != / ]\nwspipe --version >/dev/null\n', wspipe_bin, tmp_path)
     assert code == 0, err
     assert out == f"{tmp_path}/bin/wspipe\n"
 
 
+@pytest.mark.needs("proc")
 def test_runner_reports_failure_timeout_and_kills_leftovers(wspipe_bin, tmp_path):
     code, out, err, _ = run_block("echo before\nfalse\necho after\n", wspipe_bin, tmp_path / "a")
     assert (code, out) == (1, "before\n"), "bash -e stops at the first failing command"

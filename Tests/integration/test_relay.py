@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 import helpers
 from helpers import events
 from test_server_mode import (Receiver, SLOW_LINES, client_id, listen, raw_client, slow_case_lines, start_writer,
@@ -45,6 +47,7 @@ def test_relay_chat_room_with_three_clients(spawn):
     assert c.finish().code == 0
 
 
+@pytest.mark.needs("proc")
 def test_relay_slow_client_holds_the_sender_back_without_loss(spawn):
     lines = slow_case_lines()
     server, port = listen(spawn, ["--events", "--relay", "--route", "*=drop", "--send-timeout", "0"])
@@ -128,6 +131,7 @@ def test_rotating_non_readers_never_hold_the_room(spawn):
             attacker.close()
 
 
+@pytest.mark.needs("proc")
 def test_a_member_more_than_its_limit_behind_is_dropped_and_memory_stays_bounded(spawn):
     """With a --send-timeout far longer than the test, a member that never
     reads is dropped for falling behind, not for its silence; what wspipe

@@ -167,6 +167,7 @@ def _replies_run(wspipe: str, count: int, port: int, window: int = 2_000) -> tup
         server.wait(5)
 
 
+@pytest.mark.needs("proc")
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_memory_stays_flat_over_a_million_replies(wspipe_bin, free_port):
     small_peak, small = _replies_run(wspipe_bin, 100_000, free_port())

@@ -298,6 +298,7 @@ BIG_SIZE = 80 << 10            # 1000 x 80 KiB: ~78 MiB in all
 RSS_LIMIT_KIB = 64 << 10       # far less than the stream; a correct wspipe stays near 25 MiB
 
 
+@pytest.mark.needs("proc")
 def test_slow_command_gets_back_pressure_without_loss(spawn, ws_server, tmp_path):
     out, go = tmp_path / "slow.out", tmp_path / "go"
     pad = "z" * (BIG_SIZE - 40)

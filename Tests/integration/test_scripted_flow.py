@@ -19,6 +19,8 @@ import select
 import socket
 import time
 
+import pytest
+
 import helpers
 from peers.raw_peer import OP_TEXT, frame, mask_bytes
 from test_server_mode import Receiver, client_id, listen, raw_client, ws_client
@@ -164,6 +166,7 @@ def accept_websocket(lsock: socket.socket) -> socket.socket:
 # --max-message-size), bounded only by the channel's output limit.
 
 
+@pytest.mark.needs("proc")
 def test_answers_wait_for_a_server_that_does_not_read_them(spawn):
     lsock = small_buffer_server()
     port = lsock.getsockname()[1]
@@ -181,6 +184,7 @@ def test_answers_wait_for_a_server_that_does_not_read_them(spawn):
         lsock.close()
 
 
+@pytest.mark.needs("proc")
 def test_listen_answers_wait_for_a_client_that_does_not_read_them(spawn):
     server, port = listen(spawn, ["--events", "--route", "*=drop", "--answer", f"req={ANSWER}"])
     flooder, status = raw_client(port, rcvbuf=4096)
@@ -205,6 +209,7 @@ def test_listen_answers_wait_for_a_client_that_does_not_read_them(spawn):
 # output every interval, whatever waited there).
 
 
+@pytest.mark.needs("proc")
 def test_heartbeats_wait_for_a_server_that_does_not_read(spawn):
     lsock = small_buffer_server()
     port = lsock.getsockname()[1]

@@ -42,6 +42,7 @@ def test_max_clients_answers_503_past_the_limit_and_admits_again_after_a_leave(s
     assert len(events(server.err.data(), "client_connected")) == 3
 
 
+@pytest.mark.needs("proc")
 def test_max_clients_still_refuses_while_many_connections_are_in_their_handshake(spawn):
     """Idle sockets that never send a request fill the handshake slots; the
     server neither grows without bound nor stops serving its client."""

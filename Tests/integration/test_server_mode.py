@@ -406,6 +406,8 @@ def test_wrong_path_404_and_no_client_event(spawn):
     with ws_client(port, "/right") as a:
         a.send('{"n":1}')
         assert server.wait_stdout_lines(1) == [b'{"n":1}']
+        # stderr is read by a thread of its own: the event may lag stdout's line.
+        wait_events(server, "client_connected")
     connected = events(server.err.data(), "client_connected")
     assert len(connected) == 1, f"the rejected request must not count as a client: {connected}"
 

@@ -113,6 +113,7 @@ def test_max_redirs_minus_one_stops_a_loop(run, ws_server):
         assert requested(srv) == requests
 
 
+@pytest.mark.needs("proc")
 def test_programs_that_cannot_start_are_reported_once_a_second(spawn):
     """The server's descriptors are limited, after it started, so that a
     client still gets accepted but its program's pipes cannot be made."""

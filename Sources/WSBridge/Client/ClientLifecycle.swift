@@ -1,4 +1,5 @@
 import WSCore
+import WSTransport
 import WSConnect
 
 /// The client's lifecycle as a pure state machine: events in, actions out;
@@ -24,7 +25,7 @@ import WSConnect
 /// /reconnect) closes an open connection and, from closingToReconnect, connects
 /// again at once, without a backoff delay. The retry decisions (RetryPolicy, the
 /// backoff, --max-retries, --wait, --no-reconnect) are made here too.
-struct ClientLifecycle {
+struct ClientLifecycle: PhaseMachine {
     enum Phase: Equatable {
         case idle
         /// One attempt in flight: TCP, TLS and the upgrade.

@@ -6,7 +6,7 @@ import WSMessages
 /// The client's outgoing path (wspipe(1): RECONNECT AND REPLAY): a message
 /// goes straight into the open connection when nothing waits before it and
 /// the socket keeps up, else into the queue, which the next connection
-/// empties after its replay. stdin pauses while the queue and the messages
+/// empties after its resume. stdin pauses while the queue and the messages
 /// held for their --ack reach --queue-limit, or the socket is behind
 /// (back-pressure), so nothing is dropped and memory stays bounded: every
 /// line is sent, or counted as not sent at the end.
@@ -15,7 +15,7 @@ final class ClientSender {
     static let socketHighWater = 256 << 10
 
     private let shell: SessionShell
-    private let replay: ReplayCoordinator
+    private let resume: ResumeCoordinator
     private let queueLimit: Int
     private var queue = OutboundQueue()
     /// The connection being written to, while there is one.
@@ -40,19 +40,19 @@ final class ClientSender {
     /// counted (`MessageTag.uncounted`).
     static let connectionOnlyTag = MessageTag.uncounted
 
-    init(shell: SessionShell, replay: ReplayCoordinator, queueLimit: Int) {
+    init(shell: SessionShell, resume: ResumeCoordinator, queueLimit: Int) {
         self.shell = shell
-        self.replay = replay
+        self.resume = resume
         self.queueLimit = queueLimit
         recording = shell.bridge.script.recordPath != nil
     }
 
     /// The queue and the held messages are at --queue-limit: an input that is
     /// not stdin (the --replay) waits too.
-    var isFull: Bool { queue.byteCount + replay.heldBytes >= queueLimit }
+    var isFull: Bool { queue.byteCount + resume.heldBytes >= queueLimit }
 
     /// Nothing waits to go out: no queued line, no held message still to be re-sent.
-    var queueEmpty: Bool { queue.isEmpty && !replay.isResending }
+    var queueEmpty: Bool { queue.isEmpty && !resume.isResending }
     var queuedCount: Int { queue.count }
     /// The queue at the end: never written, and written to a connection that dropped.
     func queueTallies() -> (notSent: LineTally, unconfirmed: LineTally) { queue.tallies() }
@@ -84,20 +84,20 @@ final class ClientSender {
         var json: UnsafeRawBufferPointer?
         switch message {
         case .text(let bytes):
-            if replay.sent(text: bytes) { tag = MessageTag.uncounted }
+            if resume.sent(text: bytes) { tag = MessageTag.uncounted }
             shell.sent(bytes: bytes.count)
         case .binary(let bytes):
             json = codecView(of: bytes)
-            if let json, replay.sent(text: json) { tag = MessageTag.uncounted }
+            if let json, resume.sent(text: json) { tag = MessageTag.uncounted }
             shell.sent(bytes: bytes.count)
         }
         if let packets { packets.send(message, tag: tag, on: channel) } else { channel.send(message, tag: tag) }
         carried.add(tag: tag)
         let record = channel.queuedRecords - 1
         if let view = packets?.replyView {
-            view.withUnsafeBytes { replies.sent(.text($0), now: monotonicNanos(), record: record) }
+            view.withUnsafeBytes { replies.sent(.text($0), now: shell.loop.nowNanos, record: record) }
         } else {
-            replies.sent(json.map { .text($0) } ?? message, now: monotonicNanos(), record: record)
+            replies.sent(json.map { .text($0) } ?? message, now: shell.loop.nowNanos, record: record)
         }
         if recording { onSent?(message, source) }
     }
@@ -136,7 +136,7 @@ final class ClientSender {
             shell.sent(bytes: text.count)
         }
         if recording { onSent?(.text(text), .input) }
-        replies.sent(.text(text), now: monotonicNanos(), record: channel.queuedRecords - 1)
+        replies.sent(.text(text), now: shell.loop.nowNanos, record: channel.queuedRecords - 1)
     }
 
     // MARK: --codec
@@ -151,7 +151,7 @@ final class ClientSender {
     /// connection, or all of them with --reply): nil when neither looks.
     private func codecView(of bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard let codec = shell.codec else { return nil }
-        guard replay.tracksAcks || replies.isExplicit || viewsOnConnection < ReplyTracker.trackedIDs else { return nil }
+        guard resume.tracksAcks || replies.isExplicit || viewsOnConnection < ReplyTracker.trackedIDs else { return nil }
         viewsOnConnection += 1
         return codec.view(of: bytes)
     }
@@ -161,7 +161,7 @@ final class ClientSender {
     private func ackView<R>(_ message: OutboundQueue.Message, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
         message.bytes.withUnsafeBytes { bytes in
             guard message.isBinary else { return body(bytes) }
-            guard replay.tracksAcks, let codec = shell.codec, let json = codec.view(of: bytes) else { return nil }
+            guard resume.tracksAcks, let codec = shell.codec, let json = codec.view(of: bytes) else { return nil }
             return body(json)
         }
     }
@@ -177,12 +177,12 @@ final class ClientSender {
     /// after a turn of the loop (`onDrained`).
     func pump() {
         guard let channel, channel.isOpen else { return }
-        replay.resendHeld(while: { channel.outputBytes < Self.socketHighWater }) { text in
+        resume.resendHeld(while: { channel.outputBytes < Self.socketHighWater }) { text in
             resend(text, on: channel)
             onResent?(text)
         }
         var budget = channel.compresses ? Self.compressedTurn : Int.max
-        while !replay.isResending, channel.outputBytes < Self.socketHighWater, budget > 0, let message = queue.popFirst() {
+        while !resume.isResending, channel.outputBytes < Self.socketHighWater, budget > 0, let message = queue.popFirst() {
             budget -= message.bytes.count
             message.withOutgoing { transmit($0, line: message.line, on: channel) }
         }
@@ -208,7 +208,7 @@ final class ClientSender {
         let socketBusy = (channel?.outputBytes ?? 0) >= Self.socketHighWater
         let draining = channel?.isOpen == true && !queueEmpty
         let originals = channel?.heldOriginalBytes ?? 0
-        let full = queue.byteCount + replay.heldBytes + originals >= queueLimit
+        let full = queue.byteCount + resume.heldBytes + originals >= queueLimit
         if full || socketBusy || draining { stdin.pause() } else { stdin.resume() }
         if full && originals > 0 { awaitAcknowledgements(stdin) } else { ackPollNanos = Self.firstAckPollNanos }
     }
@@ -253,7 +253,7 @@ final class ClientSender {
 
     /// After a connection ended: `Redelivery` decides, from what its channel
     /// still holds and how it ended, what goes back to the front of the
-    /// queue (in order; those held for an ack are sent again by the replay
+    /// queue (in order; those held for an ack are sent again by the resume
     /// instead), which message a refusal (`refusedWith` 1009 or 1003) set
     /// aside, and what is in doubt. Messages count as sent only once they
     /// are. `isLast` says whether a connection follows, asked with whether
@@ -272,7 +272,7 @@ final class ClientSender {
         var frames: [Redelivery.Frame] = []
         let released = channel.takeUnsentMessages { message, fate in
             let copy = OutboundQueue.copy(message, line: fate.tag)
-            let held = ackView(copy) { replay.isHeld($0) } ?? false
+            let held = ackView(copy) { resume.isHeld($0) } ?? false
             messages.append(copy)
             frames.append(Redelivery.Frame(fate: fate, size: copy.bytes.count, isBinary: copy.isBinary, held: held))
         }
@@ -283,7 +283,7 @@ final class ClientSender {
                                 unacknowledged: decision.unacknowledged)
         if let refused = decision.refused {
             recovery.refused = messages[refused]
-            if frames[refused].held { _ = ackView(messages[refused]) { replay.release($0) } }
+            if frames[refused].held { _ = ackView(messages[refused]) { resume.release($0) } }
         }
         let again = decision.again.map { index -> OutboundQueue.Message in
             var message = messages[index]

@@ -29,7 +29,7 @@ extension ClientSession {
             hint(cause)
         }
         if let status = outcome.exitStatus { shell.status = shell.status.combined(with: status) }
-        keepAlive?.stop()
+        connection?.keepAlive?.stop()
         channel?.terminate()
         reportUnsent()
         reportUnacked()
@@ -164,7 +164,7 @@ extension ClientSession {
     }
 
     func reportUnacked() {
-        let count = replay.reportUnacked(log: log, events: shell.events)
+        let count = resume.reportUnacked(log: log, events: shell.events)
         guard count > 0 else { return }
         shell.stats.unacked = count
         shell.status = shell.status.combined(with: .inputRejected)

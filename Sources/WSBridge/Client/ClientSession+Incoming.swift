@@ -14,15 +14,15 @@ extension ClientSession {
             incoming(message)
         case .processed:
             socketIO?.processed()
-            script?.connection?.processed()
+            connection?.script?.processed()
             shell.output.routes.flushAll()
             channel?.setReadPaused(readsPaused)
             // Acks release held messages: stdin may read on.
-            if replay.tracksAcks { sender.updateFlow(of: shell.stdin) }
-            sender.replies.processed(now: monotonicNanos(), credit: channel?.readCredit)
+            if resume.tracksAcks { sender.updateFlow(of: shell.stdin) }
+            sender.replies.processed(now: clock.nowNanos, credit: channel?.readCredit)
             reportProgress()
         case .ended(let reason):
-            if opening { endedWhileOpening = reason; return }
+            if connection?.channelEnded(reason) == false { return }   // while opening: it waits
             channelEnded(reason)
         }
     }
@@ -47,17 +47,17 @@ extension ClientSession {
         case .ping(let payload):
             log.debug("ping from the server (\(payload.count) bytes), pong sent")
         case .pong(let payload):
-            keepAlive?.pongReceived(payload)
+            connection?.keepAlive?.pongReceived(payload)
             observer?.pong(payload)
         case .closeReceived(let code, let reason):
-            disconnect = .closedByServer(code: code, reason: reason)
+            connection?.disconnect = .closedByServer(code: code, reason: reason)
         case .failed(let code, let reason):
             if code == .abnormal {
-                if disconnect == nil { disconnect = .dropped(reason) }
+                if connection?.disconnect == nil { connection?.disconnect = .dropped(reason) }
                 return
             }
             log.fatal("protocol error from the server: \(reason) (closing with \(code.rawValue))")
-            disconnect = .protocolViolation(code: code, reason: reason)
+            connection?.disconnect = .protocolViolation(code: code, reason: reason)
             handle(.peerFailed)
         }
     }
@@ -78,7 +78,7 @@ extension ClientSession {
         // Unretained (UnretainedReferences.swift): a retain/release pair per
         // message is measurable.
         let plain = shell.unretainedOutput
-        guard replay.watchesIncoming || plain.use({ $0.classifiesText }) else {
+        guard resume.watchesIncoming || plain.use({ $0.classifiesText }) else {
             if shell.admit(bytes: payload.count) { plain.use { $0.appendToFallback(payload, verdict: verdict) } }
             return
         }
@@ -86,7 +86,7 @@ extension ClientSession {
         var known = -1
         if case .valid(let needsCompaction) = JSONScanner.validate(payload, verdict: verdict) {
             known = needsCompaction ? 1 : 0
-            if let key = replay.received(json: payload) {
+            if let key = resume.received(json: payload) {
                 shell.events.emit(EventLine.acked(key: key))
                 log.debug("acknowledged: \(String(decoding: key, as: UTF8.self))")
             }
@@ -98,37 +98,26 @@ extension ClientSession {
 
     /// What --until, --idle-timeout and the scripted peer see of a message.
     private func watch(text payload: UnsafeRawBufferPointer, verdict: Int, decoded: Bool) {
-        if let script { script.connection?.received(text: payload, verdict: verdict, decoded: decoded) }
+        if script != nil { connection?.script?.received(text: payload, verdict: verdict, decoded: decoded) }
         if endingWatchesMessages { ending.received(text: payload, verdict: verdict) }
     }
 
     func watch(binary payload: UnsafeRawBufferPointer) {
-        if let script { script.connection?.received(binary: payload) }
+        if script != nil { connection?.script?.received(binary: payload) }
         if endingWatchesMessages { ending.received() }
     }
 
     func channelEnded(_ reason: WebSocketChannel.EndReason) {
-        keepAlive?.stop()
-        keepAlive = nil
+        connection?.end()
         socketIOEnded()
-        // wspipe started the ending when it was closing (its Close, a
-        // violation it detected) or had ended, or the peer went silent.
-        let byClient = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
-            || lifecycle.phase == .ended || disconnect == .pingTimeout || disconnect == .heartbeatTimeout
-        var cause = disconnect ?? {
-            switch reason {
-            case .lost(let text): return .dropped(text)
-            case .closed: return byClient ? .closedByClient(code: nil) : .dropped("connection closed")
-            }
-        }()
-        if byClient, case .closedByServer(let echo, let reason) = cause { cause = .closedByClient(code: echo, reason: reason) }
-        var refusal: CloseCode?
-        if case .closedByServer(let code?, _) = cause, RefusedMessage.isRefusal(code) { refusal = code }
-        var closeReceived = false
-        if case .closedByServer? = disconnect { closeReceived = true }
-        let confirmed = byClient && serverAnsweredClose
-        let reachedPeer = ended(reason, withHandshake: channel)
-        let now = monotonicNanos()
+        // wspipe was closing (its Close, a violation it detected) or had ended.
+        let clientClosing = lifecycle.phase == .closing || lifecycle.phase == .closingToReconnect
+            || lifecycle.phase == .ended
+        let end = connection?.ending(reason, clientClosing: clientClosing, closeSent: lifecycle.closeSent)
+            ?? ClientConnection.ending(reason, disconnect: nil, closingHandshakeDone: false,
+                                       clientClosing: clientClosing, closeSent: lifecycle.closeSent)
+        let (cause, byClient, refusal) = (end.cause, end.byClient, end.refusal)
+        let now = clock.nowNanos
         // A server that refuses the connection (wspipe(1): RECONNECT AND
         // REPLAY) says nothing of what it read before: a greeting is no
         // receipt, and one that came with the 101 was sent before any line
@@ -143,41 +132,27 @@ extension ClientSession {
             return !lifecycle.reconnects(after: cause, now: now, progress: ahead)
         }
         var recovery = channel.map {
-            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: confirmed, reachedPeer: reachedPeer,
+            sender.recoverUnsent(from: $0, refusedWith: refusal, confirmed: end.confirmed, reachedPeer: end.reachedPeer,
                                  isLast: isLast)
         } ?? .init()
         if refused && channel != nil {
             recovery.unconfirmed = sender.carried.droppingLast(recovery.requeuedLines)
             recovery.unread = LineTally()
         }
-        channel = nil
         // Clean only when the server's Close came (RFC 6455 §7.1.5: 1006 otherwise).
         var (code, clean) = cause.closeCode
-        if !closeReceived && clean { (code, clean) = (.abnormal, false) }
+        if !end.closeReceived && clean { (code, clean) = (.abnormal, false) }
         metrics.closeCode = Int(code.rawValue)
         shell.events.emit(EventLine.disconnected(code: code, reason: cause.eventReason, clean: clean,
                                                  by: byClient ? "client" : "server", unconfirmed: recovery.unconfirmed,
                                                  unread: recovery.unread))
         scriptEnded()
+        connection = nil
         observer?.disconnected(cause, byClient: byClient)
         let say = report(recovery, refusal: refusal, refusedConnection: refused ? cause : nil,
-                         canLose: !reachedPeer || cause.errorCloseCode != nil)
+                         canLose: !end.reachedPeer || cause.errorCloseCode != nil)
         sender.channel = nil
         handle(.connectionEnded(cause, now: now, progress: progress()))
         say()
-    }
-
-    /// The server's Close answered wspipe's: it had read every frame before
-    /// it. Not one with an error code of its own, which crossed ours.
-    private var serverAnsweredClose: Bool {
-        guard case .closedByServer(let code, let reason)? = disconnect else { return false }
-        return code == lifecycle.closeSent || Disconnect.closedByServer(code: code, reason: reason).errorCloseCode == nil
-    }
-
-    /// The channel ended with its closing handshake complete (both Closes
-    /// went, whoever sent the first), not by a drop or a timeout.
-    private func ended(_ reason: WebSocketChannel.EndReason, withHandshake channel: WebSocketChannel?) -> Bool {
-        guard case .closed = reason, let channel else { return false }
-        return channel.peerClosedFirst || channel.peerAnsweredClose
     }
 }

@@ -13,18 +13,18 @@ extension ClientSession {
         sender.onSent = { [unowned script] message, source in
             script.recorder?.sent(message, conn: script.connections, source: source)
         }
-        shell.events.recorder = { [unowned script] line in
+        shell.events.recorder = { [unowned self, unowned script] line in
             // Between connections an event belongs to the next one.
-            script.recorder?.event(line, conn: script.connections + (script.connection == nil ? 1 : 0))
+            script.recorder?.event(line, conn: script.connections + (self.connection == nil ? 1 : 0))
         }
     }
 
     /// A connection is opening (before its connected event): it gets its
     /// number and its script.
-    func scriptOpening() {
+    func scriptOpening(_ connection: ClientConnection) {
         guard let script else { return }
         script.connections += 1
-        script.connection = ConnectionScript(
+        connection.script = ConnectionScript(
             conn: script.connections, peer: script, sequence: script.sequence,
             // As for stdin lines (`ClientSender.updateFlow`).
             isBehind: { [unowned self] in (self.channel?.outputBytes ?? 0) >= ClientSender.socketHighWater }
@@ -34,33 +34,33 @@ extension ClientSession {
     /// Whether the server is read: not while answers to it wait beyond their
     /// limit (`ConnectionScript.holdsReadingBack`) or the routes are backed up.
     var readsPaused: Bool {
-        shell.output.routes.isBackedUp || script?.connection?.holdsReadingBack == true
+        shell.output.routes.isBackedUp || connection?.script?.holdsReadingBack == true
     }
 
     /// The connection caught up: the answers and the heartbeat that waited go
     /// first, ahead of the queue, and the server is read again.
     func releaseScripted() {
-        guard let connection = script?.connection else { return }
-        connection.release()
+        guard let script = connection?.script else { return }
+        script.release()
         channel?.setReadPaused(readsPaused)
     }
 
     /// The connection is open (about to read): heartbeats and the silence watch start.
     func scriptStarted() {
-        guard let script else { return }
-        script.connection?.start(onSilent: { [unowned self] in self.heartbeatSilent() })
+        guard let script, let connection else { return }
+        connection.script?.start(onSilent: { [unowned self] in self.heartbeatSilent() })
         // The answers to the read that ends the run (--max-messages, --until) go before the Close.
         if !script.answers.isEmpty {
-            channel?.beforeDeferredClose = { [unowned script] in script.connection?.processed(beforeClose: true) }
+            connection.channel.beforeDeferredClose = { [weak connection] in connection?.script?.processed(beforeClose: true) }
         }
     }
 
     /// The connection ended (after its disconnected event). `${seq}` counts
     /// per connection: what is rendered from now on belongs to the next one.
     func scriptEnded() {
-        script?.connection?.stop()
-        script?.connection = nil
-        replay.restartSequence()
+        connection?.script?.stop()
+        connection?.script = nil
+        resume.restartSequence()
     }
 
     /// An answer or a heartbeat goes straight into the open connection, ahead
@@ -79,10 +79,10 @@ extension ClientSession {
     /// --heartbeat-timeout: nothing came for that long. The connection is
     /// dropped without a Close handshake and retried, as --ping-timeout does.
     private func heartbeatSilent() {
-        guard let channel else { return }
+        guard let connection else { return }
         log.info("nothing from the server within --heartbeat-timeout; dropping the connection")
-        disconnect = .heartbeatTimeout
-        channel.terminate()
+        connection.disconnect = .heartbeatTimeout
+        connection.channel.terminate()
     }
 
     // MARK: --wrap

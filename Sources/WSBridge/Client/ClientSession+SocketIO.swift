@@ -36,7 +36,7 @@ extension ClientSession {
     private func renderAuth(_ options: SocketIOOptions) -> [UInt8]? {
         guard let template = options.auth else { return nil }
         var values = TemplateValues(seq: lifecycle.attempts, nowMs: TemplateRenderer.nowMillis())
-        values.captures = replay.captureValues
+        values.captures = resume.captureValues
         var renderer = TemplateRenderer()
         var auth: [UInt8]?
         if let reason = renderer.render(template, values, { message in
@@ -136,7 +136,7 @@ extension ClientSession {
         case .open:
             guard let channel, channel === link.channel else { return }
             log.info("no Engine.IO ping within \(link.deadPeerSeconds)s (pingInterval + pingTimeout); dropping the connection")
-            disconnect = .pingTimeout
+            connection?.disconnect = .pingTimeout
             channel.terminate()
         case .ended:
             break
@@ -170,7 +170,7 @@ extension ClientSession {
                 unreadable(message, why)
             case .rejected(let namespace, let text):
                 // Ends the run as the refusal it is (exit 4), not as the Close that would follow.
-                disconnect = .socketIORejected(namespace: namespace, message: text)
+                connection?.disconnect = .socketIORejected(namespace: namespace, message: text)
                 loop.schedule(afterNanos: 0) { [weak channel = link.channel] in channel?.terminate() }
             case .namespaceClosed(let namespace):
                 log.warning("Socket.IO: the server disconnected namespace \(namespace)")

@@ -12,23 +12,20 @@ public final class ClientSession: SessionDriver {
     let client: ClientOptions
     let policy: SessionPolicy
     let shell: SessionShell
-    private(set) var lifecycle: ClientLifecycle
-    /// The timer of the current phase (`ClientLifecycle.timerNanos`).
-    private var phaseTimer: EventLoop.TimerID?
-    let replay: ReplayCoordinator
+    /// Feeds `ClientLifecycle` and arms its timers; events raised while its
+    /// actions are performed wait their turn (`PhaseDriver`).
+    let driver: PhaseDriver<ClientLifecycle>
+    var lifecycle: ClientLifecycle { _read { yield driver.machine } }
+    let resume: ResumeCoordinator
     let sender: ClientSender
     private lazy var tls = TLSContextSource(options: client.tls)
     private var connector: ClientConnector?
     /// What -w and --stats report beyond the counters.
     var metrics = SessionMetrics()
-    var channel: WebSocketChannel?
-    var keepAlive: KeepAlive?
-    /// Why the current connection is ending, once known.
-    var disconnect: Disconnect?
-    /// `opened` is sending the replay and the queue; a channel that ends
-    /// meanwhile is handled once the lifecycle knows the connection opened.
-    var opening = false
-    var endedWhileOpening: WebSocketChannel.EndReason?
+    /// The open connection (from `opened(_:on:)` until its end has been
+    /// handled): its channel, keep-alive, script and why it ends.
+    var connection: ClientConnection?
+    var channel: WebSocketChannel? { connection?.channel }
     /// `pumpSoon` is waiting for its turn of the loop.
     private var pumpScheduled = false
     /// The last attempt's request carried a credential (for the hint after a 401).
@@ -50,9 +47,6 @@ public final class ClientSession: SessionDriver {
     /// Some hook looks at each incoming message (--until, --idle-timeout, the
     /// scripted peer): without one, a message skips the call.
     let watchesMessages: Bool
-    /// Events raised while actions were being performed wait their turn.
-    private var pendingEvents: [ClientLifecycle.Event] = []
-    private var handling = false
     /// Interactive mode (ClientSession+Interactive.swift): the terminal side,
     /// and what it is told of the lifecycle; nil in a pipe.
     let interactive: InteractiveFrontend?
@@ -63,6 +57,8 @@ public final class ClientSession: SessionDriver {
     var socketIO: SocketIOClientLink?
 
     var loop: EventLoop { shell.loop }
+    /// The one clock the session's rules read (the loop's).
+    var clock: any TimerScheduling { shell.loop }
     var log: Diagnostics { shell.log }
     var bridge: BridgeOptions { shell.bridge }
 
@@ -76,18 +72,19 @@ public final class ClientSession: SessionDriver {
                             codec: shell.codec)
         watchesMessages = endingWatchesMessages || script != nil
         let sequence = script?.sequence ?? SequenceCounter()
-        replay = ReplayCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence,
+        resume = ResumeCoordinator(policy: policy, maxMessageSize: bridge.maxMessageSize, sequence: sequence,
                                    codec: bridge.codec)
-        script?.captures = { [replay] in replay.captureValues }
-        sender = ClientSender(shell: shell, replay: replay, queueLimit: policy.queueLimit)
+        script?.captures = { [resume] in resume.captureValues }
+        sender = ClientSender(shell: shell, resume: resume, queueLimit: policy.queueLimit)
         sender.replies = ReplyTracker(replyPath: policy.replyPath, match: policy.replyMatch,
                                       lingerNanos: policy.lingerNanos, readsJSON: bridge.format == .json,
                                       socketIO: bridge.socketIO != nil)
-        lifecycle = ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff))
-        interactive = policy.interactive.map { [shell, replay] in
+        driver = PhaseDriver(ClientLifecycle(policy: .init(policy, bridge), backoff: Backoff(policy: policy.backoff)),
+                             clock: shell.loop) { .timerFired(.init(queueEmpty: true, acksPending: false, inputOver: false)) }
+        interactive = policy.interactive.map { [shell, resume] in
             InteractiveFrontend(settings: $0, bridge: bridge, loop: shell.loop, log: log, events: events,
                                 templates: .init(captureNames: policy.captures.map(\.name),
-                                                 captures: { replay.captureValues }, nextSequence: sequence.next,
+                                                 captures: { resume.captureValues }, nextSequence: sequence.next,
                                                  environment: ProcessEnvironment.variable))
         }
         observer = interactive
@@ -95,6 +92,7 @@ public final class ClientSession: SessionDriver {
         if bridge.socketIO != nil { wireSocketIO() }
         wireInteractive()
         wireScript()
+        wireLifecycle()
     }
 
     public func run() -> ExitStatus {
@@ -120,16 +118,23 @@ public final class ClientSession: SessionDriver {
     // MARK: the lifecycle
 
     func handle(_ event: ClientLifecycle.Event) {
-        pendingEvents.append(event)
-        guard !handling else { return }
-        handling = true
-        defer { handling = false }
-        while !pendingEvents.isEmpty {
-            let before = lifecycle.phase
-            let actions = lifecycle.handle(pendingEvents.removeFirst())
-            if lifecycle.phase != before { armPhaseTimer() }
-            if lifecycle.phase == .closing && before != .closing { sayWhyTheWaitEnded() }
-            for action in actions { perform(action) }
+        driver.handle(event)
+    }
+
+    /// The driver performs the lifecycle's actions here; its timer's event
+    /// carries the delivery's progress when it fires.
+    private func wireLifecycle() {
+        driver.perform = { [unowned self] action in self.perform(action) }
+        driver.willArmTimer = { [unowned self] in
+            _ = self.channel?.takeProgress()   // the closing phase's timer counts from now
+        }
+        driver.timerEvent = { [unowned self] in
+            var progress = self.progress()
+            progress.peerProgressed = self.channel?.takeProgress() ?? false
+            return .timerFired(progress)
+        }
+        driver.phaseChanged = { [unowned self] before in
+            if self.lifecycle.phase == .closing && before != .closing { self.sayWhyTheWaitEnded() }
         }
     }
 
@@ -140,32 +145,17 @@ public final class ClientSession: SessionDriver {
         if let reason = sender.replies.takeCloseReason() { log.info(reason.description) }
     }
 
-    /// The only place timers of the lifecycle start and stop.
-    private func armPhaseTimer() {
-        if let phaseTimer { loop.cancel(phaseTimer) }
-        _ = channel?.takeProgress()   // the closing phase's timer counts from now
-        phaseTimer = lifecycle.timerNanos.map { nanos in
-            loop.schedule(afterNanos: nanos) { [unowned self] in
-                self.phaseTimer = nil
-                var progress = self.progress()
-                progress.peerProgressed = self.channel?.takeProgress() ?? false
-                self.handle(.timerFired(progress))
-            }
-        }
-    }
-
     /// What the lifecycle needs to know about delivery. Replies owed matter
     /// only once the input is over and everything is out.
     func progress() -> ClientLifecycle.Progress {
-        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: replay.acksPending,
+        var progress = ClientLifecycle.Progress(queueEmpty: sender.queueEmpty, acksPending: resume.acksPending,
                                                 inputOver: inputOver)
         if progress.queueEmpty && !progress.acksPending && inputOver && channel != nil {
-            progress.replyWaitNanos = sender.replies.wait(now: monotonicNanos())
+            progress.replyWaitNanos = sender.replies.wait(now: clock.nowNanos)
         }
         return progress
     }
 
-    /// The input is over: stdin (or the terminal, or the --replay) ended.
     /// The input is over: stdin's, the console's, or (a --replay's
     /// recording being the input, its stdin only watched) the playback's.
     var inputOver: Bool {
@@ -194,10 +184,10 @@ public final class ClientSession: SessionDriver {
             channel?.close(code: code, reason: reason)
         case .dropConnection:
             log.info("no Close from the server, nor any progress, within the close timeout; closing")
-            if disconnect == nil { disconnect = .dropped("no Close from the server within the close timeout") }
+            if connection?.disconnect == nil { connection?.disconnect = .dropped("no Close from the server within the close timeout") }
             channel?.terminate()
         case .restartTimer:
-            armPhaseTimer()
+            driver.restartTimer()
         case .cancelAttempt:
             connector?.cancel()
             connector = nil
@@ -255,9 +245,10 @@ public final class ClientSession: SessionDriver {
     /// namespaces are connected, when the channel is read already).
     func opened(_ opened: OpenedConnection, on channel: WebSocketChannel) {
         let isReconnect = lifecycle.everConnected
-        scriptOpening()
+        let connection = ClientConnection(channel: channel)
+        self.connection = connection
+        scriptOpening(connection)
         if isReconnect { shell.stats.reconnects += 1 }
-        disconnect = nil
         metrics.opened(opened.url, redirects: opened.redirects, timings: opened.timings)
         shell.events.emit(EventLine.connected(url: opened.url.display, attempt: lifecycle.attempts,
                                               protocol: opened.subprotocol))
@@ -265,33 +256,28 @@ public final class ClientSession: SessionDriver {
         logResponse(opened.response)
         observer?.connected(url: opened.url.display, subprotocol: opened.subprotocol,
                             extensions: opened.response.value("Sec-WebSocket-Extensions"))
-        self.channel = channel
         sender.channel = channel
         scriptStarted()
         sender.replies.connected(roundTripNanos: opened.roundTripNanos)
         channel.fitSendBuffer(roundTripNanos: opened.roundTripNanos)
         channel.onDrained = { [unowned self] in self.pumpSoon() }
-        // The replay and the queue go out before the frames that came with the
+        // The resume and the queue go out before the frames that came with the
         // 101 are read: one of them could end the session (--max-messages).
         // A peer that resets the connection while they go out ends the
-        // channel before the lifecycle knows it is open: that end waits.
-        opening = true
+        // channel before the lifecycle knows it is open: that end waits
+        // (`ClientConnection.Phase.opening`).
         sender.source = .onConnect
-        replay.replay(isReconnect: isReconnect, log: log,
+        resume.resume(isReconnect: isReconnect, log: log,
                       send: { sender.transmit($0, line: MessageTag.uncounted, on: channel); observer?.sent($0) })
         sender.source = .input
         sender.pump()
-        handle(.connected(now: monotonicNanos(), inputEnded: inputOver, progress: progress()))
-        opening = false
-        if let reason = endedWhileOpening {
-            endedWhileOpening = nil
-            return channelEnded(reason)
-        }
+        handle(.connected(now: clock.nowNanos, inputEnded: inputOver, progress: progress()))
+        if let reason = connection.finishOpening() { return channelEnded(reason) }
         guard lifecycle.phase != .ended else { return }
         ending.connected()
         if socketIO == nil { channel.start(leftover: opened.leftover) } else { socketIOOpened() }
         guard self.channel === channel, channel.isOpen else { return }
-        startKeepAlive(channel)
+        startKeepAlive(connection)
         // The --replay takes the place of stdin from the first connection on.
         if script?.options.replay != nil && script?.player == nil && !bridge.receiveOnly { startReplay() }
         // A person typing gets one short hint; scripts get nothing extra.
@@ -301,24 +287,26 @@ public final class ClientSession: SessionDriver {
         pump()
     }
 
-    private func startKeepAlive(_ channel: WebSocketChannel) {
+    private func startKeepAlive(_ connection: ClientConnection) {
         guard let interval = policy.pingIntervalNanos, interval > 0 else { return }
-        keepAlive = KeepAlive(
+        let channel = connection.channel
+        let keepAlive = KeepAlive(
             scheduler: loop, intervalNanos: interval, timeoutNanos: policy.pingTimeoutNanos ?? interval,
             sendPing: { [weak channel] payload in channel?.sendPing(payload) },
             onDead: { [unowned self] in self.peerSilent() },
             progress: { [weak channel] in channel?.progressMark() })
-        keepAlive?.onRoundTrip = { [unowned self] nanos in self.pongArrived(roundTrip: nanos) }
-        keepAlive?.start()
+        keepAlive.onRoundTrip = { [unowned self] nanos in self.pongArrived(roundTrip: nanos) }
+        connection.keepAlive = keepAlive
+        keepAlive.start()
     }
 
     /// A connection declared dead is dropped at once, without a Close handshake
     /// (wspipe(1): RECONNECT AND REPLAY).
     private func peerSilent() {
-        guard let channel else { return }
+        guard let connection else { return }
         log.info("no pong within the ping timeout; dropping the connection")
-        disconnect = .pingTimeout
-        channel.terminate()
+        connection.disconnect = .pingTimeout
+        connection.channel.terminate()
     }
 
     // MARK: stdin -> socket

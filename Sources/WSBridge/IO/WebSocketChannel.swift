@@ -123,13 +123,15 @@ final class WebSocketChannel {
     /// long path needs (in flight: bandwidth x round trip) but a short one
     /// does not: on loopback at 1.6 GB/s the copy reached 2.5-4 MiB, and
     /// with a 256 KiB buffer it stays near 0.5 MiB at the same speed. So
-    /// below a 5 ms round trip (the handshake's, which is never shorter
-    /// than the path's; 0.1-0.3 ms on loopback, a few ms on a busy machine),
-    /// the buffer is fixed at 512 KiB as the kernel counts it (Linux's
-    /// SO_SNDBUF of 256 KiB: at least 100 MB/s at 5 ms); longer paths keep
-    /// the kernel's sizing.
+    /// below a 5 ms round trip, the buffer is fixed at 512 KiB as the kernel
+    /// counts it (Linux's SO_SNDBUF of 256 KiB: at least 100 MB/s at 5 ms);
+    /// longer paths keep the kernel's sizing. The round trip is the shorter
+    /// of the handshake's (never shorter than the path's, but a busy server
+    /// lengthens it: several ms on a loaded machine, even on loopback) and
+    /// the kernel's own measure (TCP_INFO, 0.01-0.1 ms on loopback).
     func fitSendBuffer(roundTripNanos: Int64) {
-        guard recoversUnsent, roundTripNanos < 5_000_000 else { return }
+        let path = min(roundTripNanos, stream.roundTripNanos() ?? .max)
+        guard recoversUnsent, path < 5_000_000 else { return }
         SocketQueue.setSendBuffer(stream.fd, counting: Self.shortPathSendBuffer)
     }
 

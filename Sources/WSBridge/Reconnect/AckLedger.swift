@@ -109,7 +109,7 @@ public struct AckLedger {
         return release(index)
     }
 
-    /// Calls `body` with each held message, in first-sent order (for replay).
+    /// Calls `body` with each held message, in first-sent order (for the resume).
     public func forEachHeld(_ body: (UnsafeRawBufferPointer) -> Void) {
         for index in firstHeld ..< slots.count where slots[index].isHeld {
             slots[index].message.withUnsafeBytes(body)
@@ -118,7 +118,7 @@ public struct AckLedger {
 
     /// Calls `body` with each message still held whose serial is at least
     /// `serial`, in first-sent order, with its serial, until `body` returns
-    /// false: a replay sent a little at a time, which acks may interrupt.
+    /// false: a resume sent a little at a time, which acks may interrupt.
     public func forEachHeld(from serial: Int, _ body: (Int, UnsafeRawBufferPointer) -> Bool) {
         // Slots stay in serial order (compaction keeps the order): find the first by bisection.
         var low = firstHeld

@@ -1,14 +1,14 @@
 import WSJSON
 import WSCodecs
 import WSMessages
-/// What makes a new connection carry on where the last one stopped
+/// The resume: what makes a new connection carry on where the last one stopped
 /// (wspipe(1): RECONNECT AND REPLAY): the --on-connect / --on-reconnect
 /// messages with their `${NAME}` captures, then the messages still held for
 /// an --ack, in their original order, before anything queued. The held ones
 /// are sent again a little at a time, as the socket takes them (`resendHeld`),
 /// like the queue: they are already counted against --queue-limit, and their
 /// copies in the socket's output must not double that.
-final class ReplayCoordinator {
+final class ResumeCoordinator {
     private let onConnect: [MessageTemplate]
     private let onReconnect: [MessageTemplate]
     private var captures: CaptureTable
@@ -50,7 +50,7 @@ final class ReplayCoordinator {
     /// The messages a connection starts with: `send` gets the on-connect (or
     /// on-reconnect) messages, which count as new; the held ones are sent
     /// again after them through `resendHeld`.
-    func replay(isReconnect: Bool, log: Diagnostics, send: (OutgoingMessage) -> Void) {
+    func resume(isReconnect: Bool, log: Diagnostics, send: (OutgoingMessage) -> Void) {
         resend = nil
         if let ledger, !ledger.isEmpty {
             log.info("re-sending \(ledger.count) unacknowledged message(s)")
@@ -105,7 +105,7 @@ final class ReplayCoordinator {
         _ = ledger!.receivedAck(text)
     }
 
-    /// Is this unsent message held for an ack? Then the replay sends it again
+    /// Is this unsent message held for an ack? Then the resume sends it again
     /// and the queue must not.
     func isHeld(_ text: UnsafeRawBufferPointer) -> Bool {
         guard let ledger, let path = ackPath, case .valid = JSONScanner.validate(text),

@@ -1,7 +1,7 @@
 import WSMessages
 import WSConsole
 /// How a client session survives the network (wspipe(1): RECONNECT AND REPLAY): reconnection,
-/// keepalive, the queue, replay on connect and acknowledgements.
+/// keepalive, the queue, the resume on connect and acknowledgements.
 ///
 /// The defaults of the flags are the flag table's, which `Plan` sets here:
 /// these fields start out zero, empty or nil.

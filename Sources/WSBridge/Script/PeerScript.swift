@@ -18,9 +18,8 @@ final class PeerScript {
     /// Client mode: the --capture values for `${NAME}`.
     var captures: (() -> any TemplateCaptures)?
 
-    // The client's one connection at a time, and what spans them.
-    /// The open connection's script.
-    var connection: ConnectionScript?
+    // What spans the client's connections (the open one's script is on
+    // its `ClientConnection`).
     /// Connections opened so far: the current one's number.
     var connections = 0
     /// `${seq}` of the client: restarted when a connection ends.

@@ -286,7 +286,7 @@ final class ClientRegistry {
         client.stall = ServerClient.Stall()
         flowChanged()
         guard let timeout = sendTimeoutNanos, let channel = client.channel else { return }
-        let watch = SendStall(timeoutNanos: timeout, output: channel.outputBytes, now: monotonicNanos())
+        let watch = SendStall(timeoutNanos: timeout, output: channel.outputBytes, now: shell.loop.nowNanos)
         client.stall?.watch = watch
         scheduleCheck(client, afterNanos: watch.firstIntervalNanos)
     }
@@ -308,7 +308,7 @@ final class ClientRegistry {
 
     private func check(_ client: ServerClient) {
         guard client.phase == .open, let channel = client.channel, var watch = client.stall?.watch else { return }
-        if let next = watch.check(output: channel.outputBytes, now: monotonicNanos()) {
+        if let next = watch.check(output: channel.outputBytes, now: shell.loop.nowNanos) {
             client.stall?.watch = watch
             scheduleCheck(client, afterNanos: next)
         } else {

@@ -1,4 +1,5 @@
 import WSCore
+import WSTransport
 
 /// The server's lifecycle as a pure state machine, like `ClientLifecycle`:
 /// events in, actions out, one timer per phase.
@@ -9,7 +10,7 @@ import WSCore
 /// sent a Close; the session ends when they are gone, or once they have made
 /// no progress for --close-timeout.
 /// A second SIGINT ends it at once.
-struct ServerLifecycle {
+struct ServerLifecycle: PhaseMachine {
     enum Phase: Equatable {
         case serving
         /// Clients were sent a Close; waiting for them (at most --close-timeout).

@@ -65,8 +65,9 @@ public final class ServerSession: SessionDriver {
     let shell: SessionShell
     /// --tag applies to JSON lines; raw line mode has no objects to tag.
     private let tagging: Bool
-    var lifecycle: ServerLifecycle
-    private var phaseTimer: EventLoop.TimerID?
+    /// Feeds `ServerLifecycle` and arms its timer (`PhaseDriver`).
+    let driver: PhaseDriver<ServerLifecycle>
+    var lifecycle: ServerLifecycle { _read { yield driver.machine } }
     let registry: ClientRegistry
     private var addressed = AddressedLines()
     var listener: TCPListener?
@@ -104,9 +105,10 @@ public final class ServerSession: SessionDriver {
         shell = SessionShell(bridge: bridge, log: log, events: events)
         tagging = options.tag && bridge.format == .json
         // A server that replays a recording keeps serving it when stdin ends.
-        lifecycle = ServerLifecycle(holdAfterInput: bridge.noClose || bridge.script.replay != nil, once: options.once,
-                                    closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
-                                    closeReason: bridge.closeReason)
+        driver = PhaseDriver(ServerLifecycle(holdAfterInput: bridge.noClose || bridge.script.replay != nil, once: options.once,
+                                             closeTimeoutNanos: bridge.closeTimeoutNanos, closeCode: bridge.closeCode,
+                                             closeReason: bridge.closeReason),
+                             clock: shell.loop) { .timerFired }
         registry = ClientRegistry(shell: shell, sendTimeoutNanos: options.sendTimeoutNanos, relay: options.relay)
         gate = AcceptGate(maxHandshakes: options.maxClients)
         admission = ClientAdmission(path: options.address.path, allowedOrigins: options.allowedOrigins,
@@ -116,6 +118,10 @@ public final class ServerSession: SessionDriver {
                             greets: !options.onConnect.isEmpty, codec: shell.codec)
         socketIOLines = bridge.socketIO.map { _ in SocketIOOutgoing(log: log, events: events) }
         wireScript()
+        driver.perform = { [unowned self] action in self.perform(action) }
+        // The stopping phase's timer counts the clients' progress from when it is armed.
+        driver.willArmTimer = { [unowned self] in _ = self.registry.takeProgress() }
+        driver.timerEvent = { [unowned self] in self.registry.takeProgress() ? .timerFiredWithProgress : .timerFired }
     }
 
     public func run() -> ExitStatus {
@@ -135,22 +141,7 @@ public final class ServerSession: SessionDriver {
     // MARK: the lifecycle
 
     func handle(_ event: ServerLifecycle.Event) {
-        let before = lifecycle.phase
-        let actions = lifecycle.handle(event)
-        if lifecycle.phase != before { armPhaseTimer() }
-        for action in actions { perform(action) }
-    }
-
-    /// The only place the lifecycle's timers start and stop.
-    private func armPhaseTimer() {
-        if let phaseTimer { loop.cancel(phaseTimer) }
-        _ = registry.takeProgress()   // the stopping phase's timer counts from now
-        phaseTimer = lifecycle.timerNanos.map { nanos in
-            loop.schedule(afterNanos: nanos) { [unowned self] in
-                self.phaseTimer = nil
-                self.handle(self.registry.takeProgress() ? .timerFiredWithProgress : .timerFired)
-            }
-        }
+        driver.handle(event)
     }
 
     private func perform(_ action: ServerLifecycle.Action) {
@@ -159,7 +150,7 @@ public final class ServerSession: SessionDriver {
         case .stopAccepting: stopAccepting()
         case .closeClients(let code, let reason): registry.closeAll(code, reason: reason)
         case .dropClients: registry.terminateAll()   // --exec programs are stopped after the loop
-        case .restartTimer: armPhaseTimer()
+        case .restartTimer: driver.restartTimer()
         case .finish:
             registry.terminateAll()   // a second SIGINT: nobody is waited for
             shell.end()

@@ -11,7 +11,7 @@ extension SessionShell {
         output.routes.flushAll()
         output.routes.whenEmptied { [unowned self] in self.handleDrain(.written) }
         handleDrain(.sessionEnded(unwritten: output.routes.unwrittenBytes, hurry: interrupts > 1,
-                                  now: monotonicNanos()))
+                                  now: loop.nowNanos))
     }
 
     func handleDrain(_ event: OutputDrain.Event) {
@@ -30,7 +30,7 @@ extension SessionShell {
             if let drainTimer { loop.cancel(drainTimer) }
             drainTimer = loop.schedule(afterNanos: nanos) { [unowned self] in
                 self.drainTimer = nil
-                self.handleDrain(.timerFired(unwritten: self.output.routes.unwrittenBytes, now: monotonicNanos()))
+                self.handleDrain(.timerFired(unwritten: self.output.routes.unwrittenBytes, now: self.loop.nowNanos))
             }
         case .cancelTimer:
             if let drainTimer { loop.cancel(drainTimer) }

@@ -126,7 +126,8 @@ public enum FlagRule: Equatable, Sendable {
 /// One command-line flag. A single definition drives parsing, `--help`, the
 /// man page and the shell completions (as ripgrep's flag definitions do):
 /// adding a flag is adding one entry to `flagTable`, with its one-line
-/// `help`, its `defaultValue`, its `rules` and, for the man page, its `doc`.
+/// `help`, its `defaultValue`, its `rules`, for the man page its `doc`, and
+/// for its mode test its `example`.
 public struct Flag: Sendable {
     /// Long name without dashes, e.g. "header".
     public let long: String
@@ -168,6 +169,12 @@ public struct Flag: Sendable {
     /// The value is a password: wspipe blanks it in its own argument vector
     /// once it is parsed, as curl does, so that ps(1) stops showing it.
     public let secret: Bool
+    /// A value other than the default, which the flag's mode test gives it
+    /// (FlagModesTests: the flag changes the run in each of its modes and is
+    /// refused in the others), after the samples of the flags it requires.
+    /// nil for a switch (its example is itself) and for a value the test
+    /// must make first (a file to read), which the test's own list holds.
+    public let example: String?
     /// Validates the value and stores it ("" for switches). Only validates and
     /// stores: checks needing several flags run after parsing.
     let apply: @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -176,7 +183,7 @@ public struct Flag: Sendable {
          help: String, category: FlagCategory, completion: CompletionKind = .none,
          defaultValue: String? = nil, defaultNote: String? = nil, repeatable: Bool = false,
          rules: [FlagRule] = [], modes: FlagModes? = nil, secret: Bool = false, doc: [DocBlock] = [],
-         optionalValue: (name: String, choices: [String])? = nil,
+         optionalValue: (name: String, choices: [String])? = nil, example: String? = nil,
          apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void) {
         self.long = long
         self.short = short
@@ -193,6 +200,7 @@ public struct Flag: Sendable {
         self.secret = secret
         self.doc = doc
         self.optionalValue = optionalValue
+        self.example = example
         self.apply = apply
     }
 

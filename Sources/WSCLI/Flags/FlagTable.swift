@@ -26,6 +26,7 @@ public let flagTable: [Flag] = [
              Sec-WebSocket-Extensions) and Content-Length or Transfer-Encoding are refused.
              """,
          ],
+         example: "X-A: 1",
          apply: { o, v throws(UsageError) in o.headers.append(try FlagValue.header("header", v)) }),
     Flag(long: "header-file", valueName: "FILE",
          help: "Read handshake headers from FILE, one 'Name: value' a line (keeps secrets out of ps).",
@@ -60,18 +61,22 @@ public let flagTable: [Flag] = [
              values are never written to the log.
              """,
          ],
+         example: "echo X-T: 1",
          apply: { o, v throws(UsageError) in o.headerCommand = try FlagValue.nonEmpty("header-command", v) }),
     Flag(long: "origin", valueName: "URL",
          help: "Send this Origin header.",
          category: .connection, modes: [.clients, .check],
+         example: "http://o.example",
          apply: { o, v throws(UsageError) in o.origin = try FlagValue.nonEmpty("origin", v) }),
     Flag(long: "user-agent", valueName: "STRING",
          help: "Send this User-Agent header.",
          category: .connection, defaultValue: "wspipe/" + wspipeVersion, modes: [.clients, .check],
+         example: "ua/2",
          apply: { o, v in o.userAgent = v }),
     Flag(long: "protocol", valueName: "NAME",
          help: "Offer this subprotocol (Sec-WebSocket-Protocol); repeat to offer several.",
          category: .connection, repeatable: true, modes: [.all, .check],
+         example: "chat",
          apply: { o, v throws(UsageError) in
              guard FlagValue.isToken(v) else {
                  throw UsageError("--protocol: invalid subprotocol name '\(v)'")
@@ -81,12 +86,14 @@ public let flagTable: [Flag] = [
     Flag(long: "connect-timeout", valueName: "DURATION",
          help: "Give up connecting (name lookup, TCP, TLS and handshake) after this long.",
          category: .connection, defaultValue: "10s", modes: [.clients, .check],
+         example: "3s",
          apply: { o, v throws(UsageError) in o.connectTimeoutNanos = try FlagValue.duration("connect-timeout", v) }),
     Flag(long: "proxy", valueName: "URL",
          help: "Connect through this proxy: http://[USER:PASSWORD@]HOST[:PORT] (CONNECT), socks5:// "
              + "or socks5h:// (the proxy resolves the name), '' for none; without it the http_proxy, "
              + "https_proxy and all_proxy variables are read, as curl does.",
          category: .connection, modes: [.clients, .check],
+         example: "socks5h://127.0.0.1:1080",
          apply: { o, v throws(UsageError) in
              if !v.isEmpty {
                  do { _ = try ProxyURL(parsing: v) } catch { throw UsageError("--proxy: \(error)") }
@@ -121,6 +128,7 @@ public let flagTable: [Flag] = [
          help: "Connect through this Unix-domain socket instead of TCP and any proxy; "
              + "the URL still gives the Host header, path and scheme.",
          category: .connection, completion: .file, modes: [.clients, .check],
+         example: "/run/app.sock",
          apply: { o, v throws(UsageError) in o.unixSocket = try FlagValue.nonEmpty("unix-socket", v) }),
     Flag(long: "max-message-size", valueName: "SIZE",
          help: "Close the connection with 1009 when an incoming message is larger than this.",
@@ -133,6 +141,7 @@ public let flagTable: [Flag] = [
              fragments.
              """,
          ],
+         example: "1K",
          apply: { o, v throws(UsageError) in o.maxMessageSize = try FlagValue.size("max-message-size", v) }),
     .toggle("compress", nil, .connection,
             help: "Negotiate permessage-deflate compression (RFC 7692), with --listen too; "
@@ -172,6 +181,7 @@ public let flagTable: [Flag] = [
              spaces and bytes past ASCII are percent-encoded in the next request, as curl does.
              """,
          ],
+         example: "3",
          apply: { o, v throws(UsageError) in
              o.maxRedirects = v == "-1" ? Int.max : try FlagValue.nonNegativeInteger("max-redirs", v)
          }),
@@ -204,6 +214,7 @@ public let flagTable: [Flag] = [
              --cookie in full.
              """,
          ],
+         example: "sid=1",
          apply: { o, v throws(UsageError) in
              guard !v.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
                  throw UsageError("--cookie: contains a line break")
@@ -243,6 +254,7 @@ public let flagTable: [Flag] = [
              write --user in full.
              """,
          ],
+         example: "ann:pw",
          apply: { o, v throws(UsageError) in o.user = try FlagValue.credentials("user", v) }),
     Flag(long: "user-file", valueName: "FILE",
          help: "Read USER:PASSWORD for --user from the first line of FILE (keeps it out of ps).",
@@ -309,6 +321,7 @@ public let flagTable: [Flag] = [
              -o tls.keylog_file:FILE.
              """,
          ],
+         example: "keys.log",
          apply: { o, v throws(UsageError) in o.keylog = try FlagValue.nonEmpty("keylog", v) }),
 
     // MARK: Lines and messages (wspipe(1): LINES AND MESSAGES)
@@ -366,6 +379,7 @@ public let flagTable: [Flag] = [
              ]),
              "In JSON mode a binary message is always written as {\"$binary\":\"...\"}.",
          ],
+         example: "base64",
          apply: { o, v throws(UsageError) in
              guard let mode = BinaryOutputMode(rawValue: v) else {
                  throw .invalidChoice("binary-output", v, choices: BinaryOutputMode.allCases.map { $0.rawValue })
@@ -391,6 +405,7 @@ public let flagTable: [Flag] = [
              lines encoded again, and --check compares what the server sends as values.
              """,
          ],
+         example: "msgpack",
          apply: { o, v throws(UsageError) in
              guard let format = BinaryFormat(rawValue: v) else {
                  throw .invalidChoice("codec", v, choices: BinaryFormat.allCases.map(\.rawValue))
@@ -431,6 +446,7 @@ public let flagTable: [Flag] = [
              transcript ends with the run. See INTERACTIVE MODE.
              """,
          ],
+         example: "1M",
          apply: { o, v throws(UsageError) in o.historySize = try FlagValue.size("history-size", v) }),
     .toggle("no-status-line", nil, .dataMode,
             help: "Draw no status row under the interactive prompt (WSPIPE_PLAIN=1 does the same).",
@@ -469,6 +485,7 @@ public let flagTable: [Flag] = [
              any namespace a client names, and with it answers the others with a connect_error.
              """,
          ],
+         example: "/chat",
          apply: { o, v throws(UsageError) in
              guard v.hasPrefix("/"), !v.contains(","), !v.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                  throw UsageError("--namespace: '\(v)' must start with / and hold no comma")
@@ -486,6 +503,7 @@ public let flagTable: [Flag] = [
              run with its message and exit status 4.
              """,
          ],
+         example: #"{"token":"t"}"#,
          apply: { o, v throws(UsageError) in o.sioAuth = try FlagValue.nonEmpty("sio-auth", v) }),
 
     // MARK: Routing (wspipe(1): ROUTING)
@@ -499,6 +517,7 @@ public let flagTable: [Flag] = [
              With --socketio the type is read at event (the event's name) unless another path is given.
              """,
          ],
+         example: "kind",
          apply: { o, v throws(UsageError) in o.typeKey = try FlagValue.keyPath("type-key", v) }),
     Flag(long: "route", valueName: "VALUE=DEST",
          help: "Write messages of type VALUE ($binary, $text, $event, * for the rest) to DEST: "
@@ -521,6 +540,7 @@ public let flagTable: [Flag] = [
                  DocItem("any other path", "A file, appended to, created if missing."),
              ]),
          ],
+         example: "$event=stdout",
          apply: { o, v throws(UsageError) in
              let route = try FlagValue.route("route", v)
              guard !o.routes.contains(where: { $0.value == route.value }) else {
@@ -538,6 +558,7 @@ public let flagTable: [Flag] = [
              status. Either way the other routes go on.
              """,
          ],
+         example: "ignore",
          apply: { o, v throws(UsageError) in
              guard let mode = RouteErrors(rawValue: v) else {
                  throw .invalidChoice("route-errors", v, choices: RouteErrors.allCases.map { $0.rawValue })
@@ -555,6 +576,7 @@ public let flagTable: [Flag] = [
     Flag(long: "max-messages", valueName: "N",
          help: "Exit after N incoming messages.",
          category: .ending, modes: .all,
+         example: "3",
          apply: { o, v throws(UsageError) in o.maxMessages = try FlagValue.positiveInteger("max-messages", v) }),
     .toggle("unidirectional", "u", .ending,
             help: "Only send stdin to the socket; ignore incoming messages.",
@@ -581,6 +603,7 @@ public let flagTable: [Flag] = [
              SIGTERM ends the run at once.
              """,
          ],
+         example: "5s",
          apply: { o, v throws(UsageError) in o.closeTimeoutNanos = try FlagValue.duration("close-timeout", v) }),
     Flag(long: "linger", valueName: "DURATION",
          help: "At stdin EOF, wait up to this long for replies still owed before closing.",
@@ -619,6 +642,7 @@ public let flagTable: [Flag] = [
              out as soon as everything is sent. -v says which of these ended the wait.
              """,
          ],
+         example: "3s",
          apply: { o, v throws(UsageError) in o.lingerNanos = try FlagValue.duration("linger", v) }),
     Flag(long: "reply", valueName: "KEYPATH",
          help: "Owe each sent message with a value at KEYPATH the incoming message with the same value there: "
@@ -637,6 +661,7 @@ public let flagTable: [Flag] = [
              or the ack is the reply.
              """,
          ],
+         example: "id",
          apply: { o, v throws(UsageError) in o.replyPath = try FlagValue.keyPath("reply", v) }),
     Flag(long: "reply-match", valueName: "KEYPATH=VALUE",
          help: "With --reply, only an incoming message with VALUE at KEYPATH (and the same --reply value) is the reply.",
@@ -649,6 +674,7 @@ public let flagTable: [Flag] = [
              with --until.
              """,
          ],
+         example: "type=result",
          apply: { o, v throws(UsageError) in o.replyMatch = try FlagValue.until("reply-match", v) }),
     Flag(long: "until", valueName: "KEYPATH=VALUE",
          help: "Exit 0 once an incoming message with VALUE at KEYPATH has been written: a check for scripts and CI.",
@@ -667,6 +693,7 @@ public let flagTable: [Flag] = [
              as the check's deadline.
              """,
          ],
+         example: "type=done",
          apply: { o, v throws(UsageError) in o.until = try FlagValue.until("until", v) }),
     Flag(long: "idle-timeout", valueName: "DURATION",
          help: "Exit 0 after this long without an incoming message, counted from each connection and each message.",
@@ -677,6 +704,7 @@ public let flagTable: [Flag] = [
              waited for did not come.
              """,
          ],
+         example: "5s",
          apply: { o, v throws(UsageError) in o.idleTimeoutNanos = try FlagValue.positiveDurationOrOff("idle-timeout", v) }),
     Flag(long: "rate", valueName: "N/s|N/m",
          help: "Send stdin messages at most N a second (N/s) or a minute (N/m), evenly spaced.",
@@ -690,6 +718,7 @@ public let flagTable: [Flag] = [
              stdin is not read meanwhile.
              """,
          ],
+         example: "10/s",
          apply: { o, v throws(UsageError) in o.rateIntervalNanos = try FlagValue.rateOrOff("rate", v) }),
     Flag(long: "close-code", valueName: "CODE[:REASON]",
          help: "The Close wspipe sends when it ends on its own: stdin EOF, --until, --idle-timeout, --max-messages.",
@@ -702,6 +731,7 @@ public let flagTable: [Flag] = [
              Close every client gets when the server ends on its own.
              """,
          ],
+         example: "4000:bye",
          apply: { o, v throws(UsageError) in
              let close = try FlagValue.closeCode("close-code", v)
              o.closeCode = Int(close.code)
@@ -720,6 +750,7 @@ public let flagTable: [Flag] = [
              reason "ping timeout"); the others go on.
              """,
          ],
+         example: "5s",
          apply: { o, v throws(UsageError) in o.pingIntervalNanos = try FlagValue.intervalOrOff("ping-interval", v) }),
     Flag(long: "ping-timeout", valueName: "DURATION",
          help: "Drop the connection as dead when no pong to our ping comes back within this time.",
@@ -731,6 +762,7 @@ public let flagTable: [Flag] = [
              again. The ping itself goes ahead of the frames wspipe has not written yet.
              """,
          ],
+         example: "2s",
          apply: { o, v throws(UsageError) in o.pingTimeoutNanos = try FlagValue.positiveDuration("ping-timeout", v) }),
     Flag(long: "backoff", valueName: "MIN[:MAX[:FACTOR]]",
          help: "Wait MIN before reconnecting, then FACTOR times longer after each failure, up to MAX.",
@@ -742,6 +774,7 @@ public let flagTable: [Flag] = [
              FACTOR at least 1.
              """,
          ],
+         example: "2s:1m:3",
          apply: { o, v throws(UsageError) in
              let backoff = try BackoffValue.parse("backoff", v)
              o.backoffMinNanos = backoff.minNanos
@@ -757,6 +790,7 @@ public let flagTable: [Flag] = [
              at once do not all come back at the same instant. A jitter of 0 turns it off.
              """,
          ],
+         example: "0.5",
          apply: { o, v throws(UsageError) in o.jitter = try FlagValue.fraction("jitter", v) }),
     Flag(long: "max-retries", valueName: "N",
          help: "Give up with exit status 3 after N failed connection attempts in a row.",
@@ -764,6 +798,7 @@ public let flagTable: [Flag] = [
          doc: [
              "A connection that succeeds starts the count again.",
          ],
+         example: "4",
          apply: { o, v throws(UsageError) in o.maxRetries = try FlagValue.nonNegativeIntegerOrUnlimited("max-retries", v) }),
     .toggle("no-reconnect", nil, .reconnect,
             help: "Exit when the connection ends instead of reconnecting.",
@@ -786,6 +821,7 @@ public let flagTable: [Flag] = [
              to be compressed and sent again after a drop).
              """,
          ],
+         example: "1K",
          apply: { o, v throws(UsageError) in o.queueLimit = try FlagValue.size("queue-limit", v) }),
     Flag(long: "on-connect", valueName: "MSG",
          help: "Send MSG first on each connection, ${NAME} replaced by its --capture; repeat for more.",
@@ -797,6 +833,7 @@ public let flagTable: [Flag] = [
              (${seq} counts for that client). MSG is a template: see TEMPLATES.
              """,
          ],
+         example: "{\"a\":1}",
          apply: { o, v throws(UsageError) in o.onConnect.append(try FlagValue.nonEmpty("on-connect", v)) }),
     Flag(long: "on-connect-file", valueName: "FILE",
          help: "Send the messages in FILE, one a line, first on each connection.",
@@ -811,6 +848,7 @@ public let flagTable: [Flag] = [
     Flag(long: "on-reconnect", valueName: "MSG",
          help: "Send MSG instead of the on-connect messages when reconnecting; repeat for more.",
          category: .reconnect, repeatable: true, rules: [.clientOnly],
+         example: "{\"b\":2}",
          apply: { o, v throws(UsageError) in o.onReconnect.append(try FlagValue.nonEmpty("on-reconnect", v)) }),
     Flag(long: "capture", valueName: "NAME=KEYPATH",
          help: "Keep the latest value at KEYPATH in incoming JSON as ${NAME}; repeat for more names.",
@@ -821,6 +859,7 @@ public let flagTable: [Flag] = [
              so a reconnect can resume where the last connection stopped.
              """,
          ],
+         example: "SID=session.id",
          apply: { o, v throws(UsageError) in
              let capture = try FlagValue.capture("capture", v)
              guard !o.captures.contains(where: { $0.name == capture.name }) else {
@@ -838,6 +877,7 @@ public let flagTable: [Flag] = [
              on-connect or on-reconnect messages and before the queued lines.
              """,
          ],
+         example: "seq",
          apply: { o, v throws(UsageError) in o.ackPath = try FlagValue.keyPath("ack", v) }),
     Flag(long: "ack-timeout", valueName: "DURATION",
          help: "At stdin EOF, wait this long for the outstanding acks.",
@@ -848,6 +888,7 @@ public let flagTable: [Flag] = [
              With 0, they are reported at once.
              """,
          ],
+         example: "1s",
          apply: { o, v throws(UsageError) in o.ackTimeoutNanos = try FlagValue.duration("ack-timeout", v) }),
 
     // MARK: Scripted peer (wspipe(1): SCRIPTED PEER, TEMPLATES)
@@ -878,6 +919,7 @@ public let flagTable: [Flag] = [
              bound, and every request it sent is still answered.
              """,
          ],
+         example: #"ping={"type":"pong"}"#,
          apply: { o, v throws(UsageError) in
              _ = try FlagValue.answer("answer", v)
              o.answers.append(v)
@@ -895,10 +937,12 @@ public let flagTable: [Flag] = [
              the intervals that pass meanwhile add none: one goes when it has.
              """,
          ],
+         example: "{}",
          apply: { o, v throws(UsageError) in o.heartbeat = try FlagValue.nonEmpty("heartbeat", v) }),
     Flag(long: "heartbeat-interval", valueName: "DURATION",
          help: "How often --heartbeat is sent, 10ms or more.",
          category: .scripting, defaultValue: "20s", rules: [.requires("heartbeat")], modes: [.clients, .server],
+         example: "5s",
          apply: { o, v throws(UsageError) in
              o.heartbeatIntervalNanos = try FlagValue.interval("heartbeat-interval", v)
          }),
@@ -914,6 +958,7 @@ public let flagTable: [Flag] = [
              watches a peer that pushes regularly.
              """,
          ],
+         example: "5s",
          apply: { o, v throws(UsageError) in
              o.heartbeatTimeoutNanos = try FlagValue.positiveDurationOrOff("heartbeat-timeout", v)
          }),
@@ -930,6 +975,7 @@ public let flagTable: [Flag] = [
              message goes to every client, each with its own ${seq}. Not with -b, --lenient or -i.
              """,
          ],
+         example: #"{"t":${line}}"#,
          apply: { o, v throws(UsageError) in o.wrap = try FlagValue.nonEmpty("wrap", v) }),
     Flag(long: "record", valueName: "FILE",
          help: "Append every message sent and received, and every lifecycle event, to FILE as JSON lines.",
@@ -955,6 +1001,7 @@ public let flagTable: [Flag] = [
              refused; a terminal, a pipe or /dev/stderr is written as it is.
              """,
          ],
+         example: "r.ndjson",
          apply: { o, v throws(UsageError) in o.record = try FlagValue.nonEmpty("record", v) }),
     Flag(long: "replay", valueName: "FILE",
          help: "Play a --record file: a client sends its out messages in place of stdin, "
@@ -994,6 +1041,7 @@ public let flagTable: [Flag] = [
          doc: [
              "Not with --rate, which spaces the messages evenly instead.",
          ],
+         example: "2",
          apply: { o, v throws(UsageError) in o.replaySpeed = try FlagValue.positiveDecimal("replay-speed", v) }),
 
     // MARK: Checking a server (wspipe(1): CHECKING A SERVER)
@@ -1015,6 +1063,7 @@ public let flagTable: [Flag] = [
     Flag(long: "check-timeout", valueName: "DURATION",
          help: "Wait at most this long for each message a --check recording expects.",
          category: .check, defaultValue: "5s", modes: .check,
+         example: "2s",
          apply: { o, v throws(UsageError) in o.checkTimeoutNanos = try FlagValue.positiveDuration("check-timeout", v) }),
     Flag(long: "check-settle", valueName: "DURATION",
          help: "After the last message a recorded connection expects, watch this long for messages the recording does not have.",
@@ -1022,6 +1071,7 @@ public let flagTable: [Flag] = [
          doc: [
              "Such a message fails the check, unless --allow-extra names its type. With 0 the connection closes as soon as the last one expected has come.",
          ],
+         example: "1s",
          apply: { o, v throws(UsageError) in o.checkSettleNanos = try FlagValue.duration("check-settle", v) }),
     Flag(long: "ignore", valueName: "KEYPATH",
          help: "Leave the value at KEYPATH out of the --check comparison, * for any key or index; repeat for more.",
@@ -1032,6 +1082,7 @@ public let flagTable: [Flag] = [
              --ignore 'room.users.0' the first user. The value may then differ, be missing or be added.
              """,
          ],
+         example: "items.*.ts",
          apply: { o, v throws(UsageError) in o.ignores.append(try FlagValue.keyPath("ignore", v)) }),
     Flag(long: "check-order", valueName: "recorded|any",
          help: "With any, the messages a recording expects between two it sends may come in any order.",
@@ -1042,6 +1093,7 @@ public let flagTable: [Flag] = [
              be confirmed in either order. The messages after the next one sent are still awaited after it.
              """,
          ],
+         example: "any",
          apply: { o, v throws(UsageError) in
              guard v == "recorded" || v == "any" else { throw .invalidChoice("check-order", v, choices: ["recorded", "any"]) }
              o.checkOrderAny = v == "any"
@@ -1055,6 +1107,7 @@ public let flagTable: [Flag] = [
              whenever they come, and those the recording has are not awaited.
              """,
          ],
+         example: "heartbeat",
          apply: { o, v throws(UsageError) in o.allowExtra.append(try FlagValue.nonEmpty("allow-extra", v)) }),
     Flag(long: "junit", valueName: "FILE",
          help: "Also write the --check results to FILE as JUnit XML, one test case per recording.",
@@ -1068,6 +1121,7 @@ public let flagTable: [Flag] = [
              could not be checked (no connection) an error. FILE is replaced.
              """,
          ],
+         example: "report.xml",
          apply: { o, v throws(UsageError) in o.junit = try FlagValue.nonEmpty("junit", v) }),
     Flag(long: "repeat", valueName: "N",
          help: "Check the recordings N times, for the reply latencies' percentiles.",
@@ -1078,6 +1132,7 @@ public let flagTable: [Flag] = [
              one, the reply latencies of all runs are reported together before the summary line.
              """,
          ],
+         example: "3",
          apply: { o, v throws(UsageError) in o.repeats = try FlagValue.positiveInteger("repeat", v) }),
     Flag(long: "max-reply-p99", valueName: "DURATION",
          help: "Fail the run with exit status 8 when the 99th percentile of the reply latencies is above DURATION.",
@@ -1089,6 +1144,7 @@ public let flagTable: [Flag] = [
              measured no reply fails too.
              """,
          ],
+         example: "250ms",
          apply: { o, v throws(UsageError) in o.maxReplyP99Nanos = try FlagValue.positiveDuration("max-reply-p99", v) }),
     .toggle("har-credentials", nil, .check,
             help: "Send the Cookie, Authorization and other credential headers of a HAR file's request too.",
@@ -1241,6 +1297,7 @@ public let flagTable: [Flag] = [
              --relay the whole room waits for it (see --relay).
              """,
          ],
+         example: "2s",
          apply: { o, v throws(UsageError) in
              // "off", the default of earlier versions, still means 0.
              let nanos = v == "off" ? 0 : try FlagValue.duration("send-timeout", v)
@@ -1258,6 +1315,7 @@ public let flagTable: [Flag] = [
              makes wspipe hold more than 2N sockets.
              """,
          ],
+         example: "3",
          apply: { o, v throws(UsageError) in o.maxClients = try FlagValue.positiveIntegerOrUnlimited("max-clients", v) }),
     Flag(long: "max-programs", valueName: "N",
          help: "With --exec, run at most N programs at once; past that, an upgrade is answered 503.",
@@ -1274,6 +1332,7 @@ public let flagTable: [Flag] = [
              its socket and two pipes) and a small machine: 256 shells take about 400 MB.
              """,
          ],
+         example: "3",
          apply: { o, v throws(UsageError) in o.maxPrograms = try FlagValue.positiveInteger("max-programs", v) }),
     Flag(long: "allow-origin", valueName: "ORIGIN",
          help: "Accept browser pages from ORIGIN only (scheme://host[:port]); repeat to allow more.",
@@ -1286,6 +1345,7 @@ public let flagTable: [Flag] = [
              guards against web pages (cross-site WebSocket hijacking), not against other programs.
              """,
          ],
+         example: "https://o.example",
          apply: { o, v throws(UsageError) in o.allowedOrigins.append(try FlagValue.nonEmpty("allow-origin", v)) }),
 
     // MARK: Diagnostics (wspipe(1): OPTIONS, Diagnostics)
@@ -1362,6 +1422,7 @@ public let flagTable: [Flag] = [
              """,
              .list(WriteOutVariable.allCases.map { DocItem($0.rawValue, $0.meaning) }),
          ],
+         example: "%{json}",
          apply: { o, v throws(UsageError) in
              if !v.hasPrefix("@") {
                  do throws(WriteOutFormat.ParseError) {

@@ -24,8 +24,8 @@ final class ExecClient {
     /// The program's stderr, copied to wspipe's when it could not share it.
     private var errorCopy: ChildOutput?
     private let formatter: OutputFormatter
-    private var lifecycle: ExecLifecycle
-    private var phaseTimer: EventLoop.TimerID?
+    /// Feeds `ExecLifecycle` and arms its timer (`PhaseDriver`).
+    private let lifecycle: PhaseDriver<ExecLifecycle>
     /// The pair is over: the program was reaped and the client is gone.
     var onReleased: (ExecClient) -> Void = { _ in }
     /// A program line was not sent; true for the server's first (which
@@ -52,7 +52,9 @@ final class ExecClient {
                             loop: shell.loop, highWater: Self.inputHighWater, lowWater: Self.inputLowWater)
         let bridge = shell.bridge
         formatter = OutputFormatter(format: bridge.format, binaryOutput: bridge.binaryOutput, separator: bridge.separator)
-        lifecycle = ExecLifecycle(closeTimeoutNanos: bridge.closeTimeoutNanos, graceNanos: graceNanos)
+        lifecycle = PhaseDriver(ExecLifecycle(closeTimeoutNanos: bridge.closeTimeoutNanos, graceNanos: graceNanos),
+                                clock: shell.loop) { .timerFired }
+        lifecycle.perform = { [unowned self] action in self.perform(action) }
         // Read as stdin is, but unpaced and without stdin's own reports.
         var settings = bridge.stdinSettings
         settings.rateIntervalNanos = nil
@@ -83,7 +85,7 @@ final class ExecClient {
     }
 
     var pid: Int32 { process.pid }
-    var programRunning: Bool { lifecycle.programRunning }
+    var programRunning: Bool { lifecycle.machine.programRunning }
 
     // MARK: client -> program
 
@@ -146,7 +148,7 @@ final class ExecClient {
 
     /// SIGCHLD: reap the program if it is the one that exited.
     func childrenExited() {
-        guard lifecycle.programRunning, process.reapIfExited() else { return }
+        guard lifecycle.machine.programRunning, process.reapIfExited() else { return }
         errorCopy?.finishAfterExit()
         let success = process.exitCode == 0
         if !success { log.info("client \(client.id): the program \(process.exitDescription)") }
@@ -172,20 +174,7 @@ final class ExecClient {
     }
 
     private func handle(_ event: ExecLifecycle.Event) {
-        let before = lifecycle.phase
-        let actions = lifecycle.handle(event)
-        if lifecycle.phase != before { armPhaseTimer() }
-        for action in actions { perform(action) }
-    }
-
-    private func armPhaseTimer() {
-        if let phaseTimer { loop.cancel(phaseTimer) }
-        phaseTimer = lifecycle.timerNanos.map { nanos in
-            loop.schedule(afterNanos: nanos) { [weak self] in
-                self?.phaseTimer = nil
-                self?.handle(.timerFired)
-            }
-        }
+        lifecycle.handle(event)
     }
 
     private func perform(_ action: ExecLifecycle.Action) {

@@ -1,4 +1,5 @@
 import WSCore
+import WSTransport
 
 /// One --exec client and its program as a pure state machine (wspipe(1):
 /// OPTIONS, Server mode): events in, actions out, at most one timer per
@@ -15,7 +16,7 @@ import WSCore
 /// when it exited with a non-zero status or a signal. A client that leaves
 /// closes the program's stdin (once what it sent is written); a program that
 /// does not exit within the grace period gets SIGTERM, then SIGKILL.
-struct ExecLifecycle {
+struct ExecLifecycle: PhaseMachine {
     enum Phase: Equatable {
         /// The client and its program talk.
         case serving
