@@ -373,8 +373,11 @@ public struct Connection: Sendable {
 
     /// Clients mask with a fresh key (§5.3).
     private mutating func appendFrame(_ opcode: Opcode, _ payload: UnsafeRawBufferPointer, reservedBits: UInt8 = 0) {
-        let key: UInt32? = role == .client ? entropy.next32() : nil
-        FrameEncoder.append(opcode: opcode, fin: true, reservedBits: reservedBits, payload: payload,
-                            maskKey: key, into: &output)
+        guard role == .client else {
+            return FrameEncoder.append(opcode: opcode, fin: true, reservedBits: reservedBits, payload: payload,
+                                       maskKey: nil, into: &output)
+        }
+        FrameEncoder.appendMasked(opcode: opcode, reservedBits: reservedBits, payload: payload, key: entropy.next32(),
+                                  into: &output)
     }
 }
