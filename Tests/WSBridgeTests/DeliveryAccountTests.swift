@@ -306,6 +306,50 @@ final class DeliveryAccountTests: XCTestCase {
         XCTAssertEqual(released.unconfirmed.lines, "stdin:\(last)")
     }
 
+    /// Issue 30: what the peer read, by an echo or its window, is no longer
+    /// counted with the run it ends in, when each record of the run is the
+    /// next stdin line; a run with a gap counts whole (the safe side).
+    func testAConfirmationInsideALinearRunCutsIt() {
+        send(text("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"))
+        writeAll()
+        kernelHolds(0)
+        XCTAssertEqual(released.unconfirmed.lines, "stdin:1-10")
+        account.echoed(record: 3)
+        XCTAssertEqual(released.unconfirmed.count, 6)
+        XCTAssertEqual(released.unconfirmed.lines, "stdin:5-10")
+    }
+
+    func testARunWithAGapInItsLinesCountsWhole() {
+        send(text("a", "b"), firstTag: 1)
+        send(text("d", "e"), firstTag: 4)   // line 3 was refused: never sent
+        writeAll()
+        kernelHolds(0)
+        account.echoed(record: 0)
+        XCTAssertEqual(released.unconfirmed.count, 4, "no record is known to be line 2 or later")
+        account.echoed(record: 3)
+        XCTAssertEqual(released.unconfirmed.count, 0)
+    }
+
+    /// The window's mark falls inside the runs: they are at most `runBytes`
+    /// long, so what may be unread is counted to a run's start, not to the
+    /// start of everything released since the last cut.
+    func testTheWindowsMarkEndsWithinARunOfWhatItRead() {
+        let line = [UInt8](repeating: UInt8(ascii: "x"), count: 94)   // 100 bytes a masked frame
+        for n in 1...600 { send([line], firstTag: n) }
+        writeAll()
+        XCTAssertEqual(account.written, 60_000)
+        kernelHolds(0)
+        account.inputSeenEmpty()
+        account.window(acknowledgedTransport: 60_000, window: 40_000)
+        account.window(acknowledgedTransport: 60_000, window: 25_000)   // read at least 30,000 bytes
+        signOfLife()
+        let perRun = (100 + DeliveryAccount.runBytes) / 100
+        XCTAssertEqual(account.confirmedRecords, perRun, "the last run that ends before byte 30,000")
+        XCTAssertEqual(released.unread.count, 600 - perRun)
+        XCTAssertLessThanOrEqual(released.unread.count, 300 + perRun)
+        XCTAssertEqual(released.unread.lines, "stdin:\(perRun + 1)-600")
+    }
+
     func testOnlyCountedTagsAreCounted() {
         send(text("on-connect"), firstTag: MessageTag.uncounted)
         send(text("typed"), firstTag: MessageTag.unnumbered)

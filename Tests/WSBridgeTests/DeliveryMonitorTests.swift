@@ -180,6 +180,32 @@ final class DeliveryMonitorTests: XCTestCase {
         XCTAssertEqual(confirmed, 2)
     }
 
+    /// Autobahn 3.4, 4.1.5, 4.2.5: the server echoed nothing after our
+    /// echo, it broke the protocol; those bytes (and what follows them,
+    /// undecoded) are its application's, a sign of life where they end the
+    /// read, though no frame ends there.
+    func testBytesThatBreakTheProtocolAreASignOfLife() {
+        kernel.stamps = true
+        start()
+        sendAndWrite(2)
+        kernel.acknowledgements = [(10, 1_000_000), (20, 2_000_000)]
+        kernel.lastArrival = 3_000_000
+        monitor.bytesRead += 1
+        monitor.arrived()
+        monitor.readBegins()
+        monitor.update { $0.brokeProtocol() }
+        monitor.readEnded(endsBetweenMessages: false, peerGone: false)
+        XCTAssertEqual(confirmed, 2, "acknowledged before the broken bytes arrived")
+        sendAndWrite(1)
+        kernel.acknowledgements = [(30, 4_000_000)]
+        kernel.lastArrival = 5_000_000
+        monitor.arrived()
+        monitor.readBegins()
+        monitor.update { $0.otherEvent() }   // a half frame: no sign of life
+        monitor.readEnded(endsBetweenMessages: false, peerGone: false)
+        XCTAssertEqual(confirmed, 2, "an event that is no sign of life confirms nothing")
+    }
+
     func testAReadWithoutAStampConfirmsOnlyWhatCameBeforeTheReadBefore() {
         kernel.stamps = true
         start()

@@ -130,3 +130,30 @@ def test_frames_split_byte_by_byte_and_coalesced(spawn, raw_peer):
     assert close is not None and close.close_code == 1000
     assert res.code == 0, res
     assert res.lines == ['{"split":true}', big.decode(), "[1]", "[2]", "[3]"]
+
+
+@pytest.mark.parametrize("stamps", ["1", "0"], ids=["stamps", "bound"])
+def test_messages_the_server_took_before_it_broke_the_protocol_are_not_reported(spawn, raw_peer, stamps):
+    """Autobahn 3.4, 4.1.5, 4.2.5 (issue 30): the server takes our messages,
+    its TCP acknowledges them, then it sends a frame with reserved bits and
+    answers our Close. The bytes that broke the protocol were written by its
+    application after it had them: nothing is unconfirmed, and the run says
+    only what went wrong (exit 5)."""
+    import time
+    peer = raw_peer()
+    proc = spawn(["--no-reconnect", peer.url()], stdin=b'{"n":1}\n{"n":2}\n{"n":3}\n',
+                 close_stdin=False,
+                 env={"WSPIPE_KERNEL_TIMESTAMPS": stamps})
+    conn = peer.accept()
+    conn.handshake()
+    got = [conn.recv_frame().payload for _ in range(3)]
+    assert got == [b'{"n":1}', b'{"n":2}', b'{"n":3}']
+    time.sleep(0.3)   # its TCP acknowledges them before it speaks again
+    conn.send(bytes([0x81 | 0x40, 2]) + b"hi")
+    frames, close = conn.read_until_close()
+    conn.close()
+    res = proc.finish()
+    assert close is not None and close.close_code == 1002, res
+    assert res.code == 5, res
+    assert "reserved bits" in res.stderr, res
+    assert "unconfirmed" not in res.stderr and "lost" not in res.stderr, res

@@ -44,13 +44,38 @@ struct DeliveryAccount {
         var tag: Int
     }
 
-    /// Released records not confirmed when they were let go, contiguous: the
-    /// run ends at record `endRecord` (offset `endOffset`) and starts where
-    /// the one before it ends.
+    /// Released records not confirmed when they were let go, contiguous:
+    /// records `startRecord` to `endRecord` (exclusive; it ends at offset
+    /// `endOffset`). `linear`: each record of it is one stdin line, the next
+    /// after the one before (the common case), so a confirmation that ends
+    /// inside it can cut it exactly (`cut(at:)`); any other run counts whole.
     struct Run {
+        var startRecord: Int
         var endRecord: Int
+        /// Where its first record ends (it grows to at most `runBytes` from there).
+        var firstEnd: Int
         var endOffset: Int
         var tally: LineTally
+        var linear: Bool
+
+        /// The part of the run from record `record` on (inside it), when it
+        /// is linear; else all of it.
+        func from(_ record: Int) -> Run {
+            guard linear, record > startRecord, record < endRecord else { return self }
+            let skipped = record - startRecord
+            var rest = self
+            rest.startRecord = record
+            rest.tally = LineTally(count: tally.count - skipped, first: tally.first + skipped, last: tally.last)
+            return rest
+        }
+
+        /// `other`, the run right after this one, joins it.
+        mutating func append(_ other: Run) {
+            linear = linear && other.linear && other.startRecord == endRecord && other.tally.first == tally.last + 1
+            endRecord = other.endRecord
+            endOffset = other.endOffset
+            tally.add(other.tally)
+        }
     }
 
     /// What the channel is asked to do.
@@ -85,6 +110,11 @@ struct DeliveryAccount {
     /// run leaves all of it unconfirmed).
     static let maxPings = 16
     static let maxRuns = 64
+    /// A run grows to about this many bytes, and no more: what the peer's
+    /// window says it read (`window`) ends inside one, and a run is counted
+    /// unread to its start unless it is linear (`Run.from`). The newest
+    /// `maxRuns` of them reach back 1 MiB, past any receive window.
+    static let runBytes = 16 << 10
     /// Without timestamps: the kernel is asked again when the channel stops
     /// only if the peer sent something since (its segments carry its
     /// acknowledgements) or this long went by; and while bytes are in flight
@@ -362,6 +392,7 @@ struct DeliveryAccount {
         confirmableAtRead = confirmableRecords
         spoke = false
         spokeLast = false
+        failedLast = false
     }
 
     /// A message, a pong to no ping of ours, or a normal Close is in the
@@ -378,6 +409,18 @@ struct DeliveryAccount {
     mutating func otherEvent() {
         spokeLast = false
     }
+
+    /// The peer's bytes broke the protocol: they were written by its
+    /// application as a message is, so they are a sign of life, and the
+    /// connection reads nothing after them, so they end the read.
+    mutating func brokeProtocol() {
+        signOfLife()
+        failedLast = true
+    }
+
+    /// The read ended in bytes that broke the protocol (`brokeProtocol`): no
+    /// frame is under way that the read's last byte may belong to.
+    private var failedLast = false
 
     /// The peer's Close came. One that says all is well (no code, 1000,
     /// 1001) is a sign of life where the peer's window tells what it read:
@@ -420,7 +463,7 @@ struct DeliveryAccount {
         // read, else after everything read before it.
         let others = arrivalFloor.map { max(records(upTo: timeline.acknowledged(before: $0)), confirmedRecords) }
         var last = others
-        if spokeLast && endsBetweenMessages, let readArrival {
+        if spokeLast && (endsBetweenMessages || failedLast), let readArrival {
             last = max(records(upTo: timeline.acknowledged(arrivingAt: readArrival)), confirmedRecords)
         }
         readCredit = ReadCredit(last: last ?? confirmedRecords, others: others ?? confirmedRecords)
@@ -440,6 +483,9 @@ struct DeliveryAccount {
         confirmedRecords = count
         spokenRecords = max(spokenRecords, count)
         runs.removeAll { $0.endRecord <= count }
+        // A confirmation that ends inside a run cuts it where it can: what
+        // the peer read is no longer counted unread or unconfirmed.
+        if !runs.isEmpty { runs[0] = runs[0].from(count) }
         pings.removeAll { $0.records <= count }
     }
 
@@ -506,20 +552,27 @@ struct DeliveryAccount {
         cuts.sort()
         cuts.append(to)
         for cut in cuts {
-            let tally = self.tally(numbered: from ..< cut)
-            let end = records[cut - 1 - recordBase].end
-            if let previous = runs.last, previous.endRecord == from, !marks.contains(from) {
-                runs[runs.count - 1].endRecord = cut
-                runs[runs.count - 1].endOffset = end
-                runs[runs.count - 1].tally.add(tally)
-            } else {
-                runs.append(Run(endRecord: cut, endOffset: end, tally: tally))
+            while from < cut {
+                // At most `runBytes` (and a record) a run: the receive
+                // window's mark, which is no cut, ends inside one.
+                let firstEnd = records[from - recordBase].end
+                let end = max(from + 1, min(cut, keptRecords(upTo: firstEnd + Self.runBytes)))
+                let (tally, linear) = self.tally(numbered: from ..< end)
+                let run = Run(startRecord: from, endRecord: end, firstEnd: firstEnd,
+                              endOffset: records[end - 1 - recordBase].end, tally: tally, linear: linear)
+                if let previous = runs.last, previous.endRecord == from, !marks.contains(from),
+                   run.endOffset - previous.firstEnd <= Self.runBytes {
+                    runs[runs.count - 1].append(run)
+                } else {
+                    runs.append(run)
+                }
+                from = end
             }
-            from = cut
         }
         while runs.count > Self.maxRuns {
-            let oldest = runs.removeFirst()
-            runs[0].tally.add(oldest.tally)
+            var oldest = runs.removeFirst()
+            oldest.append(runs[0])
+            runs[0] = oldest
         }
     }
 
@@ -527,10 +580,19 @@ struct DeliveryAccount {
     /// along a connection's stream (the queue, then new lines; --on-connect
     /// and --ack resends are uncounted), so without an uncounted record in
     /// the range the count is its length and the lines are found from its
-    /// two ends, instead of a pass over every record at each release.
-    private func tally(numbered numbers: Range<Int>) -> LineTally {
+    /// two ends, instead of a pass over every record at each release (but
+    /// for the check that it is linear, one compare a record).
+    private func tally(numbered numbers: Range<Int>) -> (LineTally, linear: Bool) {
         let indices = (numbers.lowerBound - recordBase) ..< (numbers.upperBound - recordBase)
         guard lastUncountedRecord >= numbers.lowerBound else {
+            let start = MessageTag.line(of: records[indices.lowerBound].tag)
+            var linear = start > 0
+            var expected = start
+            for index in indices where linear {
+                linear = MessageTag.line(of: records[index].tag) == expected
+                expected += 1
+            }
+            if linear { return (LineTally(count: indices.count, first: start, last: expected - 1), true) }
             var first = 0, last = 0
             for index in indices where MessageTag.line(of: records[index].tag) > 0 {
                 first = MessageTag.line(of: records[index].tag)
@@ -540,11 +602,11 @@ struct DeliveryAccount {
                 last = MessageTag.line(of: records[index].tag)
                 break
             }
-            return LineTally(count: indices.count, first: first, last: last)
+            return (LineTally(count: indices.count, first: first, last: last), false)
         }
         var tally = LineTally()
         for index in indices { tally.add(tag: records[index].tag) }
-        return tally
+        return (tally, false)
     }
 
     /// Forgets the records before `index` (released).
@@ -612,8 +674,19 @@ struct DeliveryAccount {
     /// straddles a mark counts on its weaker side.
     func releasedFates() -> (unread: LineTally, unconfirmed: LineTally) {
         var unread = LineTally(), unconfirmed = LineTally()
-        for run in runs where run.endRecord > confirmedRecords {
-            if run.endRecord <= spokenRecords { unread.add(run.tally) } else { unconfirmed.add(run.tally) }
+        for whole in runs where whole.endRecord > confirmedRecords {
+            let run = whole.from(confirmedRecords)
+            if run.endRecord <= spokenRecords {
+                unread.add(run.tally)
+            } else if run.linear && run.startRecord < spokenRecords {
+                // Its TCP took the front of it before the peer last spoke.
+                let rest = run.from(spokenRecords)
+                unread.add(LineTally(count: run.tally.count - rest.tally.count, first: run.tally.first,
+                                     last: rest.tally.first - 1))
+                unconfirmed.add(rest.tally)
+            } else {
+                unconfirmed.add(run.tally)
+            }
         }
         return (unread, unconfirmed)
     }

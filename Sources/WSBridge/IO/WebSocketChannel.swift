@@ -426,7 +426,13 @@ final class WebSocketChannel {
     }
 
     private func feed(_ bytes: UnsafeMutableRawBufferPointer) {
-        receiving { connection, deliver in connection.receive(bytes, deliver) }
+        receiving { connection, deliver in
+            // After the peer broke the protocol its bytes are not decoded,
+            // but they are still its application's (its answer to our
+            // Close, say): a sign of life, as the bytes that broke it.
+            if connection.state == .failed && bytes.count > 0 { delivery.update { $0.brokeProtocol() } }
+            connection.receive(bytes, deliver)
+        }
     }
 
     /// A client in the middle of a large message reads the rest of its frame
@@ -474,6 +480,11 @@ final class WebSocketChannel {
             case .pong(let payload): _ = delivery.update { $0.pongReceived(payload) }
             case .closeReceived(let code, _):
                 delivery.update { $0.closeReceived(normal: code.map { [.normal, .goingAway].contains($0) } ?? true) }
+            case .failed(let code, _) where code != .abnormal:
+                // Bytes that break the protocol were still written by the
+                // peer's application (Autobahn 3.4, 4.1.5, 4.2.5): as much a
+                // sign of life as a message; an EOF (1006) is none.
+                delivery.update { $0.brokeProtocol() }
             default: delivery.update { $0.otherEvent() }
             }
             handler(.message(event))
