@@ -23,8 +23,27 @@ public enum FrameEncoder {
         }
     }
 
+    /// A client's frame (FIN set, masked with `key`): `append` with the key
+    /// known to be there, inlined where a connection frames a message.
+    @inline(__always)
+    static func appendMasked(opcode: Opcode, reservedBits: UInt8, payload: UnsafeRawBufferPointer, key: UInt32,
+                             into out: inout ByteBuffer) {
+        let length = payload.count
+        let headerSize = (length < 126 ? 2 : length <= 0xFFFF ? 4 : 10) + 4
+        out.writeWithUnsafeMutableBytes(minimumWritableBytes: headerSize + length) { target in
+            let base = target.baseAddress!
+            writeHeader(into: base, first: 0x80 | (reservedBits & 0x70) | (opcode.rawValue & 0x0F), length: length,
+                        maskKey: key)
+            if let source = payload.baseAddress, length > 0 {
+                Masking.apply(key: key, offset: 0, source: source, destination: base + headerSize, count: length)
+            }
+            return headerSize + length
+        }
+    }
+
     /// First byte, then §5.2's length: 7 bits if < 126, else 126 + 16-bit, else
     /// 127 + 64-bit, all in network byte order; then the masking key.
+    @inline(__always)
     private static func writeHeader(into base: UnsafeMutableRawPointer, first: UInt8, length: Int, maskKey: UInt32?) {
         let maskBit: UInt8 = maskKey != nil ? 0x80 : 0
         base.storeBytes(of: first, as: UInt8.self)

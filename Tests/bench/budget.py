@@ -24,7 +24,7 @@ The budgets (Tests/bench/README.md) are checked: a stage over its budget is
 marked with `!` and the exit status is 1, so a change can be judged by it
 without a timed run. Timing belongs to the shared bench's compare.sh.
 
-Usage: Tests/bench/budget.py [--wspipe PATH] [--bench DIR] [--n 20000]
+Usage: Tests/bench/budget.py [--wspipe PATH] [--bench DIR] [--n N]
                              [--scenarios up_100,dl_100,tls_up_100,tls_dl_100]
 (Other sizes: up_16k, tls_dl_1m, ...: the same stages at that payload size.)
 Needs valgrind, cc, openssl (the CLI, for a test certificate), libssl-dev.
@@ -327,9 +327,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--wspipe', default=os.path.join(ROOT, '.build/release/wspipe'))
     ap.add_argument('--bench')
-    ap.add_argument('--n', type=int, default=20000,
+    ap.add_argument('--n', type=int, default=None,
                     help='messages of the larger run (the smaller one has a tenth); for 16k and 1m '
-                         'scenarios a tenth and a hundredth of it')
+                         'scenarios a tenth and a hundredth of it. Default 20000, and 200000 for the '
+                         '100-byte uploads: wspipe reads the first MiB of stdin while it connects and '
+                         'queues it, so the smaller run must be past that for the difference to be '
+                         'the connected path alone')
     ap.add_argument('--scenarios', default='up_100,dl_100,tls_up_100,tls_dl_100')
     ap.add_argument('--keep', help='keep the callgrind files in this directory')
     ap.add_argument('--json', help='write the figures here')
@@ -361,9 +364,10 @@ def main():
     try:
         for scenario in a.scenarios.split(','):
             size = payload_size(scenario)
-            large = a.n if size <= 1024 else a.n // 10 if size <= 64 << 10 else a.n // 200
-            small = large // 10
             upload = '_up_' in '_' + scenario
+            n = a.n or (200000 if upload and size <= 1024 else 20000)
+            large = n if size <= 1024 else n // 10 if size <= 64 << 10 else n // 200
+            small = large // 10
             stages = UP_STAGES if upload else DL_STAGES
             result = {}
             for tool, argv in tools:

@@ -20,8 +20,14 @@ final class ClientSender {
     private var queue = OutboundQueue()
     /// The connection being written to, while there is one.
     var channel: WebSocketChannel? {
-        didSet { if channel !== oldValue { carried = LineTally(); viewsOnConnection = 0 } }
+        didSet {
+            if channel !== oldValue { carried = LineTally(); viewsOnConnection = 0 }
+            heldChannel = channel?.unretainedForSender
+        }
     }
+    /// `channel`, for `deliver` without a retain and a release per message
+    /// (UnretainedReferences.swift).
+    private var heldChannel: Unretained<WebSocketChannel>?
     /// The counted messages sent on the current connection, confirmed or
     /// not: what a server that refuses the connection leaves in doubt.
     private(set) var carried = LineTally()
@@ -63,8 +69,8 @@ final class ClientSender {
     /// read go into the connection's output, where they would be copied from
     /// the queue anyway (a 1 MiB line was copied twice).
     func deliver(_ message: OutgoingMessage, line: Int) {
-        if let channel, channel.isOpen, queueEmpty {
-            transmit(message, line: line, on: channel)
+        if let heldChannel, queueEmpty, heldChannel.use({ $0.isOpen }) {
+            heldChannel.use { transmit(message, line: line, on: $0) }
         } else {
             queue.append(message, line: line)
         }
@@ -182,9 +188,13 @@ final class ClientSender {
             onResent?(text)
         }
         var budget = channel.compresses ? Self.compressedTurn : Int.max
-        while !resume.isResending, channel.outputBytes < Self.socketHighWater, budget > 0, let message = queue.popFirst() {
-            budget -= message.bytes.count
-            message.withOutgoing { transmit($0, line: message.line, on: channel) }
+        // Each message framed from where the queue holds it (no copy of its own).
+        while !resume.isResending, channel.outputBytes < Self.socketHighWater, budget > 0,
+              let size = queue.popFirst({ message, line -> Int in
+                  transmit(message, line: line, on: channel)
+                  switch message { case .text(let b), .binary(let b): return b.count }
+              }) {
+            budget -= size
         }
         channel.flush()
     }

@@ -171,7 +171,9 @@ struct ReplyTracker {
         if firstSentAt == nil { firstSentAt = now() }
         sentCount += 1
         if echoable { keepForEcho(message, record: record) }
-        if case .text(let payload) = message, let key = key(of: payload, recording: true) {
+        // Past the first `trackedIDs` (the default rule) `key` would say nil: not called.
+        if case .text(let payload) = message, explicitPath != nil || sentLookedAt < Self.trackedIDs,
+           let key = key(of: payload, recording: true) {
             if owed[key] == nil {
                 serial += 1
                 owed[key] = serial

@@ -195,23 +195,34 @@ final class StdinPump {
         // --rate: one message per turn; the lines after it wait in the splitter.
         if !paced() { return true }
         var held = false
-        splitter.forEachLine { line in
-            lineNumber += 1
-            // A sent line (nearly all of them) has nothing to report: no
-            // call, and no reference to self kept for one.
-            switch translator.translate(line, { message in self.send(message) }) {
-            case .sent: break
-            case let outcome: handle(outcome)
-            }
-            if sentThisLine {
-                sentThisLine = false
-                pacer?.sent(now: clock.nowNanos)
-                held = true
-                return false
-            }
-            return !phases.isFinished
+        // The closures hold the pump unretained: a retain and a release per
+        // line each (UnretainedReferences.swift).
+        let pump = unretainedSelf
+        // JSON lines: the splitter's search for the end checks the line too.
+        splitter.forEachLine(checkingJSON: translator.format == .json) { line, verdict in
+            pump.use { $0.processLine(line, verdict: verdict, held: &held) }
         }
         return held
+    }
+
+    /// One complete line; false when the loop stops after it.
+    @inline(__always)
+    private func processLine(_ line: UnsafeRawBufferPointer, verdict: Int, held: inout Bool) -> Bool {
+        lineNumber += 1
+        let pump = unretainedSelf
+        // A sent line (nearly all of them) has nothing to report: no
+        // call, and no reference to self kept for one.
+        switch translator.translate(line, verdict: verdict, { message in pump.use { $0.send(message) } }) {
+        case .sent: break
+        case let outcome: handle(outcome)
+        }
+        if sentThisLine {
+            sentThisLine = false
+            pacer?.sent(now: clock.nowNanos)
+            held = true
+            return false
+        }
+        return !phases.isFinished
     }
 
     // MARK: --rate

@@ -67,3 +67,21 @@ extension ClientSession {
     /// returned from `run`.
     var unretainedSelf: Unretained<ClientSession> { Unretained(self) }
 }
+
+extension StdinPump {
+    /// The pump, for the closures of its line loop (the splitter's body and
+    /// the translator's `send`, called once per line).
+    ///
+    /// Invariant: both are non-escaping closures, called only while one of
+    /// the pump's own methods runs, so the pump is alive for every call.
+    var unretainedSelf: Unretained<StdinPump> { Unretained(self) }
+}
+
+extension WebSocketChannel {
+    /// The client's open channel, for the sender's per-message test.
+    ///
+    /// Invariant: `ClientSender` keeps it beside its strong `channel`, set
+    /// and cleared with it (`channel`'s didSet), so it is used only while
+    /// the sender holds the channel.
+    var unretainedForSender: Unretained<WebSocketChannel> { Unretained(self) }
+}

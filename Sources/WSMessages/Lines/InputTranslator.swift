@@ -31,7 +31,7 @@ package struct InputTranslator {
         }
     }
 
-    let format: LineFormat
+    package let format: LineFormat
     let lenient: Bool
     /// Largest value accepted while joining lines; beyond it the value is rejected.
     let maxPendingBytes: Int
@@ -65,7 +65,10 @@ package struct InputTranslator {
 
     var hasPendingValue: Bool { !pending.isEmpty }
 
-    package mutating func translate(_ line: UnsafeRawBufferPointer, _ send: (OutgoingMessage) -> Void) -> Outcome {
+    /// `verdict`: the JSON check's answer for the line when its reader made
+    /// it (`JSONScanner.quickCheck`: 0 or 1, valid), -1 when not known.
+    package mutating func translate(_ line: UnsafeRawBufferPointer, verdict: Int = -1,
+                                    _ send: (OutgoingMessage) -> Void) -> Outcome {
         lineNumber += 1
         switch format {
         case .text:
@@ -78,6 +81,11 @@ package struct InputTranslator {
         case .binary:
             send(.binary(line)); return .sent
         case .json:
+            // Known valid, not part of a value spread over lines: as
+            // `translateLine` would send it, without checking it again.
+            if verdict >= 0 && pending.isEmpty {
+                return sendJSON(line, needsCompaction: verdict == 1, firstLine: lineNumber, send)
+            }
             return translateJSON(line, send)
         }
     }
