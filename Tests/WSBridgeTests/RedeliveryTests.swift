@@ -123,7 +123,7 @@ final class RedeliveryTests: XCTestCase {
         XCTAssertEqual(decision.again, [0])
     }
 
-    /// Row "held for --ack" and the connection's own messages: the replay's,
+    /// Row "held for --ack" and the connection's own messages: the resume's,
     /// or sent again anyway; never queued again here.
     func testHeldAndConnectionOnlyMessagesAreNotQueuedAgain() {
         let decision = decide([frame(1, held: true), frame(MessageTag.uncounted), frame(3)], dropped)

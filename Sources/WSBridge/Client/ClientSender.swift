@@ -59,7 +59,6 @@ final class ClientSender {
 
     /// Nothing waits to go out: no queued line, no held message still to be re-sent.
     var queueEmpty: Bool { queue.isEmpty && !resume.isResending }
-    var queuedCount: Int { queue.count }
     /// The queue at the end: never written, and written to a connection that dropped.
     func queueTallies() -> (notSent: LineTally, unconfirmed: LineTally) { queue.tallies() }
 

@@ -709,12 +709,6 @@ struct DeliveryAccount {
         return fates
     }
 
-    /// Some record kept was never acknowledged.
-    var holdsUnacknowledged: Bool {
-        guard let last = records.last, records.count > firstRecord else { return false }
-        return last.end > acknowledged
-    }
-
     /// Where the last confirmed and acknowledged record still kept ends (the
     /// start of what is still wanted back), or nil when none is.
     var settledEnd: Int? {

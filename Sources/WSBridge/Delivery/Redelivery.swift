@@ -22,7 +22,7 @@ import WSCore
 ///   was never written decides whether a connection follows, and on the
 ///   last connection what was written counts as acknowledged.
 ///
-/// A message held for its --ack is the replay's to send again, and one that
+/// A message held for its --ack is the resume's to send again, and one that
 /// belongs to its connection (--on-connect, an answer, a heartbeat: tag
 /// `MessageTag.uncounted`) is never sent again by this.
 enum Redelivery {
@@ -107,7 +107,7 @@ enum Redelivery {
     }
 
     /// Queued again, unless it is sent again anyway (--on-connect) or held
-    /// for --ack (the replay's).
+    /// for --ack (the resume's).
     private static func sendAgain(_ index: Int, _ frame: Frame, _ decision: inout Decision) {
         guard !frame.held && frame.fate.tag != MessageTag.uncounted else { return }
         decision.again.append(index)

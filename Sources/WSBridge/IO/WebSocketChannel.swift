@@ -290,9 +290,6 @@ final class WebSocketChannel {
         delivery.releaseAcknowledged()
     }
 
-    /// After the channel ended: some frame it kept was never acknowledged by
-    /// the peer's TCP (it would be sent again if a connection follows).
-    var holdsUnacknowledgedFrames: Bool { ended && recoversUnsent && delivery.account.holdsUnacknowledged }
 
     /// `tag` (a stdin line, `MessageTag`) is what the account counts it by,
     /// and comes back with the message if it has to be sent again.

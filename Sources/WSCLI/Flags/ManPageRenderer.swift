@@ -315,8 +315,9 @@ public enum ManPageRenderer {
         ("After a completed closing handshake", "What was written counts as acknowledged (everything written "
             + "reached the server's TCP ahead of the last Close): only messages never written make wspipe "
             + "connect again."),
-        ("Held for --ack, or the connection's own (--on-connect, an answer, a heartbeat)", "Sent again by the "
-            + "--ack replay, or not at all; never counted here."),
+        ("Held for --ack, or the connection's own (--on-connect, an answer, a heartbeat)", "Sent again when the "
+            + "next connection opens (--on-connect, then what waits for its --ack), or not at all; never "
+            + "counted here."),
     ]
 
     static let reconnectRest = [

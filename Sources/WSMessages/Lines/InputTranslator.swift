@@ -63,8 +63,6 @@ package struct InputTranslator {
         encoder = codec.map { Transcoder($0, maxJSONBytes: Int.max / 2) }
     }
 
-    var hasPendingValue: Bool { !pending.isEmpty }
-
     /// `verdict`: the JSON check's answer for the line when its reader made
     /// it (`JSONScanner.quickCheck`: 0 or 1, valid), -1 when not known.
     package mutating func translate(_ line: UnsafeRawBufferPointer, verdict: Int = -1,
